@@ -1,0 +1,89 @@
+# ctvm - top-level build. `make` builds the compiler, `make test` runs every
+# test, `make demo` runs the main job on the bundled model, `make deps`
+# installs missing Debian packages (as root).
+
+CC      ?= gcc
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -Wall -Wextra -D_GNU_SOURCE -I. -Ibuild/gen
+LDLIBS  := -lprotobuf-c -ljansson -lzip -lopenblas -lm
+B       := build
+
+ONNX_PROTO := /usr/include/onnx/onnx.proto
+GEN_C      := $(B)/gen/onnx/onnx.pb-c.c
+GEN_H      := $(B)/gen/onnx/onnx.pb-c.h
+EMBED_C    := $(B)/gen/embedded.c
+
+LIB_SRC := $(wildcard ir/*.c frontend/*.c ops/*.c passes/*.c schedule/*.c emit_c/*.c)
+LIB_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/gen/onnx.pb-c.o $(B)/obj/gen/embedded.o
+LIB     := $(B)/libctvm.a
+EMBEDDED := $(sort $(wildcard runtime_min/*.h runtime_min/*.c templates/*.h templates/*.c))
+
+TEST_SRC := $(wildcard tests/unit/test_*.c)
+TEST_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
+
+DEB_PKGS := gcc make protobuf-c-compiler libprotobuf-c-dev libjansson-dev libcmocka-dev \
+            libopenblas-dev libzip-dev libonnx-dev libonnx-testdata python3-numpy \
+            python3-torch python3-torchvision python3-onnx
+
+.PHONY: all test unit e2e demo deps clean
+all: $(B)/ctvm-emit $(B)/ctvm-run $(TEST_BIN)
+
+deps:
+	@missing=""; for p in $(DEB_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "deps: all Debian packages present"; fi
+
+$(GEN_C) $(GEN_H): $(ONNX_PROTO)
+	@mkdir -p $(B)/gen/onnx
+	protoc-c --c_out=$(B)/gen -I/usr/include onnx/onnx.proto
+
+$(B)/embed: tools/embed.c
+	@mkdir -p $(B)
+	$(CC) -O1 -Wall -Wextra -o $@ $<
+
+$(EMBED_C): $(B)/embed $(EMBEDDED)
+	@mkdir -p $(B)/gen
+	$(B)/embed $(EMBEDDED) > $@
+
+$(B)/obj/gen/onnx.pb-c.o: $(GEN_C)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -w -c -o $@ $<
+
+$(B)/obj/gen/embedded.o: $(EMBED_C)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/obj/%.o: %.c $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(B)/ctvm-%: cli/ctvm_%.c $(LIB)
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+$(B)/tests/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(B)/tests
+	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+
+unit: $(TEST_BIN)
+	@bash tests/run_unit.sh $(TEST_BIN)
+
+e2e: $(B)/ctvm-emit $(B)/ctvm-run
+	@bash tests/e2e.sh
+
+test: all
+	@bash tests/run_all.sh
+
+demo: $(B)/ctvm-emit $(B)/ctvm-run
+	@bash golden/demo.sh
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

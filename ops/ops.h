@@ -1,0 +1,52 @@
+/* ops.h - what ctvm knows of each operator: shape rule and reference evaluation.
+ *
+ * One file per family (ops/<family>.c, families named in ir/op_table.h)
+ * defines two functions:
+ *
+ *   int op_<family>_infer(Graph *g, int node, Diag *d);
+ *       Checks the inputs (count, dtypes, ranks), normalises the attributes
+ *       (see the contract below) and sets dtype and static shape of every
+ *       output. Input shapes are static when it is called. 0 ok, -1 error
+ *       (reported through d, naming the node and the reason).
+ *
+ *   int op_<family>_eval(Graph *g, int node, Diag *d);
+ *       Called after infer when every input is a constant: computes the
+ *       outputs' bytes (Value.data, allocated from g->arena). 1 folded,
+ *       0 cannot fold this case (not an error), -1 error. These are also the
+ *       reference kernels that unit tests compare generated code with;
+ *       Gemm/MatMul/Conv use OpenBLAS.
+ *
+ * Attribute contract after infer (compute definitions in schedule/ rely on it):
+ *   Conv        2-D only: kernel_shape[2], strides[2], dilations[2], pads[4]
+ *               (top,left,bottom,right) with auto_pad resolved, group.
+ *   MaxPool/AveragePool  2-D: kernel_shape[2], strides[2], dilations[2],
+ *               pads[4] (auto_pad resolved; ceil_mode already reflected in the
+ *               output shape), count_include_pad (AveragePool).
+ *   Gemm        alpha, beta, transA, transB explicit.
+ *   Softmax     axis >= 0; "coerce2d" = 1 for opset < 13 semantics.
+ *   Concat, Gather, Split, Flatten  axis >= 0; Split: "split" ints filled in.
+ *   Slice       "starts","ends","steps" ints of length rank, clamped, for
+ *               every dimension (starts/ends/axes/steps inputs must be constant).
+ *   Transpose   perm explicit.
+ *   Clip        "min","max" floats (from inputs for opset >= 11; -FLT_MAX/FLT_MAX
+ *               when absent).
+ *   Reduce*     "axes" ints >= 0, sorted (from attribute or input), keepdims.
+ *   LeakyRelu alpha; HardSigmoid alpha, beta; BatchNormalization epsilon.
+ */
+#ifndef CTVM_OPS_OPS_H
+#define CTVM_OPS_OPS_H
+
+#include "ir/diag.h"
+#include "ir/graph.h"
+
+#define X(e, name, fam)                                 \
+    int op_##fam##_infer(Graph *g, int node, Diag *d);  \
+    int op_##fam##_eval(Graph *g, int node, Diag *d);
+CTVM_OPS(X)
+#undef X
+
+/* Dispatch on g->nodes[node].op; an unknown op is an error naming it. */
+int ops_infer(Graph *g, int node, Diag *d);
+int ops_eval(Graph *g, int node, Diag *d);
+
+#endif

@@ -1,0 +1,37 @@
+/* passes.h - graph-to-graph passes, run in the order of passes/pass_list.c.
+ *
+ * Each pass is `int pass_x(Graph *, Diag *)`: 0 on success, -1 after
+ * reporting an error. `ctvm-emit --dump-after=NAME` prints the graph in the
+ * stable text form of graph_dump() after the named pass. */
+#ifndef CTVM_PASSES_PASSES_H
+#define CTVM_PASSES_PASSES_H
+
+#include <stdio.h>
+
+#include "ir/diag.h"
+#include "ir/graph.h"
+
+int pass_infer_fold(Graph *g, Diag *d);      /* shapes + constant folding, topological */
+int pass_drop_identity(Graph *g, Diag *d);   /* Identity, inference-mode Dropout */
+int pass_fold_batchnorm(Graph *g, Diag *d);  /* BatchNormalization into Conv/Gemm, or to Mul+Add */
+int pass_dce(Graph *g, Diag *d);             /* drop nodes and values no output needs */
+int pass_views(Graph *g, Diag *d);           /* Reshape/Flatten/Squeeze/Unsqueeze as zero-copy */
+int pass_fuse(Graph *g, Diag *d);            /* elementwise epilogues into their producer */
+int pass_plan_memory(Graph *g, Diag *d);     /* liveness -> arena offsets */
+
+typedef struct PassInfo {
+    const char *name; /* as in --dump-after */
+    int (*run)(Graph *, Diag *);
+} PassInfo;
+
+extern const PassInfo CTVM_PASSES[];
+extern const int CTVM_N_PASSES;
+
+/* Run every pass in order; dump the graph to `dump` after pass `dump_after`
+ * (NULL: never; "all": after each). */
+int passes_run(Graph *g, Diag *d, const char *dump_after, FILE *dump);
+
+/* Stable text form: one line per live node, one per input/output. */
+void graph_dump(const Graph *g, FILE *f);
+
+#endif
