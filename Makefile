@@ -21,20 +21,11 @@ EMBEDDED := $(sort $(wildcard runtime_min/*.h runtime_min/*.c templates/*.h temp
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
 
-DEB_PKGS := gcc make protobuf-c-compiler libprotobuf-c-dev libjansson-dev libcmocka-dev \
-            libopenblas-dev libzip-dev libonnx-dev libonnx-testdata python3-numpy \
-            python3-torch python3-torchvision python3-onnx
-
 .PHONY: all test unit e2e demo deps clean
 all: $(B)/ctvm-emit $(B)/ctvm-run $(TEST_BIN)
 
 deps:
-	@missing=""; for p in $(DEB_PKGS); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	else echo "deps: all Debian packages present"; fi
+	@bash tools/deps.sh
 
 $(GEN_C) $(GEN_H): $(ONNX_PROTO)
 	@mkdir -p $(B)/gen/onnx
@@ -64,8 +55,8 @@ $(LIB): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(B)/ctvm-%: cli/ctvm_%.c $(LIB)
-	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+$(B)/ctvm-%: cli/ctvm_%.c cli/driver.c cli/driver.h $(LIB)
+	$(CC) $(CFLAGS) -o $@ $< cli/driver.c $(LIB) $(LDLIBS)
 
 $(B)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(B)/tests

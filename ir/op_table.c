@@ -22,3 +22,32 @@ const char *op_kind_name(OpKind k)
 {
     return k > 0 && k < OP_COUNT ? NAMES[k] : "?";
 }
+
+int op_is_elementwise(OpKind k)
+{
+    switch (k) {
+    case OP_RELU: case OP_CLIP: case OP_SIGMOID: case OP_TANH: case OP_EXP: case OP_SQRT:
+    case OP_NEG: case OP_ABS: case OP_LEAKYRELU: case OP_HARDSIGMOID: case OP_HARDSWISH:
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int op_takes_epilogue(OpKind k)
+{
+    switch (k) {
+    case OP_CONV: case OP_GEMM: case OP_MATMUL: case OP_MAXPOOL: case OP_AVGPOOL:
+    case OP_GLOBALAVGPOOL: case OP_GLOBALMAXPOOL: case OP_REDUCEMEAN: case OP_REDUCESUM:
+    case OP_REDUCEMAX: case OP_BATCHNORM: case OP_TRANSPOSE: case OP_SLICE:
+        return 1;
+    default:
+        return op_is_elementwise(k);
+    }
+}
+
+int op_is_reshape(OpKind k)
+{
+    return k == OP_RESHAPE || k == OP_FLATTEN || k == OP_SQUEEZE || k == OP_UNSQUEEZE;
+}

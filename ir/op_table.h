@@ -67,3 +67,13 @@ OpKind op_kind_from_name(const char *onnx_name); /* OP_UNKNOWN if not listed */
 const char *op_kind_name(OpKind k);
 
 #endif
+
+#ifndef CTVM_IR_OP_CLASSES
+#define CTVM_IR_OP_CLASSES
+/* 1 for elementwise operators that can be fused as an epilogue. */
+int op_is_elementwise(OpKind k);
+/* 1 for operators whose single output can take fused epilogues. */
+int op_takes_epilogue(OpKind k);
+/* 1 for Reshape/Flatten/Squeeze/Unsqueeze: same bytes, new shape. */
+int op_is_reshape(OpKind k);
+#endif

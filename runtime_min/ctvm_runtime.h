@@ -1,32 +1,35 @@
 /* ctvm_runtime.h - the minimal runtime pasted into every generated model.c.
  *
- * Status codes returned by NAME_run and small helpers the generated kernels
- * call. Compiled and tested on its own (tests/unit/test_runtime.c) and pasted
- * verbatim between fenced banners by emit_c. Strict C99, no library calls
- * besides <math.h>, no malloc, no I/O. Everything is static. */
+ * Status codes returned by NAME_run and the small scalar helpers generated
+ * kernels call. Compiled and tested on its own (tests/unit/test_runtime.c)
+ * and pasted verbatim between fenced banners by emit_c. Strict C99: no
+ * library calls besides <math.h>, no malloc, no I/O. Helpers are
+ * `static inline` so unused ones cost nothing and raise no warning, and
+ * several generated models link into one program. */
 #ifndef CTVM_RUNTIME_H
 #define CTVM_RUNTIME_H
 
 #include <math.h>
 #include <stddef.h>
-#include <string.h>
 
-#define CTVM_OK 0           /* success */
-#define CTVM_ERR_NULL 1     /* a required pointer was NULL */
-#define CTVM_ERR_ALIGN 2    /* the workspace is not 64-byte aligned */
+#define CTVM_OK 0       /* success */
+#define CTVM_ERR_NULL 1 /* a required pointer (input, output, workspace) was NULL */
 
+/* Workspaces must be aligned for float access; 64 bytes is best for SIMD. */
 #define CTVM_WORKSPACE_ALIGN 64
 
-static float ctvm_minf(float a, float b) { return a < b ? a : b; }
-static float ctvm_maxf(float a, float b) { return a > b ? a : b; }
-static float ctvm_sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L
+#define CTVM_RESTRICT restrict
+#define CTVM_INLINE inline
+#else
+#define CTVM_RESTRICT
+#define CTVM_INLINE
+#endif
 
-/* Checks the workspace pointer's alignment without a cast to an integer type
- * the target may lack: offset from the start of a static-aligned object is
- * not needed, so use the address difference against NULL's representation. */
-static int ctvm_misaligned(const void *p)
-{
-    return (int)(((size_t)((const char *)p - (const char *)0)) % CTVM_WORKSPACE_ALIGN != 0);
-}
+static CTVM_INLINE float ctvm_minf(float a, float b) { return a < b ? a : b; }
+static CTVM_INLINE float ctvm_maxf(float a, float b) { return a > b ? a : b; }
+static CTVM_INLINE int ctvm_mini(int a, int b) { return a < b ? a : b; }
+static CTVM_INLINE int ctvm_maxi(int a, int b) { return a > b ? a : b; }
+static CTVM_INLINE float ctvm_sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
 
 #endif

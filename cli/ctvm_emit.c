@@ -1,0 +1,93 @@
+/* ctvm_emit.c - `ctvm-emit model.onnx -o model.c [options]`: the compiler's
+ * command line. Flags follow tvmc where tvmc has one. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: ctvm-emit model.onnx -o model.c [options]\n"
+          "  -o, --output FILE        generated C file (required)\n"
+          "  --header FILE            also write the API header\n"
+          "  --prefix NAME            API prefix: NAME_run, NAME_WORKSPACE_SIZE (default: model)\n"
+          "  --target T               generic (default)\n"
+          "  --input-shapes SPEC      e.g. 'input:[1,3,224,224]' for symbolic dims\n"
+          "  --main test|bench        compile in the test/bench main (defines CTVM_MAIN)\n"
+          "  --dump-after PASS|all    print the graph after a pass (stdout)\n"
+          "  --verbose                print kernels, weight and arena bytes\n"
+          "  -h, --help\n",
+          f);
+}
+
+int main(int argc, char **argv)
+{
+    CompileOptions o;
+    memset(&o, 0, sizeof o);
+    Diag d = {.tool = "ctvm-emit"};
+    o.emit.prefix = "model";
+    o.emit.target = "generic";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define TAKE(flag) (strcmp(a, flag) == 0 && val && (++i, 1))
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (TAKE("-o") || (strcmp(a, "--output") == 0 && val && (++i, 1))) {
+            o.out_c = val;
+        } else if (TAKE("--header")) {
+            o.out_h = val;
+        } else if (TAKE("--prefix")) {
+            o.emit.prefix = val;
+        } else if (TAKE("--target")) {
+            o.emit.target = val;
+        } else if (TAKE("--input-shapes")) {
+            d.file = "--input-shapes";
+            if (onnx_parse_input_shapes(val, &o.load, &d) != 0)
+                return 2;
+            d.file = NULL;
+        } else if (TAKE("--main")) {
+            if (strcmp(val, "test") && strcmp(val, "bench")) {
+                fprintf(stderr, "ctvm-emit: --main takes test or bench\n");
+                return 2;
+            }
+            o.emit.main_mode = 1;
+        } else if (TAKE("--dump-after")) {
+            o.dump_after = val;
+        } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
+            o.emit.verbose = 1;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "ctvm-emit: unknown or incomplete option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        } else if (!o.model) {
+            o.model = a;
+        } else {
+            fprintf(stderr, "ctvm-emit: more than one model given ('%s')\n", a);
+            return 2;
+        }
+#undef TAKE
+    }
+    if (!o.model || !o.out_c) {
+        usage(stderr);
+        return 2;
+    }
+    if (!emit_target_known(o.emit.target)) {
+        fprintf(stderr, "ctvm-emit: unknown target '%s'\n", o.emit.target);
+        return 2;
+    }
+    for (const char *p = o.emit.prefix; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' ||
+              (p != o.emit.prefix && *p >= '0' && *p <= '9'))) {
+            fprintf(stderr, "ctvm-emit: --prefix '%s' is not a C identifier\n", o.emit.prefix);
+            return 2;
+        }
+    d.file = o.model;
+    char *cmd = driver_join_args(argc, argv);
+    o.emit.command_line = cmd;
+    int rc = driver_compile(&o, &d);
+    free(cmd);
+    return rc == 0 ? 0 : 1;
+}

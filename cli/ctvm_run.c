@@ -1,0 +1,312 @@
+/* ctvm_run.c - `ctvm-run model.onnx|model.c --inputs FILE...`: emit (for
+ * .onnx), build with the host C compiler, run on inputs read from .npy/.npz/
+ * .pb, write the outputs, diff them against --golden and print the error per
+ * output, and with --print-time --repeat N the median and min latency.
+ *
+ * An output passes when max|out - ref| <= atol + rtol * max|ref| (the
+ * tolerance of the end-to-end tests). Exit status: 0 all pass, 1 a mismatch
+ * or failure, 2 bad usage. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "frontend/tensor_io.h"
+
+#define MAX_IO 64
+
+typedef struct ModelIO { /* parsed from the generated file's API block */
+    char prefix[128];
+    int n_in, n_out;
+    char in_name[MAX_IO][256], out_name[MAX_IO][256];
+    long in_size[MAX_IO], out_size[MAX_IO];
+    Shape out_shape[MAX_IO];
+} ModelIO;
+
+static void usage(FILE *f)
+{
+    fputs("usage: ctvm-run model.onnx|model.c --inputs FILE [FILE...] [options]\n"
+          "  --inputs FILE...       .npz (by name), .npy or .pb (in input order)\n"
+          "  --golden FILE...       expected outputs (.npz by name, .npy/.pb in order)\n"
+          "  --rtol R --atol A      pass when max|err| <= A + R*max|ref| (default 1e-3, 1e-4)\n"
+          "  --output FILE.npz      write the outputs\n"
+          "  --print-time --repeat N  time N runs after a warm-up; print median and min\n"
+          "  --input-shapes SPEC  --prefix NAME (for a .c file)  --keep DIR (keep build files)\n"
+          "  --cc CC --cflags FLAGS (default: $CC or gcc, -O2)\n",
+          f);
+}
+
+static int parse_api(const char *path, ModelIO *io)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    memset(io, 0, sizeof *io);
+    char line[8192];
+    while (fgets(line, sizeof line, f)) {
+        char p[128], rest[4096];
+        int i;
+        if (!io->prefix[0] && sscanf(line, " * target: %*[^;]; API prefix: %127s", p) == 1)
+            snprintf(io->prefix, sizeof io->prefix, "%s", p);
+        if (!io->prefix[0] || strncmp(line, "#define ", 8) || strncmp(line + 8, io->prefix, strlen(io->prefix)))
+            continue;
+        const char *m = line + 8 + strlen(io->prefix);
+        if (sscanf(m, "_NUM_INPUTS %d", &i) == 1) io->n_in = i;
+        else if (sscanf(m, "_NUM_OUTPUTS %d", &i) == 1) io->n_out = i;
+        else if (sscanf(m, "_INPUT%d_NAME \"%255[^\"]\"", &i, rest) == 2 && i < MAX_IO)
+            snprintf(io->in_name[i], 256, "%s", rest);
+        else if (sscanf(m, "_OUTPUT%d_NAME \"%255[^\"]\"", &i, rest) == 2 && i < MAX_IO)
+            snprintf(io->out_name[i], 256, "%s", rest);
+        else if (sscanf(m, "_INPUT%d_SIZE %ld", &i, &io->in_size[i < MAX_IO ? i : 0]) == 2) {
+        } else if (sscanf(m, "_OUTPUT%d_SIZE %ld", &i, &io->out_size[i < MAX_IO ? i : 0]) == 2) {
+        } else if (sscanf(m, "_OUTPUT%d_SHAPE {%4095[^}]}", &i, rest) == 2 && i < MAX_IO) {
+            Shape s = shape_unknown();
+            s.rank = 0;
+            for (char *tok = strtok(rest, ", "); tok && s.rank < CTVM_MAX_RANK; tok = strtok(NULL, ", "))
+                s.dims[s.rank++] = atoll(tok);
+            io->out_shape[i] = s;
+        }
+    }
+    fclose(f);
+    return io->prefix[0] && io->n_in <= MAX_IO && io->n_out <= MAX_IO ? 0 : -1;
+}
+
+/* Tensors from several files, in order. */
+static int read_all(char **files, int n_files, Arena *a, Tensor **out, int *n_out, Diag *d)
+{
+    Tensor *all = arena_array(a, MAX_IO, sizeof(Tensor));
+    int n = 0;
+    for (int i = 0; i < n_files; i++) {
+        Tensor *t;
+        int k;
+        if (tensor_read_file(files[i], a, &t, &k, d) != 0)
+            return -1;
+        for (int j = 0; j < k && n < MAX_IO; j++)
+            all[n++] = t[j];
+    }
+    *out = all;
+    *n_out = n;
+    return 0;
+}
+
+/* The tensor for name (exact match), else position i. */
+static const Tensor *pick(const Tensor *ts, int n, const char *name, int i)
+{
+    for (int k = 0; k < n; k++)
+        if (ts[k].name && strcmp(ts[k].name, name) == 0)
+            return &ts[k];
+    return i < n ? &ts[i] : NULL;
+}
+
+static int write_raw(const char *path, const void *data, size_t bytes)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return -1;
+    size_t w = fwrite(data, 1, bytes, f);
+    return fclose(f) == 0 && w == bytes ? 0 : -1;
+}
+
+static int run_cmd(const char *cmd, char *out, size_t cap)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = 0;
+    return pclose(p);
+}
+
+int main(int argc, char **argv)
+{
+    const char *model = NULL, *output = NULL, *keep = NULL, *prefix = NULL;
+    const char *cc = getenv("CC") ? getenv("CC") : "gcc", *cflags = "-O2";
+    char *inputs[MAX_IO], *golden[MAX_IO];
+    int n_inputs = 0, n_golden = 0, print_time = 0, repeat = 1;
+    double rtol = 1e-3, atol = 1e-4;
+    CompileOptions co;
+    memset(&co, 0, sizeof co);
+    Diag d = {.tool = "ctvm-run"};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--inputs") || !strcmp(a, "--golden")) {
+            int is_in = a[2] == 'i';
+            while (i + 1 < argc && argv[i + 1][0] != '-') {
+                if ((is_in ? n_inputs : n_golden) >= MAX_IO)
+                    break;
+                if (is_in)
+                    inputs[n_inputs++] = argv[++i];
+                else
+                    golden[n_golden++] = argv[++i];
+            }
+        } else if (!strcmp(a, "--rtol") && val) {
+            rtol = atof(argv[++i]);
+        } else if (!strcmp(a, "--atol") && val) {
+            atol = atof(argv[++i]);
+        } else if (!strcmp(a, "--output") && val) {
+            output = argv[++i];
+        } else if (!strcmp(a, "--repeat") && val) {
+            repeat = atoi(argv[++i]);
+        } else if (!strcmp(a, "--print-time")) {
+            print_time = 1;
+        } else if (!strcmp(a, "--keep") && val) {
+            keep = argv[++i];
+        } else if (!strcmp(a, "--prefix") && val) {
+            prefix = argv[++i];
+        } else if (!strcmp(a, "--cc") && val) {
+            cc = argv[++i];
+        } else if (!strcmp(a, "--cflags") && val) {
+            cflags = argv[++i];
+        } else if (!strcmp(a, "--input-shapes") && val) {
+            if (onnx_parse_input_shapes(argv[++i], &co.load, &d) != 0)
+                return 2;
+        } else if (a[0] == '-' || model) {
+            fprintf(stderr, "ctvm-run: unexpected argument '%s'\n", a);
+            usage(stderr);
+            return 2;
+        } else {
+            model = a;
+        }
+    }
+    if (!model || n_inputs == 0) {
+        usage(stderr);
+        return 2;
+    }
+    d.file = model;
+    char dir[4096];
+    if (keep) {
+        snprintf(dir, sizeof dir, "%s", keep);
+        mkdir(dir, 0755);
+    } else {
+        const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+        snprintf(dir, sizeof dir, "%s/ctvm-run-XXXXXX", tmp);
+        if (!mkdtemp(dir)) {
+            perror("ctvm-run: mkdtemp");
+            return 1;
+        }
+    }
+    char model_c[4200], exe[4200], cmd[16384], text[8192];
+    int rc = 1;
+    Arena *arena = arena_new();
+    size_t len = strlen(model);
+    if (len > 2 && strcmp(model + len - 2, ".c") == 0) {
+        snprintf(model_c, sizeof model_c, "%s", model);
+    } else {
+        snprintf(model_c, sizeof model_c, "%s/model.c", dir);
+        co.model = model;
+        co.out_c = model_c;
+        co.emit.prefix = prefix ? prefix : "model";
+        co.emit.target = "generic";
+        co.emit.command_line = "ctvm-run";
+        co.emit.main_mode = 1;
+        if (driver_compile(&co, &d) != 0)
+            goto done;
+    }
+    ModelIO io;
+    if (parse_api(model_c, &io) != 0) {
+        diag_error(&d, NULL, -1, "%s is not a ctvm-generated file (no API block)", model_c);
+        goto done;
+    }
+    snprintf(exe, sizeof exe, "%s/model", dir);
+    snprintf(cmd, sizeof cmd, "%s %s -std=c99 -DCTVM_MAIN -o '%s' '%s' -lm 2>&1", cc, cflags, exe, model_c);
+    if (run_cmd(cmd, text, sizeof text) != 0) {
+        diag_error(&d, NULL, -1, "building the generated code failed:\n%s", text);
+        goto done;
+    }
+    Tensor *in_t;
+    int n_in_t;
+    if (read_all(inputs, n_inputs, arena, &in_t, &n_in_t, &d) != 0)
+        goto done;
+    for (int i = 0; i < io.n_in; i++) {
+        const Tensor *t = pick(in_t, n_in_t, io.in_name[i], i);
+        int64_t numel = 0;
+        if (!t || !shape_numel(&t->shape, &numel) || numel != io.in_size[i] || t->dtype != DT_FLOAT32) {
+            diag_error(&d, NULL, -1, "no float32 tensor of %ld elements for input '%s'", io.in_size[i],
+                       io.in_name[i]);
+            goto done;
+        }
+        char p[4200];
+        snprintf(p, sizeof p, "%s/in%d.bin", dir, i);
+        if (write_raw(p, t->data, (size_t)numel * 4) != 0) {
+            diag_error(&d, NULL, -1, "cannot write %s", p);
+            goto done;
+        }
+    }
+    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' %d 2>&1", exe, dir, dir, print_time ? repeat : 1);
+    if (run_cmd(cmd, text, sizeof text) != 0) {
+        diag_error(&d, NULL, -1, "running the model failed:\n%s", text);
+        goto done;
+    }
+    if (print_time) {
+        double med, mn;
+        if (sscanf(strstr(text, "median_ms=") ? strstr(text, "median_ms=") : "", "median_ms=%lf min_ms=%lf", &med, &mn) == 2)
+            printf("time: median %.3f ms, min %.3f ms over %d runs\n", med, mn, repeat);
+    }
+    Tensor outs[MAX_IO];
+    for (int i = 0; i < io.n_out; i++) {
+        char p[4200];
+        snprintf(p, sizeof p, "%s/out%d.bin", dir, i);
+        float *buf = arena_array(arena, (size_t)io.out_size[i] + 1, sizeof(float));
+        FILE *f = fopen(p, "rb");
+        size_t got = f ? fread(buf, sizeof(float), (size_t)io.out_size[i], f) : 0;
+        if (f)
+            fclose(f);
+        if (got != (size_t)io.out_size[i]) {
+            diag_error(&d, NULL, -1, "output %d missing or short", i);
+            goto done;
+        }
+        outs[i] = (Tensor){.name = io.out_name[i], .dtype = DT_FLOAT32, .shape = io.out_shape[i], .data = buf};
+    }
+    if (output && tensor_write_npz(output, outs, io.n_out, &d) != 0)
+        goto done;
+    rc = 0;
+    if (n_golden) {
+        Tensor *ref;
+        int n_ref;
+        if (read_all(golden, n_golden, arena, &ref, &n_ref, &d) != 0) {
+            rc = 1;
+            goto done;
+        }
+        for (int i = 0; i < io.n_out; i++) {
+            const Tensor *r = pick(ref, n_ref, io.out_name[i], i);
+            int64_t numel = 0;
+            if (!r || !shape_numel(&r->shape, &numel) || numel != io.out_size[i]) {
+                printf("output '%s': no reference of %ld elements: FAIL\n", io.out_name[i], io.out_size[i]);
+                rc = 1;
+                continue;
+            }
+            double max_abs = 0, max_ref = 0, max_rel = 0;
+            const float *o = outs[i].data;
+            for (int64_t k = 0; k < numel; k++) {
+                double rv = tensor_get_f64(r->dtype, r->data, k), err = fabs((double)o[k] - rv);
+                if (!(err <= max_abs)) /* also catches NaN */
+                    max_abs = isnan(err) ? INFINITY : err;
+                if (fabs(rv) > max_ref)
+                    max_ref = fabs(rv);
+                double rel = err / (fabs(rv) > 1e-6 ? fabs(rv) : 1e-6);
+                if (rel > max_rel)
+                    max_rel = rel;
+            }
+            double tol = atol + rtol * max_ref;
+            int ok = max_abs <= tol;
+            printf("output '%s': max_abs_err=%.3g max_rel_err=%.3g max|ref|=%.4g tol=%.3g %s\n", io.out_name[i],
+                   max_abs, max_rel, max_ref, tol, ok ? "OK" : "FAIL");
+            if (!ok)
+                rc = 1;
+        }
+    }
+done:
+    if (!keep) {
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "ctvm-run: could not remove %s\n", dir);
+    }
+    arena_free(arena);
+    return rc;
+}

@@ -1,0 +1,25 @@
+/* driver.h - the whole compilation, shared by ctvm-emit and ctvm-run:
+ * load (frontend) -> passes -> emit_c, writing model.c (and model.h) through
+ * temporary files renamed into place only on success, so a failed run never
+ * leaves a partial output file. */
+#ifndef CTVM_CLI_DRIVER_H
+#define CTVM_CLI_DRIVER_H
+
+#include "emit_c/emit.h"
+#include "frontend/onnx_load.h"
+
+typedef struct CompileOptions {
+    const char *model;      /* model.onnx */
+    const char *out_c;      /* model.c */
+    const char *out_h;      /* model.h or NULL */
+    const char *dump_after; /* --dump-after PASS (to stdout) or NULL */
+    OnnxLoadOptions load;
+    EmitOptions emit;
+} CompileOptions;
+
+/* 0 on success; -1 after printing a diagnostic. */
+int driver_compile(const CompileOptions *o, Diag *d);
+/* "a b c" from argv, quoted where needed (for the stamp). */
+char *driver_join_args(int argc, char **argv);
+
+#endif

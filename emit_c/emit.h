@@ -1,0 +1,34 @@
+/* emit.h - assembling one self-contained model.c (and optional model.h).
+ *
+ * Takes a graph that went through every pass (fused, memory planned), asks
+ * schedule/ for each group's loop nest, and writes, in order: a stamp
+ * comment, the API block, runtime_min/ pasted between banners, the weight
+ * blob, one static kernel per group, the entry points, and (under
+ * #ifdef CTVM_MAIN) a test/bench main from templates/. */
+#ifndef CTVM_EMIT_C_EMIT_H
+#define CTVM_EMIT_C_EMIT_H
+
+#include <stdio.h>
+
+#include "ir/diag.h"
+#include "ir/graph.h"
+
+typedef struct EmitOptions {
+    const char *prefix;       /* API prefix: NAME_run, NAME_WORKSPACE_SIZE */
+    const char *target;       /* "generic" */
+    const char *command_line; /* stamped in the header comment */
+    const char *model_hash;   /* stamped in the header comment */
+    int main_mode;            /* 1: define CTVM_MAIN so the harness main is compiled in */
+    int verbose;              /* print the memory plan summary to stderr */
+} EmitOptions;
+
+/* Writes model.c to c_out and, when h_out is not NULL, the header to h_out. */
+int emit_model(Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out, Diag *d);
+
+/* Targets known to --target. */
+int emit_target_known(const char *name);
+
+/* Text of an embedded runtime_min/ or templates/ file (tools/embed.c). */
+const char *ctvm_embedded_find(const char *path);
+
+#endif

@@ -1,0 +1,297 @@
+/* emit_model.c - assembly of the generated model.c / model.h (see emit.h). */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+#include "emit_loop.h"
+#include "emit_weights.h"
+#include "ir/exec_order.h"
+#include "schedule/schedule.h"
+
+#define CTVM_VERSION "0.1.0"
+
+typedef struct EmitCtx {
+    ComputeCtx cx;
+    LoopBuilder lb;
+    LBuf **by_value; /* root value id -> buffer */
+    WeightBlob blob;
+    int failed;
+} EmitCtx;
+
+static const char *const TARGETS[] = {"generic"};
+
+int emit_target_known(const char *name)
+{
+    for (size_t i = 0; i < sizeof TARGETS / sizeof TARGETS[0]; i++)
+        if (strcmp(TARGETS[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* ComputeCtx.buf_of: one buffer per root value, created on first use. */
+static LBuf *buf_of(ComputeCtx *cx, int vid)
+{
+    EmitCtx *e = cx->user;
+    Graph *g = cx->g;
+    int r = value_root(g, vid);
+    if (e->by_value[r])
+        return e->by_value[r];
+    Value *v = &g->values[r];
+    int64_t numel = 0;
+    shape_numel(&v->shape, &numel);
+    BufKind kind = LB_ARENA;
+    switch (v->storage) {
+    case STORE_INPUT: kind = LB_INPUT; break;
+    case STORE_OUTPUT: kind = LB_OUTPUT; break;
+    case STORE_CONST: kind = LB_CONST; break;
+    case STORE_ARENA: kind = LB_ARENA; break;
+    default:
+        diag_error(cx->d, g, v->producer, "value '%s' has no storage (internal error)", v->name);
+        e->failed = 1;
+        break;
+    }
+    if (v->dtype != DT_FLOAT32) {
+        diag_error(cx->d, g, v->producer, "value '%s' is %s at run time; generated code computes in float32",
+                   v->name, dtype_name(v->dtype));
+        e->failed = 1;
+    }
+    LBuf *b = lbuf_new(&e->lb, v->name, kind, numel);
+    b->io_index = v->io_index;
+    if (kind == LB_ARENA)
+        b->offset = v->offset;
+    if (kind == LB_CONST && v->data)
+        b->offset = weights_add(&e->blob, v->data, numel * 4);
+    e->by_value[r] = b;
+    return b;
+}
+
+static void sanitize(char *dst, size_t cap, const char *src)
+{
+    size_t k = 0;
+    for (; *src && k + 1 < cap; src++)
+        dst[k++] = isalnum((unsigned char)*src) ? *src : '_';
+    dst[k] = 0;
+}
+
+static void emit_call_arg(FILE *f, const LBuf *b)
+{
+    switch (b->kind) {
+    case LB_INPUT: fprintf(f, "in%d", b->io_index); break;
+    case LB_OUTPUT: fprintf(f, "out%d", b->io_index); break;
+    case LB_ARENA: fprintf(f, "(float *)(void *)(ws + %lld)", (long long)b->offset); break;
+    case LB_CONST: fprintf(f, "CTVM_W(%lld)", (long long)b->offset); break;
+    case LB_LOCAL: fputs("0", f); break;
+    }
+}
+
+static void emit_shape_macro(FILE *f, const char *P, const char *kind, int i, const Value *v)
+{
+    int64_t numel = 0;
+    shape_numel(&v->shape, &numel);
+    fprintf(f, "#define %s_%s%d_NAME \"%s\"\n", P, kind, i, v->name);
+    fprintf(f, "#define %s_%s%d_DTYPE \"%s\"\n", P, kind, i, dtype_name(v->dtype));
+    fprintf(f, "#define %s_%s%d_RANK %d\n", P, kind, i, v->shape.rank);
+    fprintf(f, "#define %s_%s%d_SHAPE {", P, kind, i);
+    for (int d = 0; d < v->shape.rank; d++)
+        fprintf(f, "%s%lld", d ? ", " : "", (long long)v->shape.dims[d]);
+    fprintf(f, "}\n#define %s_%s%d_SIZE %lld\n", P, kind, i, (long long)numel);
+}
+
+static void emit_params(FILE *f, const Graph *g, int with_ws)
+{
+    fputc('(', f);
+    if (with_ws)
+        fputs("void *workspace, ", f);
+    for (int i = 0; i < g->n_inputs; i++)
+        fprintf(f, "const float *in%d, ", i);
+    for (int i = 0; i < g->n_outputs; i++)
+        fprintf(f, "float *out%d%s", i, i + 1 < g->n_outputs ? ", " : "");
+    fputc(')', f);
+}
+
+/* The API block: shared verbatim by model.h and model.c. */
+static void emit_api(FILE *f, const Graph *g, const char *P)
+{
+    fprintf(f, "#ifndef %s_CTVM_API\n#define %s_CTVM_API\n", P, P);
+    fprintf(f, "/* Bytes of workspace %s_run_ws needs (aligned to at least 4, best 64). */\n", P);
+    fprintf(f, "#define %s_WORKSPACE_SIZE %lld\n", P, (long long)g->arena_bytes);
+    fprintf(f, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", P, g->n_inputs, P, g->n_outputs);
+    for (int i = 0; i < g->n_inputs; i++)
+        emit_shape_macro(f, P, "INPUT", i, &g->values[g->inputs[i]]);
+    for (int i = 0; i < g->n_outputs; i++)
+        emit_shape_macro(f, P, "OUTPUT", i, &g->values[g->outputs[i]]);
+    fprintf(f, "/* Runs the model; in<i>/out<i> hold %s_INPUT<i>_SIZE / %s_OUTPUT<i>_SIZE floats.\n"
+               "   Returns 0, or 1 when a pointer is NULL. Not reentrant: uses a static workspace. */\n",
+            P, P);
+    fprintf(f, "int %s_run", P);
+    emit_params(f, g, 0);
+    fprintf(f, ";\n/* Reentrant form: the caller provides %s_WORKSPACE_SIZE bytes of workspace. */\n", P);
+    fprintf(f, "int %s_run_ws", P);
+    emit_params(f, g, 1);
+    fprintf(f, ";\n#endif /* %s_CTVM_API */\n", P);
+}
+
+static void emit_banner_file(FILE *f, const char *path)
+{
+    const char *text = ctvm_embedded_find(path);
+    fprintf(f, "/**** Begin %s ****/\n%s/**** End %s ****/\n\n", path, text ? text : "", path);
+}
+
+static void emit_harness(FILE *f, const Graph *g, const char *P)
+{
+    fputs("#ifdef CTVM_MAIN\n", f);
+    fprintf(f, "#define CTVM_MAIN_NIN %d\n#define CTVM_MAIN_NOUT %d\n", g->n_inputs, g->n_outputs);
+    for (int i = 0; i < g->n_inputs; i++)
+        fprintf(f, "static float ctvm_main_in%d[%s_INPUT%d_SIZE];\n", i, P, i);
+    for (int i = 0; i < g->n_outputs; i++)
+        fprintf(f, "static float ctvm_main_out%d[%s_OUTPUT%d_SIZE];\n", i, P, i);
+    fputs("static float *const ctvm_main_in[] = {", f);
+    for (int i = 0; i < g->n_inputs; i++)
+        fprintf(f, "ctvm_main_in%d, ", i);
+    fputs("0};\nstatic float *const ctvm_main_out[] = {", f);
+    for (int i = 0; i < g->n_outputs; i++)
+        fprintf(f, "ctvm_main_out%d, ", i);
+    fputs("0};\nstatic const long ctvm_main_in_size[] = {", f);
+    for (int i = 0; i < g->n_inputs; i++)
+        fprintf(f, "%s_INPUT%d_SIZE, ", P, i);
+    fputs("0};\nstatic const long ctvm_main_out_size[] = {", f);
+    for (int i = 0; i < g->n_outputs; i++)
+        fprintf(f, "%s_OUTPUT%d_SIZE, ", P, i);
+    fprintf(f, "0};\nstatic int ctvm_main_invoke(void)\n{\n    return %s_run(", P);
+    for (int i = 0; i < g->n_inputs; i++)
+        fprintf(f, "ctvm_main_in%d, ", i);
+    for (int i = 0; i < g->n_outputs; i++)
+        fprintf(f, "ctvm_main_out%d%s", i, i + 1 < g->n_outputs ? ", " : "");
+    fputs(");\n}\n", f);
+    emit_banner_file(f, "templates/main_harness.c");
+    fputs("#endif /* CTVM_MAIN */\n", f);
+}
+
+int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
+{
+    const char *P = o->prefix ? o->prefix : "model";
+    EmitCtx e;
+    memset(&e, 0, sizeof e);
+    e.lb.arena = g->arena;
+    e.cx.lb = &e.lb;
+    e.cx.g = g;
+    e.cx.d = d;
+    e.cx.buf_of = buf_of;
+    e.cx.user = &e;
+    e.by_value = arena_array(g->arena, (size_t)g->n_values + 1, sizeof(LBuf *));
+
+    for (int v = 0; v < g->n_values; v++) { /* the C code indexes with int */
+        int64_t numel;
+        if (shape_numel(&g->values[v].shape, &numel) && numel > 0x7fffffff)
+            return diag_error(d, g, g->values[v].producer, "value '%s' has 2^31 or more elements",
+                              g->values[v].name);
+    }
+    for (int i = 0; i < g->n_inputs; i++)
+        if (g->values[g->inputs[i]].dtype != DT_FLOAT32)
+            return diag_error(d, g, -1, "input '%s' is %s; only float32 inputs are supported",
+                              g->values[g->inputs[i]].name, dtype_name(g->values[g->inputs[i]].dtype));
+
+    /* 1. schedule every group (this also lays out the weight blob) */
+    int *order = arena_array(g->arena, (size_t)g->n_nodes + 1, sizeof(int));
+    int steps = graph_exec_order(g, order);
+    Stmt **kernels = arena_array(g->arena, (size_t)steps + 1, sizeof(Stmt *));
+    for (int s = 0; s < steps; s++) {
+        kernels[s] = schedule_group(&e.cx, order[s]);
+        if (!kernels[s] || e.failed) {
+            weights_free(&e.blob);
+            return -1;
+        }
+    }
+
+    /* 2. the file */
+    fprintf(out, "/* Generated by ctvm %s - do not edit.\n * command: %s\n * model hash (FNV-1a 64): %s\n"
+                 " * target: %s; API prefix: %s\n *\n"
+                 " * Self-contained C99: no malloc, no I/O (except the optional CTVM_MAIN harness).\n"
+                 " * Build: gcc -O2 -c this_file.c   (define CTVM_MAIN for a test/bench main)\n */\n",
+            CTVM_VERSION, o->command_line ? o->command_line : "", o->model_hash ? o->model_hash : "",
+            o->target ? o->target : "generic", P);
+    if (o->main_mode)
+        fputs("#ifndef CTVM_MAIN\n#define CTVM_MAIN 1\n#endif\n", out);
+    fputs("#if defined(CTVM_MAIN) && !defined(_POSIX_C_SOURCE)\n#define _POSIX_C_SOURCE 199309L\n#endif\n", out);
+    fputs("#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && "
+          "__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__\n"
+          "#error \"ctvm: weights were emitted little-endian; this target is big-endian\"\n#endif\n\n",
+          out);
+    emit_api(out, g, P);
+    fputc('\n', out);
+    emit_banner_file(out, "runtime_min/ctvm_runtime.h");
+    weights_emit(out, &e.blob);
+    for (int s = 0; s < steps; s++) {
+        KernelParams kp;
+        if (emit_collect_params(kernels[s], &kp) != 0) {
+            weights_free(&e.blob);
+            return diag_error(d, g, order[s], "kernel needs more than %d buffers", EMIT_MAX_PARAMS);
+        }
+        const Node *n = &g->nodes[order[s]];
+        char name[96], safe[64], comment[256];
+        sanitize(safe, sizeof safe, n->name);
+        snprintf(name, sizeof name, "k%d_%s", s, safe);
+        int k = snprintf(comment, sizeof comment, "%s", n->op_type);
+        for (int m = 0; m < n->n_epi && k < (int)sizeof comment - 32; m++)
+            k += snprintf(comment + k, sizeof comment - (size_t)k, " + %s", g->nodes[n->epi[m]].op_type);
+        emit_kernel(out, name, comment, kernels[s], &kp);
+    }
+    /* entry points */
+    fprintf(out, "int %s_run_ws", P);
+    emit_params(out, g, 1);
+    fputs("\n{\n    unsigned char *ws = (unsigned char *)workspace;\n    (void)ws;\n", out);
+    fputs("    if (", out);
+    fprintf(out, "(!workspace && %s_WORKSPACE_SIZE > 0)", P);
+    for (int i = 0; i < g->n_inputs; i++)
+        fprintf(out, " || !in%d", i);
+    for (int i = 0; i < g->n_outputs; i++)
+        fprintf(out, " || !out%d", i);
+    fputs(")\n        return CTVM_ERR_NULL;\n", out);
+    for (int s = 0; s < steps; s++) {
+        KernelParams kp;
+        emit_collect_params(kernels[s], &kp);
+        char safe[64];
+        sanitize(safe, sizeof safe, g->nodes[order[s]].name);
+        fprintf(out, "    k%d_%s(", s, safe);
+        for (int i = 0; i < kp.n; i++) {
+            if (i)
+                fputs(", ", out);
+            emit_call_arg(out, kp.buf[i]);
+        }
+        fputs(");\n", out);
+    }
+    fputs("    return CTVM_OK;\n}\n\n", out);
+    fprintf(out, "static union {\n    double align;\n    unsigned char bytes[%s_WORKSPACE_SIZE + 1];\n} ctvm_arena;\n\n",
+            P);
+    fprintf(out, "int %s_run", P);
+    emit_params(out, g, 0);
+    fprintf(out, "\n{\n    return %s_run_ws(ctvm_arena.bytes", P);
+    for (int i = 0; i < g->n_inputs; i++)
+        fprintf(out, ", in%d", i);
+    for (int i = 0; i < g->n_outputs; i++)
+        fprintf(out, ", out%d", i);
+    fputs(");\n}\n\n", out);
+    emit_harness(out, g, P);
+
+    if (hout) {
+        fprintf(hout, "/* Generated by ctvm %s - API of the model compiled into %s_run. */\n", CTVM_VERSION, P);
+        fprintf(hout, "#ifndef %s_H\n#define %s_H\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n", P, P);
+        emit_api(hout, g, P);
+        fputs("#ifdef __cplusplus\n}\n#endif\n#endif\n", hout);
+    }
+    if (o->verbose) {
+        int64_t sum = 0;
+        for (int v = 0; v < g->n_values; v++) {
+            int64_t b;
+            if (g->values[v].storage == STORE_ARENA && value_bytes(&g->values[v], &b))
+                sum += b;
+        }
+        fprintf(stderr, "ctvm-emit: %d kernels, weights %lld bytes, arena %lld bytes "
+                        "(sum of arena activations %lld bytes, %.1f%%)\n",
+                steps, (long long)e.blob.size, (long long)g->arena_bytes, (long long)sum,
+                sum ? 100.0 * (double)g->arena_bytes / (double)sum : 0.0);
+    }
+    weights_free(&e.blob);
+    return 0;
+}

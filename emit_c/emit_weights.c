@@ -1,0 +1,74 @@
+/* emit_weights.c - weight blob assembly and its byte-string printing. */
+#include "emit_weights.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int64_t weights_add(WeightBlob *w, const void *data, int64_t bytes)
+{
+    int64_t off = (w->size + 63) / 64 * 64;
+    int64_t need = off + bytes;
+    if (need > w->cap) {
+        int64_t cap = w->cap ? w->cap : 1 << 16;
+        while (cap < need)
+            cap *= 2;
+        unsigned char *p = realloc(w->bytes, (size_t)cap);
+        if (!p) {
+            fprintf(stderr, "ctvm: out of memory for weights\n");
+            exit(3);
+        }
+        w->bytes = p;
+        w->cap = cap;
+    }
+    memset(w->bytes + w->size, 0, (size_t)(off - w->size));
+    memcpy(w->bytes + off, data, (size_t)bytes);
+    w->size = need;
+    return off;
+}
+
+void weights_free(WeightBlob *w)
+{
+    free(w->bytes);
+    memset(w, 0, sizeof *w);
+}
+
+/* One row as a string literal: printable ASCII as itself, the rest as octal
+ * escapes (three digits when a digit follows, so it cannot be absorbed). */
+static void emit_row(FILE *f, const unsigned char *p, int64_t n)
+{
+    char line[CTVM_ROW * 4 + 8];
+    int k = 0;
+    line[k++] = '"';
+    for (int64_t i = 0; i < n; i++) {
+        unsigned c = p[i];
+        int next_digit = i + 1 < n && p[i + 1] >= '0' && p[i + 1] <= '9';
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '?') {
+            line[k++] = (char)c;
+        } else if (next_digit || c > 077) {
+            k += sprintf(line + k, "\\%03o", c);
+        } else {
+            k += sprintf(line + k, "\\%o", c);
+        }
+    }
+    line[k++] = '"';
+    line[k] = 0;
+    fputs(line, f);
+}
+
+void weights_emit(FILE *f, const WeightBlob *w)
+{
+    if (w->size == 0)
+        return;
+    int64_t rows = (w->size + CTVM_ROW - 1) / CTVM_ROW;
+    fprintf(f, "/* weights: %lld bytes in %lld rows of %d */\n", (long long)w->size, (long long)rows, CTVM_ROW);
+    fprintf(f, "static const union {\n    char rows[%lld][%d];\n    double align;\n} ctvm_blob = {{\n",
+            (long long)rows, CTVM_ROW);
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t n = w->size - r * CTVM_ROW;
+        if (n > CTVM_ROW)
+            n = CTVM_ROW;
+        emit_row(f, w->bytes + r * CTVM_ROW, n);
+        fputs(",\n", f);
+    }
+    fputs("}};\n#define CTVM_W(off) ((const float *)(const void *)((const char *)ctvm_blob.rows + (off)))\n\n", f);
+}

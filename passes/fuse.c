@@ -1,0 +1,65 @@
+/* fuse.c - pass "fuse": elementwise epilogues into their producer.
+ *
+ * Starting from every node that can take an epilogue (Conv, Gemm, pools,
+ * elementwise, ...), follow its output while it has exactly one consumer,
+ * is not a graph output, and that consumer is elementwise, float32, of the
+ * same output shape, and reads the value exactly once. Each such consumer
+ * joins the group (Node.fused_into, anchor's epi[]). Bias adds, Relu, Clip
+ * and residual Adds thus cost no memory traffic. The group runs where its
+ * last node stood (ir/exec_order.h), so a residual operand computed after
+ * the anchor is ready. */
+#include "passes.h"
+
+static int single_consumer(const Graph *g, int vid)
+{
+    int found = -1;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const Node *n = &g->nodes[i];
+        if (n->dead)
+            continue;
+        for (int k = 0; k < n->n_in; k++)
+            if (n->in[k] == vid) {
+                if (found >= 0)
+                    return -1;
+                found = i;
+            }
+    }
+    return found;
+}
+
+static int reads_once(const Node *n, int vid)
+{
+    int c = 0;
+    for (int k = 0; k < n->n_in; k++)
+        c += n->in[k] == vid;
+    return c == 1;
+}
+
+int pass_fuse(Graph *g, Diag *d)
+{
+    (void)d;
+    for (int i = 0; i < g->n_nodes; i++) {
+        Node *a = &g->nodes[i];
+        if (a->dead || a->is_view || a->fused_into >= 0 || a->n_epi > 0 || !op_takes_epilogue(a->op) ||
+            a->n_out != 1)
+            continue;
+        int cur = a->out[0];
+        while (g->values[cur].dtype == DT_FLOAT32 && !g->values[cur].is_output &&
+               g->values[cur].n_uses == 1) {
+            int c = single_consumer(g, cur);
+            if (c < 0)
+                break;
+            Node *cn = &g->nodes[c];
+            const Value *cv = &g->values[cn->out[0]];
+            if (cn->is_view || !op_is_elementwise(cn->op) || cn->n_out != 1 || !reads_once(cn, cur) ||
+                cv->dtype != DT_FLOAT32 || !shape_equal(&cv->shape, &g->values[cur].shape))
+                break;
+            a = &g->nodes[i]; /* the array does not move here, but keep ids honest */
+            a->epi = arena_grow(g->arena, a->epi, (size_t)a->n_epi, (size_t)a->n_epi + 1, sizeof(int));
+            a->epi[a->n_epi++] = c;
+            cn->fused_into = i;
+            cur = cn->out[0];
+        }
+    }
+    return 0;
+}

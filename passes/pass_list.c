@@ -1,0 +1,31 @@
+/* pass_list.c - the passes in the order they run, and the driver. */
+#include <string.h>
+
+#include "passes.h"
+
+const PassInfo CTVM_PASSES[] = {
+    {"infer_fold", pass_infer_fold},       /* shapes, constant folding */
+    {"drop_identity", pass_drop_identity}, /* Identity, Dropout */
+    {"fold_batchnorm", pass_fold_batchnorm},
+    {"infer_fold2", pass_infer_fold},      /* fold what BN folding made constant */
+    {"dce", pass_dce},
+    {"views", pass_views},
+    {"fuse", pass_fuse},
+    {"plan_memory", pass_plan_memory},
+};
+const int CTVM_N_PASSES = (int)(sizeof CTVM_PASSES / sizeof CTVM_PASSES[0]);
+
+int passes_run(Graph *g, Diag *d, const char *dump_after, FILE *dump)
+{
+    for (int i = 0; i < CTVM_N_PASSES; i++) {
+        if (CTVM_PASSES[i].run(g, d) != 0)
+            return -1;
+        graph_count_uses(g);
+        if (dump_after && dump &&
+            (strcmp(dump_after, "all") == 0 || strcmp(dump_after, CTVM_PASSES[i].name) == 0)) {
+            fprintf(dump, "# after %s\n", CTVM_PASSES[i].name);
+            graph_dump(g, dump);
+        }
+    }
+    return 0;
+}

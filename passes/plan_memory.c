@@ -1,0 +1,145 @@
+/* plan_memory.c - pass "plan_memory": storage classes and arena offsets.
+ *
+ * Every runtime value gets a storage class: constants stay in the weight
+ * blob, graph inputs and outputs are the caller's pointers, views share
+ * their root's bytes, values inside a fused group are never materialised,
+ * and the rest live in one workspace arena. Liveness is measured in group
+ * steps (ir/exec_order.h): a value is live from the step that writes it to
+ * the last step that reads it or any view of it. Offsets are chosen greedily
+ * in order of definition, lowest 64-byte-aligned gap among the blocks live
+ * at that step; a block read at step t is still live while outputs of step
+ * t are placed, so a group never writes over its own inputs. */
+#include <stdlib.h>
+
+#include "ir/exec_order.h"
+#include "passes.h"
+
+enum { ALIGN = 64 };
+
+typedef struct Block {
+    int64_t off, size;
+    int last;
+} Block;
+
+static int64_t align_up(int64_t x) { return (x + ALIGN - 1) / ALIGN * ALIGN; }
+
+static int cmp_block(const void *a, const void *b)
+{
+    const Block *x = a, *y = b;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Lowest offset where `size` fits among the live blocks (sorted by offset). */
+static int64_t first_fit(const Block *live, int n, int64_t size)
+{
+    int64_t at = 0;
+    for (int i = 0; i < n; i++) {
+        if (live[i].off - at >= size)
+            return at;
+        if (live[i].off + live[i].size > at)
+            at = align_up(live[i].off + live[i].size);
+    }
+    return at;
+}
+
+static void set_storage(Graph *g)
+{
+    for (int v = 0; v < g->n_values; v++) {
+        Value *val = &g->values[v];
+        if (val->storage == STORE_VIEW)
+            continue;
+        val->storage = STORE_NONE;
+        if (val->data)
+            val->storage = STORE_CONST;
+        else if (val->is_input)
+            val->storage = STORE_INPUT;
+    }
+    for (int k = 0; k < g->n_outputs; k++) {
+        Value *val = &g->values[g->outputs[k]];
+        if (val->storage == STORE_NONE) {
+            val->storage = STORE_OUTPUT;
+            val->io_index = k;
+        }
+    }
+    for (int i = 0; i < g->n_nodes; i++) {
+        const Node *n = &g->nodes[i];
+        if (n->dead || n->is_view)
+            continue;
+        /* outputs of nodes that have fused consumers are not materialised */
+        int fused_away = n->n_epi > 0 || (n->fused_into >= 0 && g->nodes[n->fused_into].epi[g->nodes[n->fused_into].n_epi - 1] != i);
+        for (int k = 0; k < n->n_out; k++) {
+            int v = n->out[k];
+            if (v < 0 || g->values[v].storage != STORE_NONE)
+                continue;
+            if (!fused_away)
+                g->values[v].storage = STORE_ARENA;
+        }
+    }
+}
+
+int pass_plan_memory(Graph *g, Diag *d)
+{
+    for (int k = 0; k < g->n_outputs; k++) {
+        const Value *o = &g->values[g->outputs[k]];
+        if (o->data || o->is_input)
+            return diag_error(d, g, -1, "graph output '%s' is a constant or an input; nothing to compute",
+                              o->name);
+    }
+    set_storage(g);
+    int *order = malloc(sizeof(int) * (size_t)(g->n_nodes + 1));
+    int *def = malloc(sizeof(int) * (size_t)(g->n_values + 1));
+    int *last = malloc(sizeof(int) * (size_t)(g->n_values + 1));
+    Block *live = malloc(sizeof(Block) * (size_t)(g->n_values + 1));
+    if (!order || !def || !last || !live) {
+        free(order), free(def), free(last), free(live);
+        return diag_error(d, g, -1, "out of memory planning memory");
+    }
+    int steps = graph_exec_order(g, order);
+    for (int v = 0; v < g->n_values; v++)
+        def[v] = last[v] = -1;
+    for (int s = 0; s < steps; s++) {
+        const Node *a = &g->nodes[order[s]];
+        for (int m = -1; m < a->n_epi; m++) {
+            const Node *n = m < 0 ? a : &g->nodes[a->epi[m]];
+            for (int k = 0; k < n->n_in; k++)
+                if (n->in[k] >= 0) {
+                    int r = value_root(g, n->in[k]);
+                    last[r] = s;
+                }
+            for (int k = 0; k < n->n_out; k++)
+                if (n->out[k] >= 0 && def[n->out[k]] < 0)
+                    def[n->out[k]] = s;
+        }
+    }
+    int n_live = 0;
+    int64_t peak = 0;
+    for (int s = 0; s < steps; s++) {
+        int w = 0; /* drop blocks whose last read was before this step */
+        for (int i = 0; i < n_live; i++)
+            if (live[i].last >= s)
+                live[w++] = live[i];
+        n_live = w;
+        for (int v = 0; v < g->n_values; v++) {
+            Value *val = &g->values[v];
+            if (def[v] != s || val->storage != STORE_ARENA)
+                continue;
+            int64_t bytes;
+            if (!value_bytes(val, &bytes)) {
+                free(order), free(def), free(last), free(live);
+                return diag_error(d, g, val->producer, "value '%s' has no static size", val->name);
+            }
+            bytes = align_up(bytes ? bytes : 1);
+            val->offset = first_fit(live, n_live, bytes);
+            live[n_live].off = val->offset;
+            live[n_live].size = bytes;
+            live[n_live].last = last[v] > s ? last[v] : s;
+            n_live++;
+            qsort(live, (size_t)n_live, sizeof(Block), cmp_block);
+            if (val->offset + bytes > peak)
+                peak = val->offset + bytes;
+        }
+    }
+    g->arena_bytes = peak;
+    free(order), free(def), free(last), free(live);
+    return 0;
+}

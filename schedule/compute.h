@@ -1,0 +1,86 @@
+/* compute.h - compute definitions: what each operator computes, as data.
+ *
+ * Like TVM's tensor expressions, a compute definition says what value every
+ * output element takes, not in which order loops run: a ComputeStage has
+ * spatial axes (one per output dimension it writes), optional reduction axes
+ * with a reducer, a body expression over those axes, and a finalize
+ * expression of the reduced value (the placeholder `acc`). The scheduler
+ * (schedule.h) turns stages into loop nests. Fused epilogues (bias, Relu,
+ * Clip, residual Add, ...) are composed into the last stage's finalize.
+ *
+ * One file per operator family, schedule/compute_<family>.c, defines
+ *   int compute_<family>(ComputeCtx *cx, int node, ComputeDef *def);
+ * reading the node's attributes as normalised by ops/<family>.c infer. */
+#ifndef CTVM_SCHEDULE_COMPUTE_H
+#define CTVM_SCHEDULE_COMPUTE_H
+
+#include "ir/diag.h"
+#include "ir/graph.h"
+#include "ir/loop.h"
+
+#define CTVM_MAX_STAGES 64
+
+typedef enum Reducer { RED_NONE, RED_SUM, RED_MAX } Reducer;
+
+typedef struct ComputeStage {
+    const char *name;
+    LBuf *out;
+    int n_axes;
+    LVar *axis[CTVM_MAX_RANK];
+    int64_t extent[CTVM_MAX_RANK];
+    Expr *out_index;   /* flat element index into out, over the axes */
+    int n_raxes;
+    LVar *raxis[CTVM_MAX_RANK];
+    int64_t rextent[CTVM_MAX_RANK];
+    Reducer red;
+    Expr *body;        /* value at (axes, raxes) */
+    LVar *acc;         /* placeholder for the reduced value (or body) in finalize */
+    Expr *finalize;    /* stored value as a function of acc and axes */
+    int out_is_node_output; /* axes are exactly the node output's dims, in order */
+} ComputeStage;
+
+typedef struct ComputeDef {
+    int n_stages;
+    ComputeStage stages[CTVM_MAX_STAGES];
+    Stmt *custom;      /* a hand-built loop nest instead of stages (e.g. softmax) */
+} ComputeDef;
+
+typedef struct ComputeCtx ComputeCtx;
+struct ComputeCtx {
+    LoopBuilder *lb;
+    Graph *g;
+    Diag *d;
+    /* The buffer holding a value's elements (views resolve to their root). */
+    LBuf *(*buf_of)(ComputeCtx *cx, int value_id);
+    void *user;
+};
+
+#define X(e, name, fam) int compute_##fam(ComputeCtx *cx, int node, ComputeDef *def);
+CTVM_OPS(X)
+#undef X
+
+/* Dispatch by op kind through the X-macro table. */
+int compute_node(ComputeCtx *cx, int node, ComputeDef *def);
+
+/* --- helpers shared by the compute files (compute_util.c) --- */
+
+/* A new stage writing `out` over the dims of `shape`, row-major; axes named
+ * from `hints` ("n","c","h","w"...) when given. */
+ComputeStage *compute_stage_new(ComputeCtx *cx, ComputeDef *def, const char *name, LBuf *out,
+                                const Shape *shape);
+/* Adds a reduction axis; returns its variable. */
+LVar *compute_add_raxis(ComputeCtx *cx, ComputeStage *st, const char *hint, int64_t extent);
+/* Row-major flat index of `idx` (rank entries) into `shape`. */
+Expr *compute_flat_index(ComputeCtx *cx, const Shape *shape, Expr *const *idx);
+/* Load of value `vid` broadcast (numpy rules) against the output `shape`
+ * indexed by `axes`. */
+Expr *compute_load_broadcast(ComputeCtx *cx, int vid, const Shape *shape, LVar *const *axes);
+/* The elementwise function of a unary/binary node applied to operand
+ * expressions (one per node input; NULL for an omitted input). */
+Expr *compute_eltwise_expr(ComputeCtx *cx, int node, Expr *const *operands);
+/* 1 if the op is elementwise and can be fused as an epilogue. */
+int compute_is_eltwise(OpKind op); /* = op_is_elementwise */
+/* Error about a node: always returns -1. */
+int compute_fail(ComputeCtx *cx, int node, const char *reason);
+
+#endif

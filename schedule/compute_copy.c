@@ -1,0 +1,104 @@
+/* compute_copy.c - data movement: Concat (one stage per input writing its
+ * slab of the output), Split (one stage per output reading its slab),
+ * Slice (strided read), Transpose (permuted read), and Reshape-family nodes
+ * that could not become views (a plain copy of the flat elements). */
+#include "compute.h"
+
+/* Index vector of a stage's axes with `add` added on dimension `axis`. */
+static void axes_shifted(ComputeCtx *cx, const ComputeStage *s, int axis, int64_t add, Expr **idx)
+{
+    for (int d = 0; d < s->n_axes; d++) {
+        idx[d] = lx_var(cx->lb, s->axis[d]);
+        if (d == axis)
+            idx[d] = lx_add(cx->lb, idx[d], lx_int(cx->lb, add));
+    }
+}
+
+int compute_concat(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    const Node *n = &cx->g->nodes[node];
+    const Value *y = &cx->g->values[n->out[0]];
+    int axis = (int)attr_int(n, "axis", 0);
+    int64_t offset = 0;
+    for (int i = 0; i < n->n_in; i++) {
+        const Value *x = &cx->g->values[n->in[i]];
+        ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &x->shape);
+        if (!s)
+            return compute_fail(cx, node, "too many inputs");
+        /* the stage's own row-major index reads x; the shifted one writes y */
+        s->body = lx_load(cx->lb, cx->buf_of(cx, n->in[i]), s->out_index);
+        Expr *oi[CTVM_MAX_RANK];
+        axes_shifted(cx, s, axis, offset, oi);
+        s->out_index = compute_flat_index(cx, &y->shape, oi);
+        offset += x->shape.dims[axis];
+    }
+    return 0;
+}
+
+int compute_split(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    const Node *n = &cx->g->nodes[node];
+    const Value *x = &cx->g->values[n->in[0]];
+    int axis = (int)attr_int(n, "axis", 0);
+    int64_t offset = 0;
+    for (int i = 0; i < n->n_out; i++) {
+        if (n->out[i] < 0)
+            continue;
+        const Value *y = &cx->g->values[n->out[i]];
+        ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[i]), &y->shape);
+        if (!s)
+            return compute_fail(cx, node, "too many outputs");
+        Expr *xi[CTVM_MAX_RANK];
+        axes_shifted(cx, s, axis, offset, xi);
+        s->body = lx_load(cx->lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &x->shape, xi));
+        offset += y->shape.dims[axis];
+    }
+    return 0;
+}
+
+int compute_slice(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    LoopBuilder *lb = cx->lb;
+    const Node *n = &cx->g->nodes[node];
+    const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
+    int ns = 0, nst = 0;
+    const int64_t *starts = attr_ints(n, "starts", &ns), *steps = attr_ints(n, "steps", &nst);
+    if (!starts || !steps || ns != x->shape.rank || nst != x->shape.rank)
+        return compute_fail(cx, node, "Slice attributes not normalised (internal error)");
+    ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
+    s->out_is_node_output = 1;
+    Expr *xi[CTVM_MAX_RANK];
+    for (int d = 0; d < x->shape.rank; d++)
+        xi[d] = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[d]), steps[d]), lx_int(lb, starts[d]));
+    s->body = lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &x->shape, xi));
+    return 0;
+}
+
+int compute_transpose(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    LoopBuilder *lb = cx->lb;
+    const Node *n = &cx->g->nodes[node];
+    const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
+    int np = 0;
+    const int64_t *perm = attr_ints(n, "perm", &np);
+    if (!perm || np != x->shape.rank)
+        return compute_fail(cx, node, "Transpose perm not normalised (internal error)");
+    ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
+    s->out_is_node_output = 1;
+    Expr *xi[CTVM_MAX_RANK];
+    for (int d = 0; d < np; d++) /* y[..., i_d, ...] = x[..., i at perm[d], ...] */
+        xi[perm[d]] = lx_var(lb, s->axis[d]);
+    s->body = lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &x->shape, xi));
+    return 0;
+}
+
+/* Same elements, same order: copy flat. */
+int compute_reshape(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    const Node *n = &cx->g->nodes[node];
+    const Value *y = &cx->g->values[n->out[0]];
+    ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
+    s->out_is_node_output = 1;
+    s->body = lx_load(cx->lb, cx->buf_of(cx, n->in[0]), s->out_index);
+    return 0;
+}

@@ -1,0 +1,88 @@
+/* compute_gemm.c - Gemm (alpha, beta, transA/transB, broadcast C) and MatMul
+ * (numpy broadcasting of batch dims, 1-D operands) as a sum over k. */
+#include "compute.h"
+
+static int compute_gemm_op(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    LoopBuilder *lb = cx->lb;
+    const Node *n = &cx->g->nodes[node];
+    const Value *a = &cx->g->values[n->in[0]], *b = &cx->g->values[n->in[1]];
+    const Value *y = &cx->g->values[n->out[0]];
+    int ta = (int)attr_int(n, "transA", 0), tb = (int)attr_int(n, "transB", 0);
+    float alpha = attr_float(n, "alpha", 1.0f), beta = attr_float(n, "beta", 1.0f);
+    if (a->shape.rank != 2 || b->shape.rank != 2)
+        return compute_fail(cx, node, "Gemm operands must be 2-D");
+    int64_t K = ta ? a->shape.dims[0] : a->shape.dims[1];
+    ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
+    s->out_is_node_output = 1;
+    LVar *k = compute_add_raxis(cx, s, "k", K);
+    s->red = RED_SUM;
+    Expr *m = lx_var(lb, s->axis[0]), *nn = lx_var(lb, s->axis[1]), *kk = lx_var(lb, k);
+    Expr *ai[2] = {ta ? kk : m, ta ? m : kk}, *bi[2] = {tb ? nn : kk, tb ? kk : nn};
+    s->body = lx_mul(lb, lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &a->shape, ai)),
+                     lx_load(lb, cx->buf_of(cx, n->in[1]), compute_flat_index(cx, &b->shape, bi)));
+    s->finalize = lx_var(lb, s->acc);
+    if (alpha != 1.0f)
+        s->finalize = lx_mul(lb, s->finalize, lx_float(lb, alpha));
+    if (n->n_in > 2 && n->in[2] >= 0 && beta != 0.0f) {
+        Expr *c = compute_load_broadcast(cx, n->in[2], &y->shape, s->axis);
+        if (beta != 1.0f)
+            c = lx_mul(lb, c, lx_float(lb, beta));
+        s->finalize = lx_add(lb, s->finalize, c);
+    }
+    return 0;
+}
+
+static int compute_matmul(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    LoopBuilder *lb = cx->lb;
+    const Node *n = &cx->g->nodes[node];
+    const Value *a = &cx->g->values[n->in[0]], *b = &cx->g->values[n->in[1]];
+    const Value *y = &cx->g->values[n->out[0]];
+    int ra = a->shape.rank, rb = b->shape.rank, ry = y->shape.rank;
+    if (ra < 1 || rb < 1)
+        return compute_fail(cx, node, "MatMul operands must have rank >= 1");
+    int64_t K = a->shape.dims[ra - 1];
+    ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
+    s->out_is_node_output = 1;
+    LVar *k = compute_add_raxis(cx, s, "k", K);
+    s->red = RED_SUM;
+    /* Output axes: batch..., [m if ra > 1], [n if rb > 1] */
+    int has_m = ra > 1, has_n = rb > 1;
+    int n_batch = ry - has_m - has_n;
+    Expr *m = has_m ? lx_var(lb, s->axis[n_batch]) : NULL;
+    Expr *nn = has_n ? lx_var(lb, s->axis[ry - 1]) : NULL;
+    Expr *ai[CTVM_MAX_RANK], *bi[CTVM_MAX_RANK];
+    int ba = ra - 2, bb = rb - 2; /* batch dims of each operand */
+    for (int i = 0; i < ba; i++) {
+        int oa = n_batch - ba + i;
+        ai[i] = a->shape.dims[i] == 1 ? lx_int(lb, 0) : lx_var(lb, s->axis[oa]);
+    }
+    for (int i = 0; i < bb; i++) {
+        int ob = n_batch - bb + i;
+        bi[i] = b->shape.dims[i] == 1 ? lx_int(lb, 0) : lx_var(lb, s->axis[ob]);
+    }
+    if (ra > 1) {
+        ai[ra - 2] = m;
+        ai[ra - 1] = lx_var(lb, k);
+    } else {
+        ai[0] = lx_var(lb, k);
+    }
+    if (rb > 1) {
+        bi[rb - 2] = lx_var(lb, k);
+        bi[rb - 1] = nn;
+    } else {
+        bi[0] = lx_var(lb, k);
+    }
+    s->body = lx_mul(lb, lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &a->shape, ai)),
+                     lx_load(lb, cx->buf_of(cx, n->in[1]), compute_flat_index(cx, &b->shape, bi)));
+    s->finalize = lx_var(lb, s->acc);
+    return 0;
+}
+
+int compute_gemm(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    if (cx->g->nodes[node].op == OP_GEMM)
+        return compute_gemm_op(cx, node, def);
+    return compute_matmul(cx, node, def);
+}

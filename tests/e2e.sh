@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# e2e.sh - end-to-end tests of the built compiler against independent
+# references: the committed small CNN and the seed CNNs (PyTorch outputs),
+# single-operator ONNX conformance cases (Debian's libonnx-testdata), the
+# strictness of the generated C, determinism, no malloc/stdio, and refusal
+# of bad input. Prints "N passed, N failed" last; exit 1 on any failure.
+#
+# Seed models come from golden/export_models.py into $CTVM_CACHE
+# (default ~/.cache/ctvm/models); CTVM_SKIP_SEED=1 skips them.
+set -u
+cd "$(dirname "$0")/.."
+EMIT=build/ctvm-emit RUN=build/ctvm-run
+T=$(mktemp -d /tmp/ctvm-e2e-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0; failed=()
+ok()   { pass=$((pass+1)); echo "ok   $1"; }
+bad()  { fail=$((fail+1)); failed+=("$1"); echo "FAIL $1"; }
+check() { local name=$1; shift; if "$@" > "$T/log" 2>&1; then ok "$name"; else bad "$name"; sed 's/^/     /' "$T/log" | tail -20; fi; }
+
+# --- models against PyTorch --------------------------------------------------
+golden_model() { # dir
+  $RUN "$1/model.onnx" --inputs "$1/inputs.npz" --golden "$1/outputs.npz" --rtol 1e-3 --atol 1e-4
+}
+check "small_cnn matches PyTorch" golden_model golden/small_cnn
+
+CACHE=${CTVM_CACHE:-$HOME/.cache/ctvm/models}
+SEED="resnet18 resnet50 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0 resnet18_bn mobilenet_v2_bn"
+if [ "${CTVM_SKIP_SEED:-0}" != 1 ]; then
+  /usr/bin/python3 golden/export_models.py $SEED > "$T/export.log" 2>&1 || { cat "$T/export.log"; bad "export seed models"; }
+  for m in $SEED; do
+    check "$m matches PyTorch" golden_model "$CACHE/$m"
+  done
+fi
+
+# --- single operators against the ONNX conformance data ------------------------
+ND=/usr/share/libonnx-testdata/data/node
+conformance() { # case
+  local c=$ND/$1 ins=() outs=()
+  for f in "$c"/test_data_set_0/input_*.pb; do ins+=("$f"); done
+  for f in "$c"/test_data_set_0/output_*.pb; do outs+=("$f"); done
+  $RUN "$c/model.onnx" --inputs "${ins[@]}" --golden "${outs[@]}" --rtol 1e-4 --atol 1e-5
+}
+while read -r case; do
+  [ -z "$case" ] || [ "${case#\#}" != "$case" ] && continue
+  check "onnx $case" conformance "$case"
+done < tests/conformance_cases.txt
+
+# --- the generated C -----------------------------------------------------------
+strict_c() {
+  $EMIT golden/small_cnn/model.onnx -o "$T/s.c" --header "$T/s.h" --prefix small &&
+  gcc -std=c99 -Wall -Wextra -pedantic -Werror -O2 -c "$T/s.c" -o "$T/s.o" &&
+  gcc -std=c99 -Wall -Wextra -pedantic -Werror -DCTVM_MAIN -O0 -c "$T/s.c" -o "$T/s_main.o" &&
+  gcc -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -x c "$T/s.h"
+}
+check "generated C is -std=c99 -pedantic -Wall -Wextra -Werror clean" strict_c
+
+no_alloc_no_stdio() {
+  $EMIT golden/small_cnn/model.onnx -o "$T/n.c" && gcc -O2 -c "$T/n.c" -o "$T/n.o" || return 1
+  local undef; undef=$(nm -u "$T/n.o" | awk '{print $2}')
+  echo "undefined symbols: $undef"
+  for s in $undef; do
+    case "$s" in expf|sqrtf|tanhf|fabsf|logf|powf|erff) ;; *) echo "unexpected symbol $s"; return 1;; esac
+  done
+  ! grep -Eq '\b(malloc|calloc|realloc|free|printf|fopen|fwrite|puts)\s*\(' <(sed '/#ifdef CTVM_MAIN/,$d' "$T/n.c")
+}
+check "generated code calls no malloc/free and no stdio" no_alloc_no_stdio
+
+two_models_link() { # two prefixes link into one program
+  $EMIT golden/small_cnn/model.onnx -o "$T/a.c" --prefix net_a &&
+  $EMIT golden/small_cnn/model.onnx -o "$T/b.c" --prefix net_b &&
+  printf 'int net_a_run(const float*, float*);\nint net_b_run(const float*, float*);\nstatic float x[3*32*32], y[10];\nint main(void){return net_a_run(x,y)|net_b_run(x,y);}\n' > "$T/m.c" &&
+  gcc -O1 -o "$T/ab" "$T/m.c" "$T/a.c" "$T/b.c" -lm && "$T/ab"
+}
+check "two models with different prefixes link into one program" two_models_link
+
+deterministic() {
+  $EMIT golden/small_cnn/model.onnx -o "$T/d.c" && cp "$T/d.c" "$T/d1.c" &&
+  $EMIT golden/small_cnn/model.onnx -o "$T/d.c" && cmp "$T/d.c" "$T/d1.c"
+}
+check "same model and flags give byte-identical output" deterministic
+
+reentrant() { # the _ws form with a caller workspace gives the same outputs
+  $EMIT golden/small_cnn/model.onnx -o "$T/r.c" --header "$T/r.h" || return 1
+  cat > "$T/rm.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include "r.h"
+static float x[model_INPUT0_SIZE], y1[model_OUTPUT0_SIZE], y2[model_OUTPUT0_SIZE];
+static double ws[model_WORKSPACE_SIZE / sizeof(double) + 1];
+int main(void) {
+    for (int i = 0; i < model_INPUT0_SIZE; i++) x[i] = (float)((i * 7919) % 101) / 50.0f - 1.0f;
+    if (model_run(x, y1) || model_run_ws(ws, x, y2)) return 1;
+    if (model_run_ws(NULL, x, y2) != 1 && model_WORKSPACE_SIZE > 0) return 2;
+    if (memcmp(y1, y2, sizeof y1)) return 3;
+    printf("workspace %d bytes\n", (int)model_WORKSPACE_SIZE);
+    return 0;
+}
+C
+  gcc -O1 -I"$T" -o "$T/rm" "$T/rm.c" "$T/r.c" -lm && "$T/rm"
+}
+check "reentrant form with a caller workspace matches NAME_run" reentrant
+
+# --- bad input: clear error, non-zero exit, no output file -----------------------
+refuse() { # name file expected-text [extra args]
+  local f=$1 want=$2; shift 2
+  rm -f "$T/bad.c"
+  if $EMIT "$f" -o "$T/bad.c" "$@" 2> "$T/err"; then echo "accepted $f"; return 1; fi
+  cat "$T/err"
+  [ ! -e "$T/bad.c" ] || { echo "left an output file"; return 1; }
+  ls "$T" | grep -q '^bad.c.tmp' && { echo "left a temp file"; return 1; }
+  grep -q -- "$want" "$T/err"
+}
+head -c 3000 golden/small_cnn/model.onnx > "$T/truncated.onnx"
+check "truncated model refused" refuse "$T/truncated.onnx" "ctvm-emit: $T/truncated.onnx"
+printf 'this is not an onnx model\n' > "$T/text.onnx"
+check "non-ONNX file refused" refuse "$T/text.onnx" "ctvm-emit: $T/text.onnx"
+check "missing file refused" refuse "$T/nope.onnx" "nope.onnx"
+/usr/bin/python3 tests/make_bad_models.py "$T" > "$T/mk.log" 2>&1 || cat "$T/mk.log"
+check "unsupported op refused, naming the node" refuse "$T/unsupported.onnx" "node 'weird_node' (Einsum)"
+check "symbolic input without --input-shapes refused" refuse "$T/symbolic.onnx" "input-shapes"
+symbolic_ok() { $EMIT "$T/symbolic.onnx" -o "$T/sym.c" --input-shapes 'x:[2,3]'; }
+check "symbolic input accepted with --input-shapes" symbolic_ok
+
+echo
+[ "$fail" -eq 0 ] || printf 'failed: %s\n' "${failed[@]}"
+echo "e2e: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

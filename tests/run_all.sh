@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# run_all.sh - every test: the cmocka unit tests (build/tests/test_*) and the
+# end-to-end tests (tests/e2e.sh). Prints the combined "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+pass=0; fail=0
+for t in build/tests/test_*; do
+  [ -x "$t" ] || continue
+  out=$("$t" 2>&1); rc=$?
+  echo "$out" | grep -E '^\[  (PASSED|FAILED) |^\[  ERROR' || true
+  p=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+  f=$(echo "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+  pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+  if [ $rc -ne 0 ] && [ -z "$f" ]; then fail=$((fail + 1)); echo "$out" | tail -20; fi
+  echo "  ($t: ${p:-0} passed, ${f:-0} failed)"
+done
+out=$(bash tests/e2e.sh 2>&1 | tee /dev/stderr | tail -1)
+p=$(echo "$out" | sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed/\1/p')
+f=$(echo "$out" | sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed/\2/p')
+[ -n "$p" ] || f=$(( ${f:-0} + 1 ))
+pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+echo
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
