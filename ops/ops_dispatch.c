@@ -1,0 +1,55 @@
+/* ops_dispatch.c - ops_infer / ops_eval / ops_can_fold: find the family of a
+ * node through the X-macro table of ir/op_table.h (no string comparisons). */
+#include "ops/ops.h"
+#include "ops/ops_fold.h"
+
+typedef int (*OpFn)(Graph *g, int node, Diag *d);
+
+static const OpFn INFER[OP_COUNT] = {
+#define X(e, name, fam) [OP_##e] = op_##fam##_infer,
+    CTVM_OPS(X)
+#undef X
+};
+
+static const OpFn EVAL[OP_COUNT] = {
+#define X(e, name, fam) [OP_##e] = op_##fam##_eval,
+    CTVM_OPS(X)
+#undef X
+};
+
+static int unknown(Graph *g, int node, Diag *d)
+{
+    const Node *n = &g->nodes[node];
+    if (n->domain && *n->domain)
+        return diag_error(d, g, node, "operator %s of domain '%s' is not supported",
+                          n->op_type, n->domain);
+    return diag_error(d, g, node, "operator %s is not supported", n->op_type);
+}
+
+int ops_infer(Graph *g, int node, Diag *d)
+{
+    OpKind k = g->nodes[node].op;
+    if (k <= OP_UNKNOWN || k >= OP_COUNT || !INFER[k])
+        return unknown(g, node, d);
+    return INFER[k](g, node, d);
+}
+
+int ops_eval(Graph *g, int node, Diag *d)
+{
+    OpKind k = g->nodes[node].op;
+    if (k <= OP_UNKNOWN || k >= OP_COUNT || !EVAL[k])
+        return unknown(g, node, d);
+    return EVAL[k](g, node, d);
+}
+
+int ops_can_fold(const Graph *g, const Node *n)
+{
+    if (n->dead || n->op <= OP_UNKNOWN || n->op >= OP_COUNT)
+        return 0;
+    if (n->op == OP_SHAPE)
+        return n->n_in >= 1 && n->in[0] >= 0 && shape_is_static(&g->values[n->in[0]].shape);
+    for (int i = 0; i < n->n_in; i++)
+        if (n->in[i] >= 0 && !value_is_const(&g->values[n->in[i]]))
+            return 0;
+    return 1;
+}

@@ -1,0 +1,470 @@
+/* shapeops.c - the small operators of shape computations and constants:
+ * Constant, Shape, Gather, Cast, ConstantOfShape, Range, Equal, Where, Expand.
+ *
+ * They exist mostly to be folded away (torch exports Shape -> Gather ->
+ * Unsqueeze -> Concat -> Reshape chains), so every one handles any dtype
+ * (int64/int32 in particular) by typed element access. Attributes after
+ * infer: Gather "axis" >= 0; Shape "start"/"end" resolved into [0, rank];
+ * Cast "to" unchanged (ONNX code). Inputs that determine an output shape
+ * (ConstantOfShape's shape, Range's scalars, Expand's shape) must be
+ * constant. */
+#include <math.h>
+#include <string.h>
+
+#include "ops/op_util.h"
+#include "ops/ops.h"
+
+/* ---- Constant ---- */
+
+static int infer_constant(Graph *g, int node, Diag *d)
+{
+    Node *n = &g->nodes[node];
+    if (opu_check_arity(g, node, d, 0, 0, 1, 1))
+        return -1;
+    const Attr *a;
+    if ((a = node_attr(n, "value")) && a->kind == ATTR_TENSOR && a->t) {
+        opu_set_out(g, node, 0, a->t->dtype, a->t->shape);
+    } else if ((a = node_attr(n, "value_float")) && a->kind == ATTR_FLOAT) {
+        opu_set_out(g, node, 0, DT_FLOAT32, shape_make(0, NULL));
+    } else if ((a = node_attr(n, "value_int")) && a->kind == ATTR_INT) {
+        opu_set_out(g, node, 0, DT_INT64, shape_make(0, NULL));
+    } else if ((a = node_attr(n, "value_floats")) && a->kind == ATTR_FLOATS) {
+        int64_t len = a->n;
+        opu_set_out(g, node, 0, DT_FLOAT32, shape_make(1, &len));
+    } else if ((a = node_attr(n, "value_ints")) && a->kind == ATTR_INTS) {
+        int64_t len = a->n;
+        opu_set_out(g, node, 0, DT_INT64, shape_make(1, &len));
+    } else {
+        return diag_error(d, g, node, "needs a value, value_float(s) or value_int(s) attribute "
+                                      "(sparse and string constants are not supported)");
+    }
+    if (opu_out(g, node, 0)->dtype == DT_UNDEFINED)
+        return diag_error(d, g, node, "value has an unsupported dtype");
+    return 0;
+}
+
+static int eval_constant(Graph *g, int node, Diag *d)
+{
+    const Node *n = &g->nodes[node];
+    Value *y = opu_out(g, node, 0);
+    int64_t bytes;
+    if (!value_bytes(y, &bytes))
+        return diag_error(d, g, node, "value has no static size");
+    void *p = opu_alloc_out(g, node, 0, d);
+    if (!p)
+        return -1;
+    const Attr *a;
+    if ((a = node_attr(n, "value")) && a->kind == ATTR_TENSOR && a->t) {
+        if (bytes)
+            memcpy(p, a->t->data, (size_t)bytes);
+    } else if ((a = node_attr(n, "value_float")) && a->kind == ATTR_FLOAT) {
+        *(float *)p = a->f;
+    } else if ((a = node_attr(n, "value_int")) && a->kind == ATTR_INT) {
+        *(int64_t *)p = a->i;
+    } else if ((a = node_attr(n, "value_floats")) && a->kind == ATTR_FLOATS) {
+        if (a->n)
+            memcpy(p, a->floats, (size_t)a->n * sizeof(float));
+    } else if ((a = node_attr(n, "value_ints")) && a->kind == ATTR_INTS) {
+        if (a->n)
+            memcpy(p, a->ints, (size_t)a->n * sizeof(int64_t));
+    }
+    return 1;
+}
+
+/* ---- Shape ---- */
+
+static int64_t clamp_rank(int64_t v, int rank)
+{
+    if (v < 0)
+        v += rank;
+    return v < 0 ? 0 : v > rank ? rank : v;
+}
+
+static int infer_shape(Graph *g, int node, Diag *d)
+{
+    Node *n = &g->nodes[node];
+    if (opu_check_arity(g, node, d, 1, 1, 1, 1))
+        return -1;
+    int rank = opu_in(g, node, 0)->shape.rank;
+    int64_t s = clamp_rank(attr_int(n, "start", 0), rank);
+    int64_t e = clamp_rank(attr_int(n, "end", rank), rank);
+    int64_t len = e > s ? e - s : 0;
+    node_set_int(g, node, "start", s);
+    node_set_int(g, node, "end", e > s ? e : s);
+    opu_set_out(g, node, 0, DT_INT64, shape_make(1, &len));
+    return 0;
+}
+
+static int eval_shape(Graph *g, int node, Diag *d)
+{
+    const Node *n = &g->nodes[node];
+    Value *x = opu_in(g, node, 0);
+    if (!shape_is_static(&x->shape))
+        return 0;
+    int64_t s = attr_int(n, "start", 0), e = attr_int(n, "end", 0);
+    int64_t *y = opu_alloc_out(g, node, 0, d);
+    if (!y)
+        return -1;
+    for (int64_t i = s; i < e; i++)
+        y[i - s] = x->shape.dims[i];
+    return 1;
+}
+
+/* ---- Gather ---- */
+
+static int infer_gather(Graph *g, int node, Diag *d)
+{
+    if (opu_check_arity(g, node, d, 2, 2, 1, 1))
+        return -1;
+    Value *x = opu_in(g, node, 0), *idx = opu_in(g, node, 1);
+    int axis;
+    if (opu_norm_axis(g, node, d, attr_int(&g->nodes[node], "axis", 0), x->shape.rank, "axis",
+                      &axis))
+        return -1;
+    if (idx->dtype != DT_INT64 && idx->dtype != DT_INT32)
+        return diag_error(d, g, node, "indices must be int64 or int32, not %s",
+                          dtype_name(idx->dtype));
+    int r = x->shape.rank + idx->shape.rank - 1;
+    if (r > CTVM_MAX_RANK)
+        return diag_error(d, g, node, "result rank %d exceeds %d", r, CTVM_MAX_RANK);
+    Shape out = shape_unknown();
+    out.rank = 0;
+    for (int i = 0; i < axis; i++)
+        out.dims[out.rank++] = x->shape.dims[i];
+    for (int i = 0; i < idx->shape.rank; i++)
+        out.dims[out.rank++] = idx->shape.dims[i];
+    for (int i = axis + 1; i < x->shape.rank; i++)
+        out.dims[out.rank++] = x->shape.dims[i];
+    node_set_int(g, node, "axis", axis);
+    opu_set_out(g, node, 0, x->dtype, out);
+    return 0;
+}
+
+static int eval_gather(Graph *g, int node, Diag *d)
+{
+    Value *x = opu_in(g, node, 0), *idx = opu_in(g, node, 1);
+    int axis = (int)attr_int(&g->nodes[node], "axis", 0);
+    int64_t outer = 1, inner = 1, dim = x->shape.dims[axis], ni;
+    for (int i = 0; i < x->shape.rank; i++) {
+        if (i < axis)
+            outer *= x->shape.dims[i];
+        if (i > axis)
+            inner *= x->shape.dims[i];
+    }
+    if (opu_numel(g, node, d, &idx->shape, &ni))
+        return -1;
+    for (int64_t k = 0; k < ni; k++) {
+        int64_t j = tensor_get_i64(idx->dtype, idx->data, k);
+        if (j < -dim || j >= dim)
+            return diag_error(d, g, node, "index %lld out of range for axis of size %lld",
+                              (long long)j, (long long)dim);
+    }
+    size_t es = dtype_size(x->dtype);
+    char *y = opu_alloc_out(g, node, 0, d);
+    if (!y)
+        return -1;
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t k = 0; k < ni; k++) {
+            int64_t j = tensor_get_i64(idx->dtype, idx->data, k);
+            if (j < 0)
+                j += dim;
+            memcpy(y + (size_t)((o * ni + k) * inner) * es,
+                   (const char *)x->data + (size_t)((o * dim + j) * inner) * es,
+                   (size_t)inner * es);
+        }
+    return 1;
+}
+
+/* ---- Cast ---- */
+
+static int infer_cast(Graph *g, int node, Diag *d)
+{
+    if (opu_check_arity(g, node, d, 1, 1, 1, 1))
+        return -1;
+    int64_t to = attr_int(&g->nodes[node], "to", 0);
+    DType t = dtype_from_onnx((int)to);
+    if (t == DT_UNDEFINED)
+        return diag_error(d, g, node, "cast to ONNX type %lld not supported", (long long)to);
+    opu_set_out(g, node, 0, t, opu_in(g, node, 0)->shape);
+    return 0;
+}
+
+static int eval_cast(Graph *g, int node, Diag *d)
+{
+    Value *x = opu_in(g, node, 0), *yv = opu_out(g, node, 0);
+    DType from = x->dtype, to = yv->dtype;
+    if (to == DT_FLOAT16 || from == DT_UNDEFINED)
+        return 0;
+    int64_t cnt;
+    if (opu_numel(g, node, d, &x->shape, &cnt))
+        return -1;
+    void *y = opu_alloc_out(g, node, 0, d);
+    if (!y)
+        return -1;
+    int int_src = !opu_is_float(from) && from != DT_FLOAT16;
+    for (int64_t i = 0; i < cnt; i++) {
+        if (int_src) {
+            tensor_set_i64(to, y, i, tensor_get_i64(from, x->data, i));
+        } else if (opu_is_float(to) || to == DT_BOOL) {
+            tensor_set_f64(to, y, i, tensor_get_f64(from, x->data, i));
+        } else { /* float to integer: truncate toward zero, saturate */
+            double v = tensor_get_f64(from, x->data, i);
+            int64_t iv = isnan(v) ? 0 : v >= 9.2233720368547758e18 ? INT64_MAX
+                                      : v <= -9.2233720368547758e18 ? INT64_MIN : (int64_t)v;
+            tensor_set_i64(to, y, i, iv);
+        }
+    }
+    return 1;
+}
+
+/* ---- ConstantOfShape ---- */
+
+static int infer_cos(Graph *g, int node, Diag *d)
+{
+    if (opu_check_arity(g, node, d, 1, 1, 1, 1))
+        return -1;
+    int64_t dims[CTVM_MAX_RANK];
+    int n;
+    if (opu_const_ints(g, node, d, 0, dims, CTVM_MAX_RANK, &n))
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (dims[i] < 0)
+            return diag_error(d, g, node, "negative dimension %lld", (long long)dims[i]);
+    const Attr *a = node_attr(&g->nodes[node], "value");
+    DType t = DT_FLOAT32;
+    if (a && a->kind == ATTR_TENSOR && a->t) {
+        int64_t cnt;
+        if (!shape_numel(&a->t->shape, &cnt) || cnt != 1)
+            return diag_error(d, g, node, "value must hold one element");
+        t = a->t->dtype;
+    }
+    Shape out = shape_make(n, dims);
+    int64_t cnt;
+    if (opu_numel(g, node, d, &out, &cnt))
+        return -1;
+    opu_set_out(g, node, 0, t, out);
+    return 0;
+}
+
+static int eval_cos(Graph *g, int node, Diag *d)
+{
+    Value *yv = opu_out(g, node, 0);
+    const Attr *a = node_attr(&g->nodes[node], "value");
+    int64_t cnt;
+    if (opu_numel(g, node, d, &yv->shape, &cnt))
+        return -1;
+    char *y = opu_alloc_out(g, node, 0, d);
+    if (!y)
+        return -1;
+    size_t es = dtype_size(yv->dtype);
+    if (a && a->kind == ATTR_TENSOR && a->t)
+        for (int64_t i = 0; i < cnt; i++)
+            memcpy(y + (size_t)i * es, a->t->data, es);
+    return 1; /* default: float32 zeros, already zeroed */
+}
+
+/* ---- Range ---- */
+
+static int infer_range(Graph *g, int node, Diag *d)
+{
+    if (opu_check_arity(g, node, d, 3, 3, 1, 1))
+        return -1;
+    Value *v[3];
+    for (int i = 0; i < 3; i++) {
+        v[i] = opu_in(g, node, i);
+        int64_t cnt;
+        if (!value_is_const(v[i]))
+            return diag_error(d, g, node, "input %d must be constant", i);
+        if (!shape_numel(&v[i]->shape, &cnt) || cnt != 1)
+            return diag_error(d, g, node, "input %d must be a scalar", i);
+        if (v[i]->dtype != v[0]->dtype)
+            return diag_error(d, g, node, "inputs differ in dtype");
+    }
+    DType t = v[0]->dtype;
+    int64_t len;
+    if (opu_is_int(t)) {
+        int64_t s = tensor_get_i64(t, v[0]->data, 0), l = tensor_get_i64(t, v[1]->data, 0),
+                dl = tensor_get_i64(t, v[2]->data, 0);
+        if (dl == 0)
+            return diag_error(d, g, node, "delta must not be 0");
+        len = dl > 0 ? (l > s ? (l - s + dl - 1) / dl : 0) : (s > l ? (s - l - dl - 1) / -dl : 0);
+    } else if (opu_is_float(t)) {
+        double s = tensor_get_f64(t, v[0]->data, 0), l = tensor_get_f64(t, v[1]->data, 0),
+               dl = tensor_get_f64(t, v[2]->data, 0);
+        if (dl == 0)
+            return diag_error(d, g, node, "delta must not be 0");
+        double n = ceil((l - s) / dl);
+        if (!(n < 1e12))
+            return diag_error(d, g, node, "range is too long");
+        len = n > 0 ? (int64_t)n : 0;
+    } else {
+        return diag_error(d, g, node, "dtype %s not supported", dtype_name(t));
+    }
+    opu_set_out(g, node, 0, t, shape_make(1, &len));
+    return 0;
+}
+
+static int eval_range(Graph *g, int node, Diag *d)
+{
+    Value *s = opu_in(g, node, 0), *dl = opu_in(g, node, 2), *yv = opu_out(g, node, 0);
+    void *y = opu_alloc_out(g, node, 0, d);
+    if (!y)
+        return -1;
+    DType t = yv->dtype;
+    for (int64_t i = 0; i < yv->shape.dims[0]; i++) {
+        if (opu_is_int(t))
+            tensor_set_i64(t, y, i, tensor_get_i64(t, s->data, 0) + i * tensor_get_i64(t, dl->data, 0));
+        else
+            tensor_set_f64(t, y, i, tensor_get_f64(t, s->data, 0) + (double)i * tensor_get_f64(t, dl->data, 0));
+    }
+    return 1;
+}
+
+/* ---- Equal, Where, Expand: broadcasting ---- */
+
+static int infer_equal(Graph *g, int node, Diag *d)
+{
+    if (opu_check_arity(g, node, d, 2, 2, 1, 1))
+        return -1;
+    Value *a = opu_in(g, node, 0), *b = opu_in(g, node, 1);
+    Shape out;
+    if (a->dtype != b->dtype)
+        return diag_error(d, g, node, "input dtypes %s and %s differ", dtype_name(a->dtype),
+                          dtype_name(b->dtype));
+    if (!shape_broadcast(&a->shape, &b->shape, &out))
+        return diag_error(d, g, node, "shapes %s and %s do not broadcast",
+                          opu_shape_str(&a->shape), opu_shape_str(&b->shape));
+    opu_set_out(g, node, 0, DT_BOOL, out);
+    return 0;
+}
+
+static int eval_equal(Graph *g, int node, Diag *d)
+{
+    Value *a = opu_in(g, node, 0), *b = opu_in(g, node, 1), *yv = opu_out(g, node, 0);
+    int64_t cnt, sa[CTVM_MAX_RANK], sb[CTVM_MAX_RANK];
+    if (opu_numel(g, node, d, &yv->shape, &cnt))
+        return -1;
+    opu_bcast_strides(&a->shape, &yv->shape, sa);
+    opu_bcast_strides(&b->shape, &yv->shape, sb);
+    unsigned char *y = opu_alloc_out(g, node, 0, d);
+    if (!y)
+        return -1;
+    int fl = opu_is_float(a->dtype) || a->dtype == DT_FLOAT16;
+    for (int64_t i = 0; i < cnt; i++) {
+        int64_t ia = opu_bcast_offset(&yv->shape, sa, i), ib = opu_bcast_offset(&yv->shape, sb, i);
+        y[i] = fl ? tensor_get_f64(a->dtype, a->data, ia) == tensor_get_f64(b->dtype, b->data, ib)
+                  : tensor_get_i64(a->dtype, a->data, ia) == tensor_get_i64(b->dtype, b->data, ib);
+    }
+    return 1;
+}
+
+static int infer_where(Graph *g, int node, Diag *d)
+{
+    if (opu_check_arity(g, node, d, 3, 3, 1, 1))
+        return -1;
+    Value *c = opu_in(g, node, 0), *x = opu_in(g, node, 1), *y = opu_in(g, node, 2);
+    Shape t, out;
+    if (c->dtype != DT_BOOL)
+        return diag_error(d, g, node, "condition must be bool, not %s", dtype_name(c->dtype));
+    if (x->dtype != y->dtype)
+        return diag_error(d, g, node, "X and Y dtypes %s and %s differ", dtype_name(x->dtype),
+                          dtype_name(y->dtype));
+    if (!shape_broadcast(&c->shape, &x->shape, &t) || !shape_broadcast(&t, &y->shape, &out))
+        return diag_error(d, g, node, "shapes %s, %s and %s do not broadcast",
+                          opu_shape_str(&c->shape), opu_shape_str(&x->shape),
+                          opu_shape_str(&y->shape));
+    opu_set_out(g, node, 0, x->dtype, out);
+    return 0;
+}
+
+static int eval_where(Graph *g, int node, Diag *d)
+{
+    Value *c = opu_in(g, node, 0), *x = opu_in(g, node, 1), *yy = opu_in(g, node, 2);
+    Value *ov = opu_out(g, node, 0);
+    int64_t cnt, sc[CTVM_MAX_RANK], sx[CTVM_MAX_RANK], sy[CTVM_MAX_RANK];
+    if (opu_numel(g, node, d, &ov->shape, &cnt))
+        return -1;
+    opu_bcast_strides(&c->shape, &ov->shape, sc);
+    opu_bcast_strides(&x->shape, &ov->shape, sx);
+    opu_bcast_strides(&yy->shape, &ov->shape, sy);
+    char *o = opu_alloc_out(g, node, 0, d);
+    if (!o)
+        return -1;
+    size_t es = dtype_size(ov->dtype);
+    for (int64_t i = 0; i < cnt; i++) {
+        int take_x = ((const unsigned char *)c->data)[opu_bcast_offset(&ov->shape, sc, i)] != 0;
+        const Value *src = take_x ? x : yy;
+        int64_t at = opu_bcast_offset(&ov->shape, take_x ? sx : sy, i);
+        memcpy(o + (size_t)i * es, (const char *)src->data + (size_t)at * es, es);
+    }
+    return 1;
+}
+
+static int infer_expand(Graph *g, int node, Diag *d)
+{
+    if (opu_check_arity(g, node, d, 2, 2, 1, 1))
+        return -1;
+    Value *x = opu_in(g, node, 0);
+    int64_t dims[CTVM_MAX_RANK];
+    int n;
+    if (opu_const_ints(g, node, d, 1, dims, CTVM_MAX_RANK, &n))
+        return -1;
+    Shape s = shape_make(n, dims), out;
+    if (!shape_broadcast(&x->shape, &s, &out))
+        return diag_error(d, g, node, "shapes %s and %s do not broadcast",
+                          opu_shape_str(&x->shape), opu_shape_str(&s));
+    int64_t cnt;
+    if (opu_numel(g, node, d, &out, &cnt))
+        return -1;
+    opu_set_out(g, node, 0, x->dtype, out);
+    return 0;
+}
+
+static int eval_expand(Graph *g, int node, Diag *d)
+{
+    Value *x = opu_in(g, node, 0), *ov = opu_out(g, node, 0);
+    int64_t cnt, st[CTVM_MAX_RANK];
+    if (opu_numel(g, node, d, &ov->shape, &cnt))
+        return -1;
+    opu_bcast_strides(&x->shape, &ov->shape, st);
+    char *o = opu_alloc_out(g, node, 0, d);
+    if (!o)
+        return -1;
+    size_t es = dtype_size(ov->dtype);
+    for (int64_t i = 0; i < cnt; i++)
+        memcpy(o + (size_t)i * es,
+               (const char *)x->data + (size_t)opu_bcast_offset(&ov->shape, st, i) * es, es);
+    return 1;
+}
+
+int op_shapeops_infer(Graph *g, int node, Diag *d)
+{
+    switch (g->nodes[node].op) {
+    case OP_CONSTANT: return infer_constant(g, node, d);
+    case OP_SHAPE: return infer_shape(g, node, d);
+    case OP_GATHER: return infer_gather(g, node, d);
+    case OP_CAST: return infer_cast(g, node, d);
+    case OP_CONSTANTOFSHAPE: return infer_cos(g, node, d);
+    case OP_RANGE: return infer_range(g, node, d);
+    case OP_EQUAL: return infer_equal(g, node, d);
+    case OP_WHERE: return infer_where(g, node, d);
+    case OP_EXPAND: return infer_expand(g, node, d);
+    default: return diag_error(d, g, node, "not a shape operator");
+    }
+}
+
+int op_shapeops_eval(Graph *g, int node, Diag *d)
+{
+    switch (g->nodes[node].op) {
+    case OP_CONSTANT: return eval_constant(g, node, d);
+    case OP_SHAPE: return eval_shape(g, node, d);
+    case OP_GATHER: return eval_gather(g, node, d);
+    case OP_CAST: return eval_cast(g, node, d);
+    case OP_CONSTANTOFSHAPE: return eval_cos(g, node, d);
+    case OP_RANGE: return eval_range(g, node, d);
+    case OP_EQUAL: return eval_equal(g, node, d);
+    case OP_WHERE: return eval_where(g, node, d);
+    case OP_EXPAND: return eval_expand(g, node, d);
+    default: return diag_error(d, g, node, "not a shape operator");
+    }
+}

@@ -1,0 +1,48 @@
+/* pass_util.c - node insertion and fresh names for the passes (see pass_util.h). */
+#include "passes/pass_util.h"
+
+#include <string.h>
+
+int pass_insert_node(Graph *g, int pos, const char *op_type, const char *name, int n_in,
+                     const int *ins, int n_out, const int *outs)
+{
+    int id = graph_add_node(g, op_type, name, n_in, ins, n_out, outs);
+    if (id != pos) {
+        Node tmp = g->nodes[id];
+        memmove(&g->nodes[pos + 1], &g->nodes[pos], (size_t)(id - pos) * sizeof(Node));
+        g->nodes[pos] = tmp;
+        for (int i = 0; i < g->n_nodes; i++) {
+            Node *n = &g->nodes[i];
+            if (n->fused_into >= pos)
+                n->fused_into++;
+            for (int k = 0; k < n->n_epi; k++)
+                if (n->epi[k] >= pos)
+                    n->epi[k]++;
+        }
+    }
+    graph_count_uses(g);
+    return pos;
+}
+
+const char *pass_unique_name(Graph *g, const char *base)
+{
+    if (graph_find_value(g, base) < 0)
+        return arena_strdup(g->arena, base);
+    for (int k = 1;; k++) {
+        const char *s = arena_printf(g->arena, "%s_%d", base, k);
+        if (graph_find_value(g, s) < 0)
+            return s;
+    }
+}
+
+void pass_grow_inputs(Graph *g, int node, int n_in)
+{
+    Node *n = &g->nodes[node];
+    if (n->n_in >= n_in)
+        return;
+    int *in = arena_array(g->arena, (size_t)n_in, sizeof(int));
+    for (int k = 0; k < n_in; k++)
+        in[k] = k < n->n_in ? n->in[k] : -1;
+    n->in = in;
+    n->n_in = n_in;
+}
