@@ -1,0 +1,162 @@
+/* npz_io.c - .npz archives (zip files of .npy entries) through libzip.
+ *
+ * Reading accepts both np.savez (stored) and np.savez_compressed (deflated)
+ * archives; libzip inflates and checks CRCs. Every entry must be an .npy
+ * file; entry "x.npy" becomes tensor "x". Writing produces a stored archive
+ * like np.savez; libzip writes to a temporary file and renames it on
+ * zip_close, and zip_discard drops it on failure, so no partial file stays. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zip.h>
+
+#include "file_util.h"
+#include "npy_format.h"
+#include "tensor_io.h"
+
+/* Reads entry i fully into a malloc'd buffer. */
+static unsigned char *read_entry(zip_t *za, zip_uint64_t i, size_t size, const char *path,
+                                 const char *name, Diag *d)
+{
+    unsigned char *buf = malloc(size ? size : 1);
+    if (!buf) {
+        diag_error(d, NULL, -1, "%s: entry '%s': out of memory (%zu bytes)", path, name, size);
+        return NULL;
+    }
+    zip_file_t *zf = zip_fopen_index(za, i, 0);
+    if (!zf) {
+        diag_error(d, NULL, -1, "%s: entry '%s': %s", path, name, zip_strerror(za));
+        free(buf);
+        return NULL;
+    }
+    size_t got = 0;
+    while (got < size) {
+        zip_int64_t r = zip_fread(zf, buf + got, size - got);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    char extra;
+    int more = got == size && zip_fread(zf, &extra, 1) > 0;
+    int bad = got != size || more;
+    if (bad)
+        diag_error(d, NULL, -1, "%s: entry '%s' is corrupt or truncated: %s", path, name,
+                   zip_file_strerror(zf));
+    zip_fclose(zf);
+    if (bad) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+int tensor_read_npz(const char *path, Arena *a, Tensor **out, int *n_out, Diag *d)
+{
+    *out = NULL;
+    *n_out = 0;
+    int errcode = 0;
+    zip_t *za = zip_open(path, ZIP_RDONLY, &errcode);
+    if (!za) {
+        zip_error_t ze;
+        zip_error_init_with_code(&ze, errcode);
+        diag_error(d, NULL, -1, "%s: not a readable .npz (zip) file: %s", path,
+                   zip_error_strerror(&ze));
+        zip_error_fini(&ze);
+        return -1;
+    }
+    zip_int64_t n = zip_get_num_entries(za, 0);
+    Tensor *ts = arena_array(a, n > 0 ? (size_t)n : 1, sizeof(Tensor));
+    int count = 0;
+    for (zip_int64_t i = 0; i < n; i++) {
+        zip_stat_t st;
+        if (zip_stat_index(za, (zip_uint64_t)i, 0, &st) != 0 || !(st.valid & ZIP_STAT_NAME) ||
+            !(st.valid & ZIP_STAT_SIZE)) {
+            diag_error(d, NULL, -1, "%s: cannot read entry %lld: %s", path, (long long)i,
+                       zip_strerror(za));
+            goto fail;
+        }
+        size_t nl = strlen(st.name);
+        if (nl && st.name[nl - 1] == '/')
+            continue; /* a folder entry */
+        if (!file_has_suffix(st.name, ".npy")) {
+            diag_error(d, NULL, -1, "%s: entry '%s' is not an .npy file", path, st.name);
+            goto fail;
+        }
+        if (st.size > (zip_uint64_t)(SIZE_MAX / 2)) {
+            diag_error(d, NULL, -1, "%s: entry '%s' is too large", path, st.name);
+            goto fail;
+        }
+        unsigned char *buf = read_entry(za, (zip_uint64_t)i, (size_t)st.size, path, st.name, d);
+        if (!buf)
+            goto fail;
+        char *what = arena_printf(a, "%s: entry '%s'", path, st.name);
+        int rc = tensor_read_npy_buffer(buf, (size_t)st.size, what, a, &ts[count], d);
+        free(buf);
+        if (rc)
+            goto fail;
+        char *name = arena_strdup(a, st.name);
+        name[nl - 4] = 0;
+        ts[count++].name = name;
+    }
+    zip_close(za);
+    if (count == 0)
+        return diag_error(d, NULL, -1, "%s: the archive holds no arrays", path);
+    *out = ts;
+    *n_out = count;
+    return 0;
+fail:
+    zip_discard(za);
+    return -1;
+}
+
+static int add_entry(zip_t *za, const Tensor *t, int i, const char *path, Diag *d)
+{
+    char name[600];
+    if (t->name && *t->name)
+        snprintf(name, sizeof name, "%s.npy", t->name);
+    else
+        snprintf(name, sizeof name, "arr_%d.npy", i);
+    size_t len;
+    const char *why = NULL;
+    unsigned char *buf = npy_encode(t, &len, &why);
+    if (!buf)
+        return diag_error(d, NULL, -1, "%s: cannot write tensor '%s': %s", path, name, why);
+    zip_source_t *src = zip_source_buffer(za, buf, len, 1); /* libzip frees buf */
+    if (!src) {
+        free(buf);
+        return diag_error(d, NULL, -1, "%s: %s", path, zip_strerror(za));
+    }
+    zip_int64_t idx = zip_file_add(za, name, src, ZIP_FL_ENC_UTF_8);
+    if (idx < 0) {
+        zip_source_free(src);
+        return diag_error(d, NULL, -1, "%s: cannot add '%s': %s", path, name, zip_strerror(za));
+    }
+    if (zip_set_file_compression(za, (zip_uint64_t)idx, ZIP_CM_STORE, 0) != 0)
+        return diag_error(d, NULL, -1, "%s: %s", path, zip_strerror(za));
+    return 0;
+}
+
+int tensor_write_npz(const char *path, const Tensor *ts, int n, Diag *d)
+{
+    int errcode = 0;
+    zip_t *za = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &errcode);
+    if (!za) {
+        zip_error_t ze;
+        zip_error_init_with_code(&ze, errcode);
+        diag_error(d, NULL, -1, "cannot create '%s': %s", path, zip_error_strerror(&ze));
+        zip_error_fini(&ze);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (add_entry(za, &ts[i], i, path, d)) {
+            zip_discard(za);
+            return -1;
+        }
+    }
+    if (zip_close(za) != 0) {
+        diag_error(d, NULL, -1, "cannot write '%s': %s", path, zip_strerror(za));
+        zip_discard(za);
+        return -1;
+    }
+    return 0;
+}

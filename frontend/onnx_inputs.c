@@ -1,0 +1,136 @@
+/* onnx_inputs.c - the model's runtime inputs and their shapes.
+ *
+ * A graph input that is also an initializer is a constant (older exporters
+ * list every weight as an input) and is skipped here. Each other input gets
+ * its element type and shape from its ValueInfo: dim_value gives a size,
+ * dim_param (or nothing) gives -1 and the symbol's name in Value.dim_param.
+ * --input-shapes entries then replace shapes by input name, and finally
+ * every runtime input must have a static shape: ctvm compiles for one shape. */
+#include <stdio.h>
+#include <string.h>
+
+#include "onnx_internal.h"
+#include "onnx_tensor.h"
+
+static int input_from_valueinfo(OnnxLoadCtx *c, const Onnx__ValueInfoProto *vi)
+{
+    Graph *g = c->g;
+    const char *name = vi->name ? vi->name : "";
+    if (!*name)
+        return diag_error(c->d, g, -1, "a graph input has no name");
+    if (namemap_get(&c->names, name) >= 0)
+        return diag_error(c->d, g, -1, "graph input '%s' is listed twice", name);
+    const Onnx__TypeProto *tp = vi->type;
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
+        return diag_error(c->d, g, -1, "input '%s' is not a tensor (sequences, maps and "
+                                       "optionals are not supported)", name);
+    const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+    int code = tt->has_elem_type ? tt->elem_type : 0;
+    DType dt = dtype_from_onnx(code);
+    if (dt == DT_UNDEFINED)
+        return diag_error(c->d, g, -1, "input '%s' has unsupported element type %s (%d)", name,
+                          onnx_dtype_name(code), code);
+    int id = graph_add_value(g, name);
+    namemap_put(&c->names, id);
+    Value *v = &g->values[id];
+    v->dtype = dt;
+    if (tt->shape) {
+        const Onnx__TensorShapeProto *sp = tt->shape;
+        if (sp->n_dim > CTVM_MAX_RANK)
+            return diag_error(c->d, g, -1, "input '%s' has rank %zu; ctvm's limit is %d", name,
+                              sp->n_dim, CTVM_MAX_RANK);
+        v->shape.rank = (int)sp->n_dim;
+        for (size_t i = 0; i < sp->n_dim; i++) {
+            const Onnx__TensorShapeProto__Dimension *dim = sp->dim[i];
+            v->shape.dims[i] = -1;
+            if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+                if (dim->dim_value < 0)
+                    return diag_error(c->d, g, -1, "input '%s' has negative dimension %lld",
+                                      name, (long long)dim->dim_value);
+                v->shape.dims[i] = dim->dim_value;
+            } else if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+                       dim->dim_param && *dim->dim_param) {
+                v->dim_param[i] = arena_strdup(g->arena, dim->dim_param);
+            }
+        }
+    }
+    graph_add_input(g, id);
+    return 0;
+}
+
+int onnx_inputs_add(OnnxLoadCtx *c, const Onnx__GraphProto *gp)
+{
+    for (size_t i = 0; i < gp->n_input; i++) {
+        const Onnx__ValueInfoProto *vi = gp->input[i];
+        int id = vi->name ? namemap_get(&c->names, vi->name) : -1;
+        if (id >= 0 && value_is_const(&c->g->values[id]))
+            continue; /* a weight listed as an input */
+        if (input_from_valueinfo(c, vi))
+            return -1;
+    }
+    return 0;
+}
+
+/* "x, y, z" of the runtime inputs, for messages. */
+static void input_list(const Graph *g, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int i = 0; i < g->n_inputs && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ", " : "",
+                              g->values[g->inputs[i]].name);
+}
+
+int onnx_inputs_override(OnnxLoadCtx *c, const OnnxLoadOptions *opt)
+{
+    Graph *g = c->g;
+    for (int k = 0; opt && k < opt->n_input_shapes; k++) {
+        const OnnxInputShape *e = &opt->input_shapes[k];
+        int id = namemap_get(&c->names, e->name);
+        if (id < 0 || !g->values[id].is_input) {
+            char list[512];
+            input_list(g, list, sizeof list);
+            if (id >= 0)
+                return diag_error(c->d, g, -1,
+                                  "--input-shapes names '%s', which is an initializer, not an "
+                                  "input; the inputs are: %s", e->name, list);
+            return diag_error(c->d, g, -1,
+                              "--input-shapes names '%s', which is not an input of the model; "
+                              "the inputs are: %s", e->name, list);
+        }
+        Value *v = &g->values[id];
+        if (v->shape.rank >= 0 && v->shape.rank != e->shape.rank) {
+            char sb[128];
+            return diag_error(c->d, g, -1,
+                              "--input-shapes gives '%s' rank %d, but the model declares %s "
+                              "(rank %d)", e->name, e->shape.rank,
+                              shape_str(&v->shape, sb, sizeof sb), v->shape.rank);
+        }
+        v->shape = e->shape;
+        for (int i = 0; i < CTVM_MAX_RANK; i++)
+            v->dim_param[i] = NULL;
+    }
+    return 0;
+}
+
+int onnx_inputs_check_static(OnnxLoadCtx *c)
+{
+    Graph *g = c->g;
+    for (int k = 0; k < g->n_inputs; k++) {
+        Value *v = &g->values[g->inputs[k]];
+        if (v->shape.rank < 0)
+            return diag_error(c->d, g, -1, "input '%s' has no shape in the model; give "
+                                           "--input-shapes '%s:[...]'", v->name, v->name);
+        for (int i = 0; i < v->shape.rank; i++) {
+            if (v->shape.dims[i] >= 0)
+                continue;
+            if (v->dim_param[i])
+                return diag_error(c->d, g, -1, "input '%s' has symbolic dimension '%s'; give "
+                                               "--input-shapes '%s:[...]'",
+                                  v->name, v->dim_param[i], v->name);
+            return diag_error(c->d, g, -1, "input '%s' has unknown dimension %d; give "
+                                           "--input-shapes '%s:[...]'", v->name, i, v->name);
+        }
+    }
+    return 0;
+}

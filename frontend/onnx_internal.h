@@ -1,0 +1,43 @@
+/* onnx_internal.h - pieces of the ONNX loader shared between its files:
+ * a name-to-value hash table, attribute decoding, and runtime inputs.
+ * Not part of the frontend's public API (that is onnx_load.h). */
+#ifndef CTVM_FRONTEND_ONNX_INTERNAL_H
+#define CTVM_FRONTEND_ONNX_INTERNAL_H
+
+#include "ir/diag.h"
+#include "ir/graph.h"
+#include "onnx/onnx.pb-c.h"
+#include "onnx_load.h"
+
+/* Open-addressing table from value name to value id, in g->arena. Keys are
+ * the names stored in g->values, so a value must not be renamed while the
+ * table is in use. */
+typedef struct NameMap {
+    Graph *g;
+    int *slots; /* value id, or -1 when empty */
+    int cap;    /* power of two */
+    int count;
+} NameMap;
+
+void namemap_init(NameMap *m, Graph *g, int expected);
+int namemap_get(const NameMap *m, const char *name); /* value id or -1 */
+void namemap_put(NameMap *m, int value_id);          /* name must be new */
+
+/* Context of a load: the graph, its names, the model's folder (or NULL). */
+typedef struct OnnxLoadCtx {
+    Graph *g;
+    NameMap names;
+    const char *base_dir;
+    Diag *d;
+} OnnxLoadCtx;
+
+/* onnx_attr.c: node->attrs of node `node_id` from np's attributes. */
+int onnx_attrs_decode(OnnxLoadCtx *c, int node_id, const Onnx__NodeProto *np);
+
+/* onnx_inputs.c: runtime inputs (graph inputs that are not initializers),
+ * the --input-shapes overrides, and the check that every shape is static. */
+int onnx_inputs_add(OnnxLoadCtx *c, const Onnx__GraphProto *gp);
+int onnx_inputs_override(OnnxLoadCtx *c, const OnnxLoadOptions *opt);
+int onnx_inputs_check_static(OnnxLoadCtx *c);
+
+#endif

@@ -1,0 +1,214 @@
+/* onnx_load.c - ModelProto to Graph: the order of the loader's steps.
+ *
+ * 1. decode the bytes with protobuf-c and check that they are a model
+ *    (ir_version, a graph with nodes and outputs) - random bytes often
+ *    decode as an empty message, so decoding alone proves nothing;
+ * 2. the default-domain opset (7..18);
+ * 3. initializers become constant Values, decoded straight into their data;
+ * 4. runtime inputs, --input-shapes overrides, static-shape check;
+ * 5. nodes in file order; every input must already be defined (the file
+ *    must be topologically sorted); "" names an omitted optional input;
+ * 6. graph outputs, in order.
+ * Every failure reports one error and frees everything made so far. */
+#include "onnx_load.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "file_util.h"
+#include "onnx/onnx.pb-c.h"
+#include "onnx_internal.h"
+#include "onnx_tensor.h"
+
+static int check_model(OnnxLoadCtx *c, const Onnx__ModelProto *m)
+{
+    Graph *g = c->g;
+    if (!m->has_ir_version || m->ir_version <= 0)
+        return diag_error(c->d, g, -1, "not an ONNX model: no ir_version");
+    if (m->ir_version > 1000)
+        return diag_error(c->d, g, -1, "not an ONNX model: implausible ir_version %lld",
+                          (long long)m->ir_version);
+    if (!m->graph)
+        return diag_error(c->d, g, -1, "not an ONNX model: it holds no graph");
+    if (m->graph->n_node == 0)
+        return diag_error(c->d, g, -1, "not an ONNX model: the graph has no nodes");
+    if (m->graph->n_output == 0)
+        return diag_error(c->d, g, -1, "not an ONNX model: the graph has no outputs");
+    return 0;
+}
+
+static int is_default_domain(const char *domain)
+{
+    return !domain || !*domain || strcmp(domain, "ai.onnx") == 0;
+}
+
+static int read_opset(OnnxLoadCtx *c, const Onnx__ModelProto *m)
+{
+    int found = 0;
+    for (size_t i = 0; i < m->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *op = m->opset_import[i];
+        if (!is_default_domain(op->domain))
+            continue;
+        found = 1;
+        c->g->opset = op->has_version ? op->version : 0;
+    }
+    if (!found)
+        return diag_error(c->d, c->g, -1, "the model imports no opset for the default ONNX domain");
+    if (c->g->opset < ONNX_MIN_OPSET || c->g->opset > ONNX_MAX_OPSET)
+        return diag_error(c->d, c->g, -1,
+                          "opset %lld is not supported (ctvm supports default-domain opsets %d "
+                          "to %d; convert the model with onnx.version_converter)",
+                          (long long)c->g->opset, ONNX_MIN_OPSET, ONNX_MAX_OPSET);
+    return 0;
+}
+
+static int add_initializers(OnnxLoadCtx *c, const Onnx__GraphProto *gp)
+{
+    Graph *g = c->g;
+    OnnxTensorCtx tc = {g, -1, "initializer", c->base_dir};
+    for (size_t i = 0; i < gp->n_initializer; i++) {
+        const Onnx__TensorProto *tp = gp->initializer[i];
+        if (!tp->name || !*tp->name)
+            return diag_error(c->d, g, -1, "initializer number %zu has no name", i);
+        if (namemap_get(&c->names, tp->name) >= 0)
+            return diag_error(c->d, g, -1, "initializer '%s' is defined twice", tp->name);
+        DType dt;
+        Shape s;
+        int64_t bytes;
+        if (onnx_tensor_info(tp, &tc, &dt, &s, &bytes, c->d))
+            return -1;
+        int id = graph_add_const(g, tp->name, dt, s, NULL);
+        namemap_put(&c->names, id);
+        if (onnx_tensor_fill(tp, &tc, dt, &s, bytes, g->values[id].data, c->d))
+            return -1;
+    }
+    return 0;
+}
+
+/* Value ids of a node's inputs; -1 for "". */
+static int resolve_inputs(OnnxLoadCtx *c, const Onnx__NodeProto *np, const char *node_name,
+                          int *ins)
+{
+    for (size_t k = 0; k < np->n_input; k++) {
+        const char *in = np->input[k] ? np->input[k] : "";
+        ins[k] = *in ? namemap_get(&c->names, in) : -1;
+        if (*in && ins[k] < 0)
+            return diag_error(c->d, c->g, -1,
+                              "node '%s' (%s): input '%s' is not defined before the node (no "
+                              "initializer, graph input or earlier node output has that name)",
+                              node_name, np->op_type, in);
+    }
+    return 0;
+}
+
+static int add_outputs_of(OnnxLoadCtx *c, const Onnx__NodeProto *np, const char *node_name,
+                          int *outs)
+{
+    for (size_t k = 0; k < np->n_output; k++) {
+        const char *out = np->output[k] ? np->output[k] : "";
+        outs[k] = -1;
+        if (!*out)
+            continue; /* omitted optional output */
+        if (namemap_get(&c->names, out) >= 0)
+            return diag_error(c->d, c->g, -1,
+                              "node '%s' (%s): output '%s' is already defined elsewhere",
+                              node_name, np->op_type, out);
+        outs[k] = graph_add_value(c->g, out);
+        namemap_put(&c->names, outs[k]);
+    }
+    return 0;
+}
+
+static int add_node(OnnxLoadCtx *c, const Onnx__NodeProto *np)
+{
+    Graph *g = c->g;
+    if (!np->op_type || !*np->op_type)
+        return diag_error(c->d, g, -1, "node number %d has no op_type", g->n_nodes);
+    if (np->n_input > (1u << 20) || np->n_output > (1u << 20))
+        return diag_error(c->d, g, -1, "node number %d has too many inputs or outputs",
+                          g->n_nodes);
+    const char *name = np->name && *np->name
+                           ? np->name
+                           : arena_printf(g->arena, "%s_%d", np->op_type, g->n_nodes);
+    int *ins = arena_array(g->arena, np->n_input + 1, sizeof(int));
+    int *outs = arena_array(g->arena, np->n_output + 1, sizeof(int));
+    if (resolve_inputs(c, np, name, ins) || add_outputs_of(c, np, name, outs))
+        return -1;
+    int id = graph_add_node(g, np->op_type, name, (int)np->n_input, ins, (int)np->n_output, outs);
+    Node *n = &g->nodes[id];
+    if (!is_default_domain(np->domain)) {
+        n->domain = arena_strdup(g->arena, np->domain);
+        n->op = OP_UNKNOWN; /* only the default domain's ops are known */
+    }
+    return onnx_attrs_decode(c, id, np);
+}
+
+static int add_graph_outputs(OnnxLoadCtx *c, const Onnx__GraphProto *gp)
+{
+    for (size_t i = 0; i < gp->n_output; i++) {
+        const char *name = gp->output[i]->name ? gp->output[i]->name : "";
+        int id = *name ? namemap_get(&c->names, name) : -1;
+        if (id < 0)
+            return diag_error(c->d, c->g, -1,
+                              "graph output '%s' is not produced by any node, input or "
+                              "initializer", name);
+        graph_add_output(c->g, id);
+    }
+    return 0;
+}
+
+static int load_model(OnnxLoadCtx *c, const Onnx__ModelProto *m, const OnnxLoadOptions *opt)
+{
+    if (check_model(c, m) || read_opset(c, m))
+        return -1;
+    const Onnx__GraphProto *gp = m->graph;
+    if (gp->name)
+        c->g->name = arena_strdup(c->g->arena, gp->name);
+    size_t expected = gp->n_initializer + gp->n_input + 2 * gp->n_node;
+    namemap_init(&c->names, c->g, expected < (1u << 26) ? (int)expected : 1 << 26);
+    if (add_initializers(c, gp) || onnx_inputs_add(c, gp) || onnx_inputs_override(c, opt) ||
+        onnx_inputs_check_static(c))
+        return -1;
+    for (size_t i = 0; i < gp->n_node; i++)
+        if (add_node(c, gp->node[i]))
+            return -1;
+    return add_graph_outputs(c, gp);
+}
+
+Graph *onnx_load_buffer(const void *buf, size_t len, const char *path_for_diag,
+                        const OnnxLoadOptions *opt, Diag *d)
+{
+    Graph *g = graph_new(path_for_diag);
+    OnnxLoadCtx c = {.g = g, .d = d};
+    c.base_dir = path_for_diag ? file_dirname(g->arena, path_for_diag) : NULL;
+    if (len == 0) {
+        diag_error(d, g, -1, "not an ONNX model: the file is empty");
+        graph_free(g);
+        return NULL;
+    }
+    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+    if (!m) {
+        diag_error(d, g, -1, "not an ONNX model: protobuf decoding failed (the file is "
+                             "truncated or is not a ModelProto)");
+        graph_free(g);
+        return NULL;
+    }
+    int rc = load_model(&c, m, opt);
+    onnx__model_proto__free_unpacked(m, NULL);
+    if (rc) {
+        graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+Graph *onnx_load(const char *path, const OnnxLoadOptions *opt, Diag *d)
+{
+    unsigned char *buf;
+    size_t len;
+    if (file_read_all(path, &buf, &len, d))
+        return NULL;
+    Graph *g = onnx_load_buffer(buf, len, path, opt, d);
+    free(buf);
+    return g;
+}

@@ -1,0 +1,45 @@
+/* onnx_tensor.h - ONNX TensorProto to ctvm Tensor, shared by the model
+ * loader (initializers, tensor attributes) and the .pb tensor reader.
+ *
+ * Decoding is split in two so that the loader can write a weight straight
+ * into its constant Value: onnx_tensor_info() checks the data type and dims
+ * (no negative dims, no overflow in numel * element size) and
+ * onnx_tensor_fill() copies the elements from raw_data, the typed fields
+ * (float_data, int32_data, int64_data, double_data) or external data. */
+#ifndef CTVM_FRONTEND_ONNX_TENSOR_H
+#define CTVM_FRONTEND_ONNX_TENSOR_H
+
+#include <stdint.h>
+
+#include "ir/arena.h"
+#include "ir/diag.h"
+#include "ir/graph.h"
+#include "ir/tensor.h"
+#include "onnx/onnx.pb-c.h"
+
+typedef struct OnnxTensorCtx {
+    const Graph *g;       /* names the model file in diagnostics; may be NULL */
+    int node;             /* node the tensor belongs to (attributes), or -1 */
+    const char *what;     /* how messages name it: "initializer", "x.pb: tensor" */
+    const char *base_dir; /* folder for external data; NULL refuses external data */
+} OnnxTensorCtx;
+
+/* Checks type and dims; sets *dt, *shape (static) and *bytes. 0 ok, -1 error. */
+int onnx_tensor_info(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType *dt,
+                     Shape *shape, int64_t *bytes, Diag *d);
+/* Writes the elements (bytes as given by onnx_tensor_info) into dst. */
+int onnx_tensor_fill(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType dt,
+                     const Shape *shape, int64_t bytes, void *dst, Diag *d);
+/* Both of the above into a Tensor whose name and data come from arena a. */
+int onnx_tensor_decode(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, Arena *a,
+                       Tensor *out, Diag *d);
+
+/* External data (onnx_external.c): reads `bytes` bytes described by
+ * tp->external_data from a file inside c->base_dir into dst. */
+int onnx_external_read(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, void *dst,
+                       int64_t bytes, Diag *d);
+
+/* ONNX name of a TensorProto.DataType code ("FLOAT", "STRING", ...). */
+const char *onnx_dtype_name(int code);
+
+#endif
