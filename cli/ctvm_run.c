@@ -47,7 +47,7 @@ static int parse_api(const char *path, ModelIO *io)
     memset(io, 0, sizeof *io);
     char line[8192];
     while (fgets(line, sizeof line, f)) {
-        char p[128], rest[4096];
+        char p[128], rest[256];
         int i;
         if (!io->prefix[0] && sscanf(line, " * target: %*[^;]; API prefix: %127s", p) == 1)
             snprintf(io->prefix, sizeof io->prefix, "%s", p);
@@ -62,7 +62,7 @@ static int parse_api(const char *path, ModelIO *io)
             snprintf(io->out_name[i], 256, "%s", rest);
         else if (sscanf(m, "_INPUT%d_SIZE %ld", &i, &io->in_size[i < MAX_IO ? i : 0]) == 2) {
         } else if (sscanf(m, "_OUTPUT%d_SIZE %ld", &i, &io->out_size[i < MAX_IO ? i : 0]) == 2) {
-        } else if (sscanf(m, "_OUTPUT%d_SHAPE {%4095[^}]}", &i, rest) == 2 && i < MAX_IO) {
+        } else if (sscanf(m, "_OUTPUT%d_SHAPE {%255[^}]}", &i, rest) == 2 && i < MAX_IO) {
             Shape s = shape_unknown();
             s.rank = 0;
             for (char *tok = strtok(rest, ", "); tok && s.rank < CTVM_MAX_RANK; tok = strtok(NULL, ", "))

@@ -40,6 +40,13 @@ static LBuf *buf_of(ComputeCtx *cx, int vid)
     Value *v = &g->values[r];
     int64_t numel = 0;
     shape_numel(&v->shape, &numel);
+    if (v->storage == STORE_NONE && v->producer >= 0 &&
+        (g->nodes[v->producer].n_epi > 0 || g->nodes[v->producer].fused_into >= 0)) {
+        /* written by a group whose epilogues redirect the store */
+        LBuf *b = lbuf_new(&e->lb, v->name, LB_ARENA, numel);
+        b->virtual_ = 1;
+        return e->by_value[r] = b;
+    }
     BufKind kind = LB_ARENA;
     switch (v->storage) {
     case STORE_INPUT: kind = LB_INPUT; break;
@@ -228,6 +235,12 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
             weights_free(&e.blob);
             return diag_error(d, g, order[s], "kernel needs more than %d buffers", EMIT_MAX_PARAMS);
         }
+        for (int i = 0; i < kp.n; i++)
+            if (kp.buf[i]->virtual_) {
+                weights_free(&e.blob);
+                return diag_error(d, g, order[s], "kernel uses fused-away value '%s' (internal error)",
+                                  kp.buf[i]->name);
+            }
         const Node *n = &g->nodes[order[s]];
         char name[96], safe[64], comment[256];
         sanitize(safe, sizeof safe, n->name);

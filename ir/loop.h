@@ -56,6 +56,7 @@ typedef struct LBuf {
     int64_t offset;   /* LB_ARENA: bytes into the workspace; LB_CONST: bytes into the blob */
     int io_index;     /* LB_INPUT / LB_OUTPUT: position in the entry point */
     int id;           /* unique per arena, for naming and identity */
+    int virtual_;     /* stands for a value fused away; must not reach emitted code */
 } LBuf;
 
 typedef struct LVar {
