@@ -51,7 +51,7 @@ int pass_fuse(Graph *g, Diag *d)
                 break;
             Node *cn = &g->nodes[c];
             const Value *cv = &g->values[cn->out[0]];
-            if (cn->is_view || !op_is_elementwise(cn->op) || cn->n_out != 1 || !reads_once(cn, cur) ||
+            if (cn->is_view || cn->fused_into >= 0 || !op_is_elementwise(cn->op) || cn->n_out != 1 || !reads_once(cn, cur) ||
                 cv->dtype != DT_FLOAT32 || !shape_equal(&cv->shape, &g->values[cur].shape))
                 break;
             a = &g->nodes[i]; /* the array does not move here, but keep ids honest */

@@ -11,6 +11,8 @@ int compute_reduce(ComputeCtx *cx, int node, ComputeDef *def)
     const int64_t *axes = attr_ints(n, "axes", &n_axes);
     int keep = (int)attr_int(n, "keepdims", 1);
     int reduced[CTVM_MAX_RANK] = {0};
+    if ((!axes || n_axes == 0) && attr_int(n, "noop_with_empty_axes", 0))
+        return compute_reshape(cx, node, def); /* identity */
     if (!axes || n_axes == 0) { /* reduce over everything */
         for (int i = 0; i < x->shape.rank; i++)
             reduced[i] = 1;
