@@ -1,0 +1,511 @@
+/* test_passes.c - unit tests of pass_infer_fold, pass_drop_identity,
+ * pass_fold_batchnorm, pass_dce and graph_dump on small hand-built graphs:
+ * node counts, dead flags and rewired inputs before/after, and, for the
+ * BatchNorm folds, the numbers of the rewritten graph against Conv/Gemm
+ * followed by BatchNormalization evaluated by the reference kernels. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "ops/ops.h"
+#include "passes/passes.h"
+#include "tests/unit/graph_build.h"
+
+#define D2(a, b) (int64_t[]){a, b}
+#define D3(a, b, c) (int64_t[]){a, b, c}
+#define D4(a, b, c, e) (int64_t[]){a, b, c, e}
+
+static Diag quiet(void)
+{
+    Diag d;
+    memset(&d, 0, sizeof d);
+    d.quiet = 1;
+    return d;
+}
+
+static int live_nodes(const Graph *g)
+{
+    int n = 0;
+    for (int i = 0; i < g->n_nodes; i++)
+        n += !g->nodes[i].dead;
+    return n;
+}
+
+static int count_op(const Graph *g, OpKind k)
+{
+    int n = 0;
+    for (int i = 0; i < g->n_nodes; i++)
+        n += !g->nodes[i].dead && g->nodes[i].op == k;
+    return n;
+}
+
+static char *dump(const Graph *g)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    graph_dump(g, f);
+    fclose(f);
+    return buf;
+}
+
+static void expect_error(Diag *d, const char *part)
+{
+    if (!strstr(d->last, part))
+        fail_msg("diagnostic '%s' lacks '%s'", d->last, part);
+}
+
+/* Evaluate live nodes in order, treating the given runtime input as
+ * constant `data`; returns the data of value `out`. */
+static const float *eval_all(Graph *g, int input, float *data, int out)
+{
+    Diag d = quiet();
+    g->values[input].data = data;
+    for (int i = 0; i < g->n_nodes; i++) {
+        if (g->nodes[i].dead)
+            continue;
+        assert_int_equal(ops_infer(g, i, &d), 0);
+        assert_int_equal(ops_eval(g, i, &d), 1);
+    }
+    return g->values[out].data;
+}
+
+/* ---- infer_fold ---- */
+
+/* x[2,3,4] -> Shape -> Gather(0) -> Unsqueeze -> Concat(., [-1]) -> Reshape(x, .) -> y */
+static Graph *shape_chain(int *reshape, int *shape_in, int *y)
+{
+    Graph *g = tb_graph(13);
+    int x = tb_input(g, "x", 3, D3(2, 3, 4));
+    int s = graph_add_value(g, "s"), n0 = graph_add_value(g, "n0"), u = graph_add_value(g, "u");
+    int shp = graph_add_value(g, "shp");
+    *y = graph_add_value(g, "y");
+    int zero = tb_ci(g, "zero", 0, NULL, (int64_t[]){0});
+    int ax = tb_ci1(g, "ax", 1, (int64_t[]){0});
+    int m1 = tb_ci1(g, "m1", 1, (int64_t[]){-1});
+    tb_node(g, "Shape", 1, 1, x, s);
+    tb_node(g, "Gather", 2, 1, s, zero, n0);
+    tb_node(g, "Unsqueeze", 2, 1, n0, ax, u);
+    int c = tb_node(g, "Concat", 2, 1, u, m1, shp);
+    node_set_int(g, c, "axis", 0);
+    *reshape = tb_node(g, "Reshape", 2, 1, x, shp, *y);
+    *shape_in = shp;
+    graph_add_output(g, *y);
+    return g;
+}
+
+static void test_infer_fold_shape_chain(void **state)
+{
+    (void)state;
+    Diag d = quiet();
+    int r, shp, y;
+    Graph *g = shape_chain(&r, &shp, &y);
+    assert_int_equal(live_nodes(g), 5);
+    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(live_nodes(g), 1);
+    assert_false(g->nodes[r].dead);
+    assert_int_equal(g->nodes[r].in[1], shp);
+    const Value *sv = &g->values[shp];
+    assert_non_null(sv->data);
+    assert_int_equal(sv->storage, STORE_CONST);
+    assert_int_equal(sv->producer, -1);
+    assert_int_equal(((int64_t *)sv->data)[0], 2);
+    assert_int_equal(((int64_t *)sv->data)[1], -1);
+    assert_int_equal(g->values[y].shape.rank, 2);
+    assert_int_equal(g->values[y].shape.dims[1], 12);
+    assert_null(g->values[y].data); /* the data input is a runtime value */
+    char *text = dump(g);
+    assert_non_null(strstr(text, "%y = Reshape(%x, %shp[2]={2,-1}) : float32[2,12]\n"));
+    /* safe to run twice */
+    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(live_nodes(g), 1);
+    char *again = dump(g);
+    assert_string_equal(text, again);
+    free(text);
+    free(again);
+    graph_free(g);
+}
+
+static void test_infer_fold_errors(void **state)
+{
+    (void)state;
+    Diag d = quiet();
+    Graph *g = tb_graph(13);
+    int x = tb_input(g, "x", 2, D2(-1, 3));
+    int y = graph_add_value(g, "y");
+    tb_node(g, "Relu", 1, 1, x, y);
+    graph_add_output(g, y);
+    assert_int_equal(pass_infer_fold(g, &d), -1);
+    expect_error(&d, "--input-shapes");
+    expect_error(&d, "node 'Relu_0' (Relu)");
+    graph_free(g);
+}
+
+static void test_infer_fold_keeps_runtime(void **state)
+{
+    (void)state;
+    Diag d = quiet();
+    /* Constant -> Add(x, const) : the Constant folds, the Add stays */
+    Graph *g = tb_graph(13);
+    int x = tb_input(g, "x", 1, (int64_t[]){2});
+    int k = graph_add_value(g, "k"), y = graph_add_value(g, "y");
+    int kn = tb_node(g, "Constant", 0, 1, k);
+    node_set_ints(g, kn, "value_ints", D2(1, 2), 2);
+    int c = graph_add_value(g, "c");
+    tb_node(g, "Cast", 1, 1, k, c);
+    node_set_int(g, g->n_nodes - 1, "to", 1);
+    int add = tb_node(g, "Add", 2, 1, x, c, y);
+    graph_add_output(g, y);
+    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_true(g->nodes[kn].dead);
+    assert_false(g->nodes[add].dead);
+    assert_int_equal(g->values[c].dtype, DT_FLOAT32);
+    assert_true(((float *)g->values[c].data)[1] == 2.0f);
+    assert_int_equal(g->values[c].n_uses, 1);
+    graph_free(g);
+}
+
+/* ---- drop_identity ---- */
+
+static void test_identity_inside(void **state)
+{
+    (void)state;
+    Diag d = quiet();
+    /* x -> Relu -> r -> Dropout(mask unused) -> m -> Sigmoid -> y */
+    Graph *g = tb_graph(13);
+    int x = tb_input(g, "x", 1, (int64_t[]){4});
+    int r = graph_add_value(g, "r"), m = graph_add_value(g, "m"), mask = graph_add_value(g, "mask");
+    int y = graph_add_value(g, "y");
+    tb_node(g, "Relu", 1, 1, x, r);
+    int dr = tb_node(g, "Dropout", 1, 2, r, m, mask);
+    int sg = tb_node(g, "Sigmoid", 1, 1, m, y);
+    graph_add_output(g, y);
+    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_drop_identity(g, &d), 0);
+    assert_true(g->nodes[dr].dead);
+    assert_int_equal(g->nodes[sg].in[0], r);
+    assert_int_equal(live_nodes(g), 2);
+    assert_int_equal(g->values[r].n_uses, 1);
+    graph_free(g);
+}
+
+static void test_identity_graph_output(void **state)
+{
+    (void)state;
+    Diag d = quiet();
+    /* x -> Relu -> r -> Identity -> y (output); r also -> Sigmoid -> z (output) */
+    Graph *g = tb_graph(13);
+    int x = tb_input(g, "x", 1, (int64_t[]){4});
+    int r = graph_add_value(g, "r"), y = graph_add_value(g, "y"), z = graph_add_value(g, "z");
+    int re = tb_node(g, "Relu", 1, 1, x, r);
+    int id = tb_node(g, "Identity", 1, 1, r, y);
+    int sg = tb_node(g, "Sigmoid", 1, 1, r, z);
+    graph_add_output(g, y);
+    graph_add_output(g, z);
+    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_drop_identity(g, &d), 0);
+    assert_true(g->nodes[id].dead);
+    assert_int_equal(g->nodes[re].out[0], y); /* Relu now writes the output */
+    assert_int_equal(g->nodes[sg].in[0], y);
+    assert_int_equal(g->outputs[0], y);
+    assert_int_equal(g->outputs[1], z);
+    assert_string_equal(g->values[g->outputs[0]].name, "y");
+    assert_int_equal(g->values[y].producer, re);
+    assert_int_equal(g->values[y].n_uses, 1);
+    graph_free(g);
+
+    /* graph input -> Identity -> output: kept as an Identity copy; a
+     * Dropout there becomes Identity with one output */
+    g = tb_graph(13);
+    x = tb_input(g, "x", 1, (int64_t[]){4});
+    y = graph_add_value(g, "y");
+    int mask = graph_add_value(g, "mask");
+    int dr = tb_node(g, "Dropout", 1, 2, x, y, mask);
+    graph_add_output(g, y);
+    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_drop_identity(g, &d), 0);
+    assert_false(g->nodes[dr].dead);
+    assert_int_equal(g->nodes[dr].op, OP_IDENTITY);
+    assert_int_equal(g->nodes[dr].n_out, 1);
+    assert_int_equal(g->nodes[dr].in[0], x);
+    assert_int_equal(g->outputs[0], y);
+    graph_free(g);
+}
+
+static void test_dropout_mask_used(void **state)
+{
+    (void)state;
+    Diag d = quiet();
+    Graph *g = tb_graph(13);
+    int x = tb_input(g, "x", 1, (int64_t[]){4});
+    int y = graph_add_value(g, "y"), mask = graph_add_value(g, "mask");
+    tb_node(g, "Dropout", 1, 2, x, y, mask);
+    graph_add_output(g, y);
+    graph_add_output(g, mask);
+    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_drop_identity(g, &d), -1);
+    expect_error(&d, "mask output is used");
+    graph_free(g);
+}
+
+/* ---- fold_batchnorm ---- */
+
+static const float BN_SCALE[3] = {1.5f, -0.5f, 2}, BN_BIAS[3] = {0.1f, 0.2f, -0.3f},
+                   BN_MEAN[3] = {0.5f, -1, 0.25f}, BN_VAR[3] = {0.8f, 1.7f, 0.3f};
+
+static int add_bn(Graph *g, int x, int y)
+{
+    int64_t three = 3;
+    int s = tb_cf(g, "bn_s", 1, &three, BN_SCALE), b = tb_cf(g, "bn_b", 1, &three, BN_BIAS);
+    int m = tb_cf(g, "bn_m", 1, &three, BN_MEAN), v = tb_cf(g, "bn_v", 1, &three, BN_VAR);
+    return tb_node(g, "BatchNormalization", 5, 1, x, s, b, m, v, y);
+}
+
+/* x[1,2,5,5] -> Conv(w[3,2,3,3], pads 1, stride 2, [bias]) -> c -> BN -> y */
+static Graph *conv_bn(int with_bias, int *xin, int *conv, int *bn, int *y)
+{
+    Graph *g = tb_graph(13);
+    float w[54], b[3] = {0.3f, -0.2f, 0.1f};
+    for (int i = 0; i < 54; i++)
+        w[i] = (float)((i * 7) % 9 - 4) * 0.125f;
+    *xin = tb_input(g, "x", 4, D4(1, 2, 5, 5));
+    int wv = tb_cf(g, "w", 4, D4(3, 2, 3, 3), w);
+    int64_t three = 3;
+    int bv = tb_cf(g, "b", 1, &three, b);
+    int c = graph_add_value(g, "c");
+    *y = graph_add_value(g, "y");
+    *conv = with_bias ? tb_node(g, "Conv", 3, 1, *xin, wv, bv, c) : tb_node(g, "Conv", 2, 1, *xin, wv, c);
+    node_set_ints(g, *conv, "pads", D4(1, 1, 1, 1), 4);
+    node_set_ints(g, *conv, "strides", D2(2, 2), 2);
+    *bn = add_bn(g, c, *y);
+    graph_add_output(g, *y);
+    return g;
+}
+
+static float *input_data(int64_t n)
+{
+    float *p = malloc((size_t)n * sizeof(float));
+    for (int64_t i = 0; i < n; i++)
+        p[i] = (float)((i * 5) % 17 - 8) * 0.25f;
+    return p;
+}
+
+static void test_fold_bn_into_conv(void **state)
+{
+    (void)state;
+    for (int with_bias = 0; with_bias < 2; with_bias++) {
+        Diag d = quiet();
+        int x, conv, bn, y, x2, conv2, bn2, y2;
+        float *xd = input_data(50);
+        /* reference: Conv then BatchNormalization, unfolded */
+        Graph *ref = conv_bn(with_bias, &x, &conv, &bn, &y);
+        const float *want = eval_all(ref, x, xd, y);
+        /* folded */
+        Graph *g = conv_bn(with_bias, &x2, &conv2, &bn2, &y2);
+        assert_int_equal(pass_infer_fold(g, &d), 0);
+        assert_int_equal(pass_fold_batchnorm(g, &d), 0);
+        assert_true(g->nodes[bn2].dead);
+        assert_int_equal(count_op(g, OP_BATCHNORM), 0);
+        assert_int_equal(live_nodes(g), 1);
+        assert_int_equal(g->nodes[conv2].n_in, 3);
+        assert_int_equal(g->nodes[conv2].out[0], y2);
+        assert_int_equal(g->values[y2].producer, conv2);
+        assert_non_null(g->values[g->nodes[conv2].in[1]].data);
+        assert_int_not_equal(g->nodes[conv2].in[1], graph_find_value(g, "w"));
+        const float *got = eval_all(g, x2, xd, y2);
+        assert_true(tb_close(got, want, 3 * 3 * 3, 1e-5f));
+        /* and the fold really changed the numbers of the conv */
+        assert_false(tb_close(got, ref->values[graph_find_value(ref, "c")].data, 27, 1e-3f));
+        free(xd);
+        graph_free(ref);
+        graph_free(g);
+    }
+}
+
+/* x[2,4] -> Gemm(B[3,4] transB, C[3]) or MatMul(W[4,3]) -> c -> BN -> y */
+static Graph *dense_bn(int matmul, int *xin, int *dense, int *bn, int *y)
+{
+    Graph *g = tb_graph(13);
+    float w[12], cb[3] = {0.5f, -1, 0.25f};
+    for (int i = 0; i < 12; i++)
+        w[i] = (float)((i * 5) % 7 - 3) * 0.5f;
+    *xin = tb_input(g, "x", 2, D2(2, 4));
+    int64_t three = 3;
+    int c = graph_add_value(g, "c");
+    *y = graph_add_value(g, "y");
+    if (matmul) {
+        int wv = tb_cf(g, "w", 2, D2(4, 3), w);
+        *dense = tb_node(g, "MatMul", 2, 1, *xin, wv, c);
+    } else {
+        int wv = tb_cf(g, "w", 2, D2(3, 4), w), cv = tb_cf(g, "cb", 1, &three, cb);
+        *dense = tb_node(g, "Gemm", 3, 1, *xin, wv, cv, c);
+        node_set_int(g, *dense, "transB", 1);
+        node_set_float(g, *dense, "beta", 0.5f);
+    }
+    *bn = add_bn(g, c, *y);
+    graph_add_output(g, *y);
+    return g;
+}
+
+static void test_fold_bn_into_gemm_and_matmul(void **state)
+{
+    (void)state;
+    for (int matmul = 0; matmul < 2; matmul++) {
+        Diag d = quiet();
+        int x, dn, bn, y, x2, dn2, bn2, y2;
+        float *xd = input_data(8);
+        Graph *ref = dense_bn(matmul, &x, &dn, &bn, &y);
+        const float *want = eval_all(ref, x, xd, y);
+        Graph *g = dense_bn(matmul, &x2, &dn2, &bn2, &y2);
+        assert_int_equal(pass_infer_fold(g, &d), 0);
+        assert_int_equal(pass_fold_batchnorm(g, &d), 0);
+        assert_true(g->nodes[bn2].dead);
+        assert_int_equal(live_nodes(g), 1);
+        assert_int_equal(g->nodes[dn2].op, OP_GEMM); /* MatMul became Gemm */
+        assert_int_equal(g->nodes[dn2].out[0], y2);
+        const float *got = eval_all(g, x2, xd, y2);
+        assert_true(tb_close(got, want, 6, 1e-5f));
+        free(xd);
+        graph_free(ref);
+        graph_free(g);
+    }
+}
+
+static void test_bn_to_mul_add(void **state)
+{
+    (void)state;
+    Diag d = quiet();
+    /* conv output used twice: not foldable -> Mul + Add right after the BN's place */
+    int x, conv, bn, y, x2, conv2, bn2, y2;
+    float *xd = input_data(50);
+    Graph *ref = conv_bn(1, &x, &conv, &bn, &y);
+    const float *want = eval_all(ref, x, xd, y);
+    Graph *g = conv_bn(1, &x2, &conv2, &bn2, &y2);
+    int c = g->nodes[conv2].out[0], z = graph_add_value(g, "z");
+    int rl = tb_node(g, "Relu", 1, 1, c, z);
+    graph_add_output(g, z);
+    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_fold_batchnorm(g, &d), 0);
+    assert_int_equal(count_op(g, OP_BATCHNORM), 0);
+    assert_int_equal(live_nodes(g), 4);
+    const Node *mul = &g->nodes[bn2], *add = &g->nodes[bn2 + 1];
+    assert_int_equal(mul->op, OP_MUL);
+    assert_int_equal(add->op, OP_ADD);
+    assert_int_equal(mul->in[0], c);
+    assert_int_equal(add->in[0], mul->out[0]);
+    assert_int_equal(add->out[0], y2);
+    assert_int_equal(g->nodes[bn2 + 2].op, OP_RELU); /* shifted up by the insertion */
+    assert_int_equal(g->nodes[bn2 + 2].in[0], c);
+    const Value *sc = &g->values[mul->in[1]];
+    assert_int_equal(sc->shape.rank, 3);
+    assert_int_equal(sc->shape.dims[0], 3);
+    assert_int_equal(sc->shape.dims[1], 1);
+    assert_int_equal(g->values[y2].producer, bn2 + 1);
+    (void)rl;
+    const float *got = eval_all(g, x2, xd, y2);
+    assert_true(tb_close(got, want, 27, 1e-5f));
+    free(xd);
+    graph_free(ref);
+    graph_free(g);
+}
+
+static void test_bn_training_mode(void **state)
+{
+    (void)state;
+    Diag d = quiet();
+    Graph *g = tb_graph(13);
+    int x = tb_input(g, "x", 4, D4(1, 3, 2, 2));
+    int y = graph_add_value(g, "y"), rm = graph_add_value(g, "rm"), rv = graph_add_value(g, "rv");
+    int bn = add_bn(g, x, y);
+    int ins[5], outs[3] = {y, rm, rv};
+    memcpy(ins, g->nodes[bn].in, sizeof ins);
+    g->nodes[bn].dead = 1;
+    graph_add_node(g, "BatchNormalization", NULL, 5, ins, 3, outs);
+    graph_add_output(g, y);
+    graph_add_output(g, rm);
+    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_fold_batchnorm(g, &d), -1);
+    expect_error(&d, "training mode");
+    graph_free(g);
+}
+
+/* ---- dce ---- */
+
+static void test_dce(void **state)
+{
+    (void)state;
+    Diag d = quiet();
+    Graph *g = tb_graph(13);
+    int x = tb_input(g, "x", 1, (int64_t[]){4});
+    int a = graph_add_value(g, "a"), b = graph_add_value(g, "b"), c = graph_add_value(g, "c");
+    int e = graph_add_value(g, "e");
+    int k = tb_cf(g, "k", 1, (int64_t[]){4}, (float[]){1, 2, 3, 4});
+    int n_relu = tb_node(g, "Relu", 1, 1, x, a);
+    int n_sig = tb_node(g, "Sigmoid", 1, 1, x, b);
+    int n_add = tb_node(g, "Add", 2, 1, b, k, c);
+    int n_exp = tb_node(g, "Exp", 1, 1, a, e); /* feeds the output via ... nothing */
+    graph_add_output(g, a);
+    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_dce(g, &d), 0);
+    assert_false(g->nodes[n_relu].dead);
+    assert_true(g->nodes[n_sig].dead);
+    assert_true(g->nodes[n_add].dead);
+    assert_true(g->nodes[n_exp].dead);
+    assert_int_equal(g->values[x].n_uses, 1);
+    assert_int_equal(g->values[k].n_uses, 0);
+    assert_int_equal(g->values[k].storage, STORE_NONE);
+    (void)c;
+    graph_free(g);
+}
+
+/* ---- graph_dump ---- */
+
+static void test_graph_dump_text(void **state)
+{
+    (void)state;
+    Diag d = quiet();
+    Graph *g = tb_graph(13);
+    g->name = "tiny";
+    int x = tb_input(g, "x", 4, D4(1, 1, 4, 4));
+    int w = tb_cf(g, "w", 4, D4(2, 1, 3, 3), NULL);
+    int c = graph_add_value(g, "c"), y = graph_add_value(g, "y");
+    int n = tb_node(g, "Conv", 3, 1, x, w, -1, c);
+    node_set_ints(g, n, "pads", D4(1, 1, 1, 1), 4);
+    tb_node(g, "Relu", 1, 1, c, y);
+    graph_add_output(g, y);
+    assert_int_equal(pass_infer_fold(g, &d), 0);
+    char *text = dump(g);
+    const char *want =
+        "graph \"tiny\" opset 13\n"
+        "input %x : float32[1,1,4,4]\n"
+        "%c = Conv(%x, %w[2,1,3,3], _) {dilations=[1,1], group=1, kernel_shape=[3,3], "
+        "pads=[1,1,1,1], strides=[1,1]} : float32[1,2,4,4]\n"
+        "%y = Relu(%c) : float32[1,2,4,4]\n"
+        "output %y : float32[1,2,4,4]\n";
+    assert_string_equal(text, want);
+    free(text);
+    graph_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_infer_fold_shape_chain),
+        cmocka_unit_test(test_infer_fold_errors),
+        cmocka_unit_test(test_infer_fold_keeps_runtime),
+        cmocka_unit_test(test_identity_inside),
+        cmocka_unit_test(test_identity_graph_output),
+        cmocka_unit_test(test_dropout_mask_used),
+        cmocka_unit_test(test_fold_bn_into_conv),
+        cmocka_unit_test(test_fold_bn_into_gemm_and_matmul),
+        cmocka_unit_test(test_bn_to_mul_add),
+        cmocka_unit_test(test_bn_training_mode),
+        cmocka_unit_test(test_dce),
+        cmocka_unit_test(test_graph_dump_text),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
