@@ -790,6 +790,11 @@ static void test_tensor_errors(void **state)
     big.g->initializer[0]->dims = ob_copy(huge, sizeof huge);
     expect_error(&big, "x:[1,3,4,4]", "overflows");
 
+    ObModel claim = conv_model(13); /* huge dims, 24 bytes of data: refused, not allocated */
+    int64_t claimed[4] = {INT64_C(1) << 28, INT64_C(1) << 28, 1, 1};
+    claim.g->initializer[0]->dims = ob_copy(claimed, sizeof claimed);
+    expect_error(&claim, "x:[1,3,4,4]", "raw_data has 24 bytes, expected 288230376151711744");
+
     ObModel st = conv_model(13);
     st.g->initializer[1]->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__STRING;
     expect_error(&st, "x:[1,3,4,4]", "unsupported data type STRING");
