@@ -19,8 +19,9 @@
 static int ext_err(const OnnxTensorCtx *c, const Onnx__TensorProto *tp, Diag *d,
                    const char *reason)
 {
-    return diag_error(d, c->g, c->node, "%s '%s': external data: %s", c->what,
-                      tp->name ? tp->name : "", reason);
+    if (!tp->name || !*tp->name)
+        return diag_error(d, c->g, c->node, "%s: external data: %s", c->what, reason);
+    return diag_error(d, c->g, c->node, "%s '%s': external data: %s", c->what, tp->name, reason);
 }
 
 /* A non-negative decimal integer, or -1. */

@@ -21,6 +21,8 @@ static const char *tensor_name(const Onnx__TensorProto *tp)
 static int tensor_err(const OnnxTensorCtx *c, const Onnx__TensorProto *tp, Diag *d,
                       const char *reason)
 {
+    if (!*tensor_name(tp))
+        return diag_error(d, c->g, c->node, "%s: %s", c->what, reason);
     return diag_error(d, c->g, c->node, "%s '%s': %s", c->what, tensor_name(tp), reason);
 }
 

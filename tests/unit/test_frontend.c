@@ -605,6 +605,15 @@ static void test_attr_kinds_and_domains(void **state)
     Diag d = quiet_diag();
     Graph *gr = load_model(&m, "x:[1,3,4,4]", &d);
     assert_non_null(gr);
+    graph_free(gr);
+    /* a bad attribute tensor names the node and the attribute */
+    va->t->n_int32_data = 2;
+    expect_error(&m, "x:[1,3,4,4]",
+                 "node 'const_k' (Constant): attribute 'value' tensor: int32_data has 2 values, "
+                 "expected 3");
+    va->t->n_int32_data = 3;
+    gr = load_model(&m, "x:[1,3,4,4]", &d);
+    assert_non_null(gr);
     assert_int_equal(gr->opset, 11);
     assert_int_equal(gr->n_nodes, 7);
     const Node *k = &gr->nodes[4];
