@@ -2,8 +2,9 @@
  * loader (initializers, tensor attributes) and the .pb tensor reader.
  *
  * Decoding is split in two so that the loader can write a weight straight
- * into its constant Value: onnx_tensor_info() checks the data type and dims
- * (no negative dims, no overflow in numel * element size) and
+ * into its constant Value: onnx_tensor_info() checks the data type, dims
+ * (no negative dims, no overflow in numel * element size) and the size of
+ * the data source, and
  * onnx_tensor_fill() copies the elements from raw_data, the typed fields
  * (float_data, int32_data, int64_data, double_data) or external data. */
 #ifndef CTVM_FRONTEND_ONNX_TENSOR_H
