@@ -2,11 +2,11 @@
  * loader (initializers, tensor attributes) and the .pb tensor reader.
  *
  * Decoding is split in two so that the loader can write a weight straight
- * into its constant Value: onnx_tensor_info() checks the data type, dims
- * (no negative dims, no overflow in numel * element size) and the size of
- * the data source, and
- * onnx_tensor_fill() copies the elements from raw_data, the typed fields
- * (float_data, int32_data, int64_data, double_data) or external data. */
+ * into its constant Value: onnx_tensor_info() checks the data type, the dims
+ * (none negative, no overflow in numel * element size) and that the data
+ * source holds exactly that many bytes; onnx_tensor_fill() then copies the
+ * elements from raw_data, the typed fields (float_data, int32_data,
+ * int64_data, double_data) or external data. */
 #ifndef CTVM_FRONTEND_ONNX_TENSOR_H
 #define CTVM_FRONTEND_ONNX_TENSOR_H
 
