@@ -19,8 +19,9 @@
 static int ext_err(const OnnxTensorCtx *c, const Onnx__TensorProto *tp, Diag *d,
                    const char *reason)
 {
-    return diag_error(d, c->g, c->node, "%s '%s': external data: %s", c->what,
-                      tp->name ? tp->name : "", reason);
+    if (!tp->name || !*tp->name)
+        return diag_error(d, c->g, c->node, "%s: external data: %s", c->what, reason);
+    return diag_error(d, c->g, c->node, "%s '%s': external data: %s", c->what, tp->name, reason);
 }
 
 /* A non-negative decimal integer, or -1. */
@@ -97,8 +98,10 @@ static int open_inside(const OnnxTensorCtx *c, const Onnx__TensorProto *tp, cons
     return fd;
 }
 
-int onnx_external_read(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, void *dst,
-                       int64_t bytes, Diag *d)
+/* Opens the external file after all checks; *offset is where the data starts.
+ * Returns the descriptor or -1. */
+static int ext_open(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, int64_t bytes,
+                    int64_t *offset_out, Diag *d)
 {
     char why[512];
     const char *loc = NULL, *off_s = NULL, *len_s = NULL;
@@ -149,6 +152,28 @@ int onnx_external_read(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, void
                  (long long)length, (long long)bytes);
         return ext_err(c, tp, d, why);
     }
+    *offset_out = offset;
+    return fd;
+}
+
+int onnx_external_check(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, int64_t bytes,
+                        Diag *d)
+{
+    int64_t offset;
+    int fd = ext_open(tp, c, bytes, &offset, d);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    return 0;
+}
+
+int onnx_external_read(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, void *dst,
+                       int64_t bytes, Diag *d)
+{
+    int64_t offset;
+    int fd = ext_open(tp, c, bytes, &offset, d);
+    if (fd < 0)
+        return -1;
     int64_t done = 0;
     while (done < bytes) {
         ssize_t r = pread(fd, (char *)dst + done, (size_t)(bytes - done), (off_t)(offset + done));
@@ -156,8 +181,7 @@ int onnx_external_read(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, void
             if (r < 0 && errno == EINTR)
                 continue;
             close(fd);
-            snprintf(why, sizeof why, "read error in '%s'", loc);
-            return ext_err(c, tp, d, why);
+            return ext_err(c, tp, d, "read error (the file changed while loading?)");
         }
         done += r;
     }

@@ -21,6 +21,8 @@ static const char *tensor_name(const Onnx__TensorProto *tp)
 static int tensor_err(const OnnxTensorCtx *c, const Onnx__TensorProto *tp, Diag *d,
                       const char *reason)
 {
+    if (!*tensor_name(tp))
+        return diag_error(d, c->g, c->node, "%s: %s", c->what, reason);
     return diag_error(d, c->g, c->node, "%s '%s': %s", c->what, tensor_name(tp), reason);
 }
 
@@ -34,6 +36,15 @@ const char *onnx_dtype_name(int code)
     if (code >= 0 && code < (int)(sizeof NAMES / sizeof NAMES[0]))
         return NAMES[code];
     return "unknown";
+}
+
+static int check_source(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType dt,
+                        const Shape *shape, int64_t numel, int64_t bytes, Diag *d);
+
+static int is_external(const Onnx__TensorProto *tp)
+{
+    return tp->has_data_location &&
+           tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
 }
 
 int onnx_tensor_info(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType *dt,
@@ -71,6 +82,8 @@ int onnx_tensor_info(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType 
             return tensor_err(c, tp, d, "element count overflows");
     if (!i64_mul(numel, (int64_t)dtype_size(*dt), bytes) || (uint64_t)*bytes > SIZE_MAX / 2)
         return tensor_err(c, tp, d, "byte size overflows");
+    if (check_source(tp, c, *dt, &s, numel, *bytes, d))
+        return -1;
     *shape = s;
     return 0;
 }
@@ -117,16 +130,15 @@ static void fill_from_int32(const int32_t *src, DType dt, size_t n, void *dst)
     }
 }
 
-int onnx_tensor_fill(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType dt,
-                     const Shape *shape, int64_t bytes, void *dst, Diag *d)
+/* Checks that the data the tensor points to has exactly the size its type and
+ * dims announce, before anything is allocated for it. */
+static int check_source(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType dt,
+                        const Shape *shape, int64_t numel, int64_t bytes, Diag *d)
 {
     char why[256];
-    int64_t numel = 1;
-    shape_numel(shape, &numel);
     const char *field;
     size_t n_typed = typed_count(tp, &field);
-    int external = tp->has_data_location &&
-                   tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    int external = is_external(tp);
     int raw = tp->has_raw_data && !external;
     if (raw + external + (n_typed > 0) > 1) {
         snprintf(why, sizeof why, "holds its data in more than one place (%s%s%s)",
@@ -134,7 +146,7 @@ int onnx_tensor_fill(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType 
         return tensor_err(c, tp, d, why);
     }
     if (external)
-        return onnx_external_read(tp, c, dst, bytes, d);
+        return onnx_external_check(tp, c, bytes, d);
     if (raw) {
         if ((uint64_t)tp->raw_data.len != (uint64_t)bytes) {
             char sb[96];
@@ -143,8 +155,6 @@ int onnx_tensor_fill(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType 
                      shape_str(shape, sb, sizeof sb));
             return tensor_err(c, tp, d, why);
         }
-        if (bytes)
-            memcpy(dst, tp->raw_data.data, (size_t)bytes);
         return 0;
     }
     if (n_typed == 0) {
@@ -163,11 +173,25 @@ int onnx_tensor_fill(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType 
                  (long long)numel);
         return tensor_err(c, tp, d, why);
     }
+    return 0;
+}
+
+int onnx_tensor_fill(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType dt,
+                     const Shape *shape, int64_t bytes, void *dst, Diag *d)
+{
+    (void)shape;
+    if (is_external(tp))
+        return onnx_external_read(tp, c, dst, bytes, d);
+    if (tp->has_raw_data) {
+        if (bytes)
+            memcpy(dst, tp->raw_data.data, (size_t)bytes);
+        return 0;
+    }
     switch (dt) {
-    case DT_FLOAT32: memcpy(dst, tp->float_data, (size_t)bytes); break;
-    case DT_INT64: memcpy(dst, tp->int64_data, (size_t)bytes); break;
-    case DT_FLOAT64: memcpy(dst, tp->double_data, (size_t)bytes); break;
-    default: fill_from_int32(tp->int32_data, dt, n_typed, dst); break;
+    case DT_FLOAT32: memcpy(dst, tp->float_data, tp->n_float_data * sizeof(float)); break;
+    case DT_INT64: memcpy(dst, tp->int64_data, tp->n_int64_data * sizeof(int64_t)); break;
+    case DT_FLOAT64: memcpy(dst, tp->double_data, tp->n_double_data * sizeof(double)); break;
+    default: fill_from_int32(tp->int32_data, dt, tp->n_int32_data, dst); break;
     }
     return 0;
 }

@@ -2,10 +2,11 @@
  * loader (initializers, tensor attributes) and the .pb tensor reader.
  *
  * Decoding is split in two so that the loader can write a weight straight
- * into its constant Value: onnx_tensor_info() checks the data type and dims
- * (no negative dims, no overflow in numel * element size) and
- * onnx_tensor_fill() copies the elements from raw_data, the typed fields
- * (float_data, int32_data, int64_data, double_data) or external data. */
+ * into its constant Value: onnx_tensor_info() checks the data type, the dims
+ * (none negative, no overflow in numel * element size) and that the data
+ * source holds exactly that many bytes; onnx_tensor_fill() then copies the
+ * elements from raw_data, the typed fields (float_data, int32_data,
+ * int64_data, double_data) or external data. */
 #ifndef CTVM_FRONTEND_ONNX_TENSOR_H
 #define CTVM_FRONTEND_ONNX_TENSOR_H
 
@@ -24,18 +25,25 @@ typedef struct OnnxTensorCtx {
     const char *base_dir; /* folder for external data; NULL refuses external data */
 } OnnxTensorCtx;
 
-/* Checks type and dims; sets *dt, *shape (static) and *bytes. 0 ok, -1 error. */
+/* Checks type and dims, and that the data source (raw_data, typed field or
+ * external file range) holds exactly that many elements - so nothing is
+ * allocated for sizes a damaged file only claims. Sets *dt, *shape (static)
+ * and *bytes. 0 ok, -1 error. */
 int onnx_tensor_info(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType *dt,
                      Shape *shape, int64_t *bytes, Diag *d);
-/* Writes the elements (bytes as given by onnx_tensor_info) into dst. */
+/* Writes the elements into dst (bytes as given by a successful
+ * onnx_tensor_info on the same tensor). */
 int onnx_tensor_fill(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType dt,
                      const Shape *shape, int64_t bytes, void *dst, Diag *d);
 /* Both of the above into a Tensor whose name and data come from arena a. */
 int onnx_tensor_decode(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, Arena *a,
                        Tensor *out, Diag *d);
 
-/* External data (onnx_external.c): reads `bytes` bytes described by
- * tp->external_data from a file inside c->base_dir into dst. */
+/* External data (onnx_external.c): check that tp->external_data names a
+ * file inside c->base_dir holding exactly `bytes` bytes at its offset; read
+ * them into dst. */
+int onnx_external_check(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, int64_t bytes,
+                        Diag *d);
 int onnx_external_read(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, void *dst,
                        int64_t bytes, Diag *d);
 

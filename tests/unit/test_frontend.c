@@ -605,6 +605,15 @@ static void test_attr_kinds_and_domains(void **state)
     Diag d = quiet_diag();
     Graph *gr = load_model(&m, "x:[1,3,4,4]", &d);
     assert_non_null(gr);
+    graph_free(gr);
+    /* a bad attribute tensor names the node and the attribute */
+    va->t->n_int32_data = 2;
+    expect_error(&m, "x:[1,3,4,4]",
+                 "node 'const_k' (Constant): attribute 'value' tensor: int32_data has 2 values, "
+                 "expected 3");
+    va->t->n_int32_data = 3;
+    gr = load_model(&m, "x:[1,3,4,4]", &d);
+    assert_non_null(gr);
     assert_int_equal(gr->opset, 11);
     assert_int_equal(gr->n_nodes, 7);
     const Node *k = &gr->nodes[4];
@@ -789,6 +798,11 @@ static void test_tensor_errors(void **state)
     int64_t huge[4] = {INT64_C(1) << 40, INT64_C(1) << 40, 1, 1};
     big.g->initializer[0]->dims = ob_copy(huge, sizeof huge);
     expect_error(&big, "x:[1,3,4,4]", "overflows");
+
+    ObModel claim = conv_model(13); /* huge dims, 24 bytes of data: refused, not allocated */
+    int64_t claimed[4] = {INT64_C(1) << 28, INT64_C(1) << 28, 1, 1};
+    claim.g->initializer[0]->dims = ob_copy(claimed, sizeof claimed);
+    expect_error(&claim, "x:[1,3,4,4]", "raw_data has 24 bytes, expected 288230376151711744");
 
     ObModel st = conv_model(13);
     st.g->initializer[1]->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__STRING;
