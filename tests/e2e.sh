@@ -30,6 +30,11 @@ if [ "${CTVM_SKIP_SEED:-0}" != 1 ]; then
   for m in $SEED; do
     check "$m matches PyTorch" golden_model "$CACHE/$m"
   done
+  strict_seed() {
+    $EMIT "$CACHE/squeezenet1_1/model.onnx" -o "$T/sq.c" &&
+    gcc -std=c99 -Wall -Wextra -pedantic -Werror -O2 -c "$T/sq.c" -o "$T/sq.o"
+  }
+  check "squeezenet1_1's C is -std=c99 -pedantic -Wall -Wextra -Werror clean" strict_seed
 fi
 
 # --- single operators against the ONNX conformance data ------------------------

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "ir/diag.h"
 #include "ir/graph.h"
 
 /* A runtime value (not constant) with dtype and shape. */
@@ -96,6 +97,19 @@ static inline Graph *tb_graph(int64_t opset)
     Graph *g = graph_new("test.onnx");
     g->opset = opset;
     return g;
+}
+
+/* Dimension lists and a Diag that keeps messages to itself, for tests. */
+#define D2(a, b) (int64_t[]){a, b}
+#define D3(a, b, c) (int64_t[]){a, b, c}
+#define D4(a, b, c, e) (int64_t[]){a, b, c, e}
+
+static inline Diag quiet(void)
+{
+    Diag d;
+    memset(&d, 0, sizeof d);
+    d.quiet = 1;
+    return d;
 }
 
 #endif

@@ -15,17 +15,6 @@
 #include "passes/passes.h"
 #include "tests/unit/graph_build.h"
 
-#define D2(a, b) (int64_t[]){a, b}
-#define D3(a, b, c) (int64_t[]){a, b, c}
-#define D4(a, b, c, e) (int64_t[]){a, b, c, e}
-
-static Diag quiet(void)
-{
-    Diag d;
-    memset(&d, 0, sizeof d);
-    d.quiet = 1;
-    return d;
-}
 
 static int live_nodes(const Graph *g)
 {
