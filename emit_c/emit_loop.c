@@ -73,6 +73,10 @@ static void emit_float(FILE *f, double v)
         fprintf(f, v < 0 ? "(-INFINITY)" : "INFINITY");
         return;
     }
+    if (isnan(v)) { /* C99 <math.h> NAN; "nanf" would not be a literal */
+        fputs("NAN", f);
+        return;
+    }
     char buf[64];
     snprintf(buf, sizeof buf, "%.9g", (double)(float)v);
     if (!strpbrk(buf, ".en"))

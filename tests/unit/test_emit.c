@@ -153,14 +153,6 @@ static void test_weights_roundtrip(void **state)
     weights_free(&w);
 }
 
-static Diag quiet(void)
-{
-    Diag d;
-    memset(&d, 0, sizeof d);
-    d.quiet = 1;
-    return d;
-}
-
 /* x[1,4] + c[4] -> Relu -> Reshape [2,2] -> y, through every pass */
 static Graph *small_model(void)
 {

@@ -181,6 +181,7 @@ static void test_float_literals(void **state)
     assert_string_equal(ce(lx_float(&lb, 100.0)), "100.0f");
     assert_string_equal(ce(lx_float(&lb, INFINITY)), "INFINITY");
     assert_string_equal(ce(lx_float(&lb, -INFINITY)), "(-INFINITY)");
+    assert_string_equal(ce(lx_float(&lb, NAN)), "NAN");
     assert_string_equal(ce(lx_int(&lb, -3)), "(-3)");
     /* x - -1.5 must not print as "x--1.5f" */
     LVar *x = lv_new(&lb, "x");

@@ -20,14 +20,6 @@
 #include "passes/passes.h"
 #include "tests/unit/graph_build.h"
 
-static Diag quiet(void)
-{
-    Diag d;
-    memset(&d, 0, sizeof d);
-    d.quiet = 1;
-    return d;
-}
-
 /* float32 value of n elements (rank 1) */
 static int fv(Graph *g, const char *name, int64_t n)
 {
