@@ -17,6 +17,8 @@ import onnx
 import torch
 import torchvision
 
+import bn_random
+
 # name -> (torchvision constructor, seed, keep BatchNormalization nodes in the graph)
 # The *_bn variants share their base model's seed: same weights, same input, so
 # their outputs equal the folded model's outputs up to float rounding.
@@ -48,41 +50,10 @@ def cache_dir():
 
 
 def randomize_batchnorm(model, seed):
-    """Give every BatchNorm random affine parameters and random but well-scaled
-    running statistics.
-
-    1. gamma ~ U(0.5, 1.5), beta ~ N(0, 0.1).
-    2. Calibrate: with momentum=None (cumulative average) run one forward pass in
-       train mode on a seeded N(0,1) batch of 2, so running_mean / running_var
-       become the real per-channel statistics of each BN's input.
-    3. Perturb: running_mean += 0.1 * std * N(0,1), running_var *= U(0.75, 1.25).
-    Step 2 keeps activations near unit scale through deep nets (a purely random
-    running_var makes resnet50 explode or vanish); step 3 keeps the folded
-    scale/shift from being a trivial identity normalisation.
-    """
+    """Random, well-scaled BatchNorm parameters and statistics (bn_random.py),
+    calibrated on a seeded batch of 2 inputs."""
     g = torch.Generator().manual_seed(seed)
-    bns = [m for m in model.modules() if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)]
-    if not bns:
-        return 0
-    with torch.no_grad():
-        for bn in bns:
-            c = bn.num_features
-            bn.weight.copy_(torch.rand(c, generator=g) + 0.5)
-            bn.bias.copy_(torch.randn(c, generator=g) * 0.1)
-            bn.reset_running_stats()
-            bn.momentum = None
-        calib = torch.randn((2,) + INPUT_SHAPE[1:], generator=g)
-        model.train()
-        model(calib)
-        model.eval()
-        for bn in bns:
-            c = bn.num_features
-            std = bn.running_var.sqrt()
-            bn.running_mean.add_(0.1 * std * torch.randn(c, generator=g))
-            bn.running_var.mul_(torch.rand(c, generator=g) * 0.5 + 0.75)
-            bn.momentum = 0.1
-            bn.num_batches_tracked.zero_()
-    return len(bns)
+    return bn_random.randomize_batchnorm(model, g, (2,) + INPUT_SHAPE[1:])
 
 
 def randomize_zero_biases(model, seed):

@@ -20,6 +20,8 @@ import onnx
 import torch
 import torch.nn as nn
 
+import bn_random
+
 SEED = 2024
 INPUT_SEED = SEED + 1
 BN_SEED = SEED + 2
@@ -94,28 +96,12 @@ def randomize(model):
     var *= U(0.75,1.25). Conv biases ~ N(0, 0.1); fc weights scaled x3 so the
     softmax is not nearly uniform."""
     g = torch.Generator().manual_seed(BN_SEED)
-    bns = [m for m in model.modules() if isinstance(m, nn.BatchNorm2d)]
     with torch.no_grad():
         for m in model.modules():
             if isinstance(m, nn.Conv2d) and m.bias is not None:
                 m.bias.copy_(torch.randn(m.bias.shape, generator=g) * 0.1)
         model.fc.weight.mul_(3.0)
-        for bn in bns:
-            c = bn.num_features
-            bn.weight.copy_(torch.rand(c, generator=g) + 0.5)
-            bn.bias.copy_(torch.randn(c, generator=g) * 0.1)
-            bn.reset_running_stats()
-            bn.momentum = None
-        model.train()
-        model(torch.randn(8, 3, 32, 32, generator=g))
-        model.eval()
-        for bn in bns:
-            c = bn.num_features
-            std = bn.running_var.sqrt()
-            bn.running_mean.add_(0.1 * std * torch.randn(c, generator=g))
-            bn.running_var.mul_(torch.rand(c, generator=g) * 0.5 + 0.75)
-            bn.momentum = 0.1
-            bn.num_batches_tracked.zero_()
+        bn_random.randomize_batchnorm(model, g, (8, 3, 32, 32))
 
 
 def main():
