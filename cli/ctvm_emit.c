@@ -35,7 +35,7 @@ int main(int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
-        } else if (TAKE("-o") || (strcmp(a, "--output") == 0 && val && (++i, 1))) {
+        } else if (TAKE("-o") || TAKE("--output")) {
             o.out_c = val;
         } else if (TAKE("--header")) {
             o.out_h = val;

@@ -203,12 +203,23 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
     int *order = arena_array(g->arena, (size_t)g->n_nodes + 1, sizeof(int));
     int steps = graph_exec_order(g, order);
     Stmt **kernels = arena_array(g->arena, (size_t)steps + 1, sizeof(Stmt *));
+    KernelParams *params = arena_array(g->arena, (size_t)steps + 1, sizeof(KernelParams));
     for (int s = 0; s < steps; s++) {
         kernels[s] = schedule_group(&e.cx, order[s]);
         if (!kernels[s] || e.failed) {
             weights_free(&e.blob);
             return -1;
         }
+        if (emit_collect_params(kernels[s], &params[s]) != 0) {
+            weights_free(&e.blob);
+            return diag_error(d, g, order[s], "kernel needs more than %d buffers", EMIT_MAX_PARAMS);
+        }
+        for (int i = 0; i < params[s].n; i++)
+            if (params[s].buf[i]->virtual_) {
+                weights_free(&e.blob);
+                return diag_error(d, g, order[s], "kernel uses fused-away value '%s' (internal error)",
+                                  params[s].buf[i]->name);
+            }
     }
 
     /* 2. the file */
@@ -230,17 +241,7 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
     emit_banner_file(out, "runtime_min/ctvm_runtime.h");
     weights_emit(out, &e.blob);
     for (int s = 0; s < steps; s++) {
-        KernelParams kp;
-        if (emit_collect_params(kernels[s], &kp) != 0) {
-            weights_free(&e.blob);
-            return diag_error(d, g, order[s], "kernel needs more than %d buffers", EMIT_MAX_PARAMS);
-        }
-        for (int i = 0; i < kp.n; i++)
-            if (kp.buf[i]->virtual_) {
-                weights_free(&e.blob);
-                return diag_error(d, g, order[s], "kernel uses fused-away value '%s' (internal error)",
-                                  kp.buf[i]->name);
-            }
+        const KernelParams *kp = &params[s];
         const Node *n = &g->nodes[order[s]];
         char name[96], safe[64], comment[256];
         sanitize(safe, sizeof safe, n->name);
@@ -248,7 +249,7 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
         int k = snprintf(comment, sizeof comment, "%s", n->op_type);
         for (int m = 0; m < n->n_epi && k < (int)sizeof comment - 32; m++)
             k += snprintf(comment + k, sizeof comment - (size_t)k, " + %s", g->nodes[n->epi[m]].op_type);
-        emit_kernel(out, name, comment, kernels[s], &kp);
+        emit_kernel(out, name, comment, kernels[s], kp);
     }
     /* entry points */
     fprintf(out, "int %s_run_ws", P);
@@ -262,15 +263,14 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
         fprintf(out, " || !out%d", i);
     fputs(")\n        return CTVM_ERR_NULL;\n", out);
     for (int s = 0; s < steps; s++) {
-        KernelParams kp;
-        emit_collect_params(kernels[s], &kp);
+        const KernelParams *kp = &params[s];
         char safe[64];
         sanitize(safe, sizeof safe, g->nodes[order[s]].name);
         fprintf(out, "    k%d_%s(", s, safe);
-        for (int i = 0; i < kp.n; i++) {
+        for (int i = 0; i < kp->n; i++) {
             if (i)
                 fputs(", ", out);
-            emit_call_arg(out, kp.buf[i]);
+            emit_call_arg(out, kp->buf[i]);
         }
         fputs(");\n", out);
     }

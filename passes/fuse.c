@@ -54,7 +54,6 @@ int pass_fuse(Graph *g, Diag *d)
             if (cn->is_view || cn->fused_into >= 0 || !op_is_elementwise(cn->op) || cn->n_out != 1 || !reads_once(cn, cur) ||
                 cv->dtype != DT_FLOAT32 || !shape_equal(&cv->shape, &g->values[cur].shape))
                 break;
-            a = &g->nodes[i]; /* the array does not move here, but keep ids honest */
             a->epi = arena_grow(g->arena, a->epi, (size_t)a->n_epi, (size_t)a->n_epi + 1, sizeof(int));
             a->epi[a->n_epi++] = c;
             cn->fused_into = i;

@@ -65,8 +65,8 @@ static void set_storage(Graph *g)
         const Node *n = &g->nodes[i];
         if (n->dead || n->is_view)
             continue;
-        /* outputs of nodes that have fused consumers are not materialised */
-        int fused_away = n->n_epi > 0 || (n->fused_into >= 0 && g->nodes[n->fused_into].epi[g->nodes[n->fused_into].n_epi - 1] != i);
+        /* only the last node of a fused group writes memory */
+        int fused_away = n->n_epi > 0 || (n->fused_into >= 0 && group_last_node(g, n->fused_into) != i);
         for (int k = 0; k < n->n_out; k++) {
             int v = n->out[k];
             if (v < 0 || g->values[v].storage != STORE_NONE)

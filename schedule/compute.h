@@ -78,8 +78,6 @@ Expr *compute_load_broadcast(ComputeCtx *cx, int vid, const Shape *shape, LVar *
 /* The elementwise function of a unary/binary node applied to operand
  * expressions (one per node input; NULL for an omitted input). */
 Expr *compute_eltwise_expr(ComputeCtx *cx, int node, Expr *const *operands);
-/* 1 if the op is elementwise and can be fused as an epilogue. */
-int compute_is_eltwise(OpKind op); /* = op_is_elementwise */
 /* Error about a node: always returns -1. */
 int compute_fail(ComputeCtx *cx, int node, const char *reason);
 

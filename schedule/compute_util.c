@@ -57,11 +57,6 @@ Expr *compute_load_broadcast(ComputeCtx *cx, int vid, const Shape *shape, LVar *
     return lx_load(cx->lb, cx->buf_of(cx, vid), compute_flat_index(cx, &v->shape, idx));
 }
 
-int compute_is_eltwise(OpKind op)
-{
-    return op_is_elementwise(op);
-}
-
 Expr *compute_eltwise_expr(ComputeCtx *cx, int node, Expr *const *x)
 {
     LoopBuilder *lb = cx->lb;
