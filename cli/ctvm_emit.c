@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "driver.h"
+#include "ir/target.h"
 
 static void usage(FILE *f)
 {
@@ -12,7 +13,9 @@ static void usage(FILE *f)
           "  -o, --output FILE        generated C file (required)\n"
           "  --header FILE            also write the API header\n"
           "  --prefix NAME            API prefix: NAME_run, NAME_WORKSPACE_SIZE (default: model)\n"
-          "  --target T               generic (default)\n"
+          "  --target T               native (default: detect this host), x86_64-avx512,\n"
+          "                           x86_64-avx2, x86_64-sse4, aarch64, armv7-neon, riscv64, generic\n"
+          "  --threads N              parallel outer loops on N threads (OpenMP; default 1)\n"
           "  --input-shapes SPEC      e.g. 'input:[1,3,224,224]' for symbolic dims\n"
           "  --main test|bench        compile in the test/bench main (defines CTVM_MAIN)\n"
           "  --dump-after PASS|all    print the graph after a pass (stdout)\n"
@@ -27,7 +30,8 @@ int main(int argc, char **argv)
     memset(&o, 0, sizeof o);
     Diag d = {.tool = "ctvm-emit"};
     o.emit.prefix = "model";
-    o.emit.target = "generic";
+    o.emit.target = "native";
+    o.emit.threads = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -43,6 +47,14 @@ int main(int argc, char **argv)
             o.emit.prefix = val;
         } else if (TAKE("--target")) {
             o.emit.target = val;
+        } else if (TAKE("--threads")) {
+            char *end;
+            long t = strtol(val, &end, 10);
+            if (*end || t < 1 || t > 1024) {
+                fprintf(stderr, "ctvm-emit: --threads takes a number from 1 to 1024, not '%s'\n", val);
+                return 2;
+            }
+            o.emit.threads = (int)t;
         } else if (TAKE("--input-shapes")) {
             d.file = "--input-shapes";
             if (onnx_parse_input_shapes(val, &o.load, &d) != 0)
@@ -75,7 +87,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!emit_target_known(o.emit.target)) {
-        fprintf(stderr, "ctvm-emit: unknown target '%s'\n", o.emit.target);
+        fprintf(stderr, "ctvm-emit: unknown target '%s' (known: %s)\n", o.emit.target, target_names());
         return 2;
     }
     for (const char *p = o.emit.prefix; *p; p++)

@@ -14,12 +14,15 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "ir/target.h"
 #include "frontend/tensor_io.h"
 
 #define MAX_IO 64
 
-typedef struct ModelIO { /* parsed from the generated file's API block */
+typedef struct ModelIO { /* parsed from the generated file's stamp and API block */
     char prefix[128];
+    char target[64];
+    int threads;
     int n_in, n_out;
     char in_name[MAX_IO][256], out_name[MAX_IO][256];
     long in_size[MAX_IO], out_size[MAX_IO];
@@ -35,6 +38,8 @@ static void usage(FILE *f)
           "  --output FILE.npz      write the outputs\n"
           "  --print-time --repeat N  time N runs after a warm-up; print median and min\n"
           "  --input-shapes SPEC  --prefix NAME (for a .c file)  --keep DIR (keep build files)\n"
+          "  --target T             as ctvm-emit (default native); adds the target's flags\n"
+          "  --threads N            as ctvm-emit; builds with -fopenmp when N > 1\n"
           "  --cc CC --cflags FLAGS (default: $CC or gcc, -O2)\n",
           f);
 }
@@ -49,8 +54,13 @@ static int parse_api(const char *path, ModelIO *io)
     while (fgets(line, sizeof line, f)) {
         char p[128], rest[256];
         int i;
-        if (!io->prefix[0] && sscanf(line, " * target: %*[^;]; API prefix: %127s", p) == 1)
+        char t[64];
+        if (!io->prefix[0] && sscanf(line, " * target: %63[^;]; API prefix: %127s", t, p) == 2) {
             snprintf(io->prefix, sizeof io->prefix, "%s", p);
+            snprintf(io->target, sizeof io->target, "%s", t);
+        }
+        if (sscanf(line, "#define CTVM_THREADS %d", &i) == 1)
+            io->threads = i;
         if (!io->prefix[0] || strncmp(line, "#define ", 8) || strncmp(line + 8, io->prefix, strlen(io->prefix)))
             continue;
         const char *m = line + 8 + strlen(io->prefix);
@@ -123,7 +133,8 @@ static int run_cmd(const char *cmd, char *out, size_t cap)
 int main(int argc, char **argv)
 {
     const char *model = NULL, *output = NULL, *keep = NULL, *prefix = NULL;
-    const char *cc = getenv("CC") ? getenv("CC") : "gcc", *cflags = "-O2";
+    const char *cc = getenv("CC") ? getenv("CC") : "gcc", *cflags = "-O2", *target = "native";
+    int threads = 1;
     char *inputs[MAX_IO], *golden[MAX_IO];
     int n_inputs = 0, n_golden = 0, print_time = 0, repeat = 1;
     double rtol = 1e-3, atol = 1e-4;
@@ -159,6 +170,18 @@ int main(int argc, char **argv)
             keep = argv[++i];
         } else if (!strcmp(a, "--prefix") && val) {
             prefix = argv[++i];
+        } else if (!strcmp(a, "--target") && val) {
+            target = argv[++i];
+            if (!target_find(target)) {
+                fprintf(stderr, "ctvm-run: unknown target '%s' (known: %s)\n", target, target_names());
+                return 2;
+            }
+        } else if (!strcmp(a, "--threads") && val) {
+            threads = atoi(argv[++i]);
+            if (threads < 1 || threads > 1024) {
+                fprintf(stderr, "ctvm-run: --threads takes a number from 1 to 1024\n");
+                return 2;
+            }
         } else if (!strcmp(a, "--cc") && val) {
             cc = argv[++i];
         } else if (!strcmp(a, "--cflags") && val) {
@@ -202,7 +225,8 @@ int main(int argc, char **argv)
         co.model = model;
         co.out_c = model_c;
         co.emit.prefix = prefix ? prefix : "model";
-        co.emit.target = "generic";
+        co.emit.target = target;
+        co.emit.threads = threads;
         co.emit.command_line = "ctvm-run";
         co.emit.main_mode = 1;
         if (driver_compile(&co, &d) != 0)
@@ -214,7 +238,9 @@ int main(int argc, char **argv)
         goto done;
     }
     snprintf(exe, sizeof exe, "%s/model", dir);
-    snprintf(cmd, sizeof cmd, "%s %s -std=c99 -DCTVM_MAIN -o '%s' '%s' -lm 2>&1", cc, cflags, exe, model_c);
+    const Target *tg = target_find(io.target);
+    snprintf(cmd, sizeof cmd, "%s %s %s%s -std=c99 -DCTVM_MAIN -o '%s' '%s' -lm 2>&1", cc, cflags,
+             tg ? tg->cflags : "", io.threads > 1 ? " -fopenmp" : "", exe, model_c);
     if (run_cmd(cmd, text, sizeof text) != 0) {
         diag_error(&d, NULL, -1, "building the generated code failed:\n%s", text);
         goto done;

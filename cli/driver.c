@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ir/target.h"
 #include "passes/passes.h"
 
 static int hash_file(const char *path, char *hex, size_t cap)
@@ -70,6 +71,13 @@ int driver_compile(const CompileOptions *o, Diag *d)
     Graph *g = onnx_load(o->model, &o->load, d);
     if (!g)
         return -1;
+    g->target = target_find(o->emit.target);
+    g->threads = o->emit.threads > 0 ? o->emit.threads : 1;
+    if (!g->target) {
+        diag_error(d, NULL, -1, "unknown target '%s'", o->emit.target ? o->emit.target : "");
+        graph_free(g);
+        return -1;
+    }
     int rc = passes_run(g, d, o->dump_after, stdout);
     if (rc == 0) {
         char hash[32] = "";

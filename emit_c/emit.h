@@ -15,7 +15,8 @@
 
 typedef struct EmitOptions {
     const char *prefix;       /* API prefix: NAME_run, NAME_WORKSPACE_SIZE */
-    const char *target;       /* "generic" */
+    const char *target;       /* --target name as given (see ir/target.h) */
+    int threads;              /* --threads: 1 = no parallel loops */
     const char *command_line; /* stamped in the header comment */
     const char *model_hash;   /* stamped in the header comment */
     int main_mode;            /* 1: define CTVM_MAIN so the harness main is compiled in */

@@ -21,8 +21,26 @@ typedef struct KernelParams {
 
 /* The non-local buffers of s in order of first appearance; -1 if too many. */
 int emit_collect_params(const Stmt *s, KernelParams *p);
-/* `static void name(params) { body }` */
+/* How kernels are printed: vector width of the target's vector API (1: no
+ * vectorization), thread count (parallel loops get an OpenMP pragma when
+ * > 1) and a builder for the rewrites before printing (unroll expansion,
+ * lane-0 indices); lb NULL prints the nest as written, scalar. */
+typedef struct EmitCfg {
+    int vl;
+    int threads;
+    LoopBuilder *lb;
+} EmitCfg;
+
+/* `static void name(params) { body }`: LOOP_UNROLL loops expanded; a
+ * LOOP_VECTORIZE loop of extent vl whose body is stores of expressions that
+ * read contiguously (or not at all) along its variable becomes one
+ * statement per store on vectors of the target's API (ctvm_vf), others stay
+ * scalar loops. Local buffers indexed only by constants become registers. */
+void emit_kernel_cfg(FILE *f, const char *name, const char *comment, const Stmt *body, const KernelParams *p,
+                     const EmitCfg *cfg);
+/* The same, scalar (no rewrites). */
 void emit_kernel(FILE *f, const char *name, const char *comment, const Stmt *body, const KernelParams *p);
+/* Scalar printing of an expression or statement, as written. */
 void emit_expr(FILE *f, const Expr *e);
 void emit_stmt(FILE *f, const Stmt *s, int indent);
 /* C identifier of a buffer as used inside kernels */

@@ -20,6 +20,8 @@
 #include "shape.h"
 #include "tensor.h"
 
+struct Target;
+
 typedef enum AttrKind {
     ATTR_FLOAT, ATTR_INT, ATTR_STRING, ATTR_TENSOR,
     ATTR_FLOATS, ATTR_INTS, ATTR_STRINGS, ATTR_OTHER, /* graphs etc.: kept, unused */
@@ -96,6 +98,8 @@ typedef struct Graph {
     int *outputs;         /* output value ids, in model order */
     int n_outputs;
     int64_t arena_bytes;  /* workspace size from plan_memory */
+    const struct Target *target; /* code-generation target (ir/target.h); NULL: generic */
+    int threads;          /* --threads: parallel loops use this many threads */
 } Graph;
 
 Graph *graph_new(const char *path);

@@ -1,0 +1,27 @@
+/* target.h - what the compiler knows about the machine it generates code for.
+ *
+ * A target names the vector API header pasted into model.c (templates/), the
+ * vector width in floats and the number of vector registers (the knobs the
+ * schedules size their tiles and channel blocks by), and the compiler flags
+ * the generated file needs. Nothing ISA-specific lives outside templates/:
+ * passes and schedules only read these numbers. */
+#ifndef CTVM_IR_TARGET_H
+#define CTVM_IR_TARGET_H
+
+typedef struct Target {
+    const char *name;     /* as given to --target */
+    const char *isa;      /* vector API: scalar, sse4, avx2, avx512, neon */
+    const char *header;   /* embedded template pasted into model.c */
+    int vl;               /* floats per vector (1 for scalar) */
+    int n_vregs;          /* architectural vector (or FP) registers */
+    const char *cflags;   /* flags the generated file needs with gcc */
+} Target;
+
+/* The target called `name` ("native" detects the host); NULL if unknown. */
+const Target *target_find(const char *name);
+/* The best target this host runs (x86: avx512 > avx2 > sse4 > generic). */
+const Target *target_native(void);
+/* Names accepted by --target, for usage text: "native|x86_64-avx512|...". */
+const char *target_names(void);
+
+#endif
