@@ -140,6 +140,8 @@ static int add_node(OnnxLoadCtx *c, const Onnx__NodeProto *np)
         n->domain = arena_strdup(g->arena, np->domain);
         n->op = OP_UNKNOWN; /* only the default domain's ops are known */
     }
+    if (strncmp(np->op_type, "ctvm.", 5) == 0)
+        n->op = OP_UNKNOWN; /* ctvm's internal operators are made by passes only */
     return onnx_attrs_decode(c, id, np);
 }
 

@@ -38,7 +38,7 @@ int op_is_elementwise(OpKind k)
 int op_takes_epilogue(OpKind k)
 {
     switch (k) {
-    case OP_CONV: case OP_GEMM: case OP_MATMUL: case OP_MAXPOOL: case OP_AVGPOOL:
+    case OP_CONV: case OP_CONV_NCHWC: case OP_GEMM: case OP_MATMUL: case OP_MAXPOOL: case OP_AVGPOOL:
     case OP_GLOBALAVGPOOL: case OP_GLOBALMAXPOOL: case OP_REDUCEMEAN: case OP_REDUCESUM:
     case OP_REDUCEMAX: case OP_BATCHNORM: case OP_TRANSPOSE: case OP_SLICE:
         return 1;

@@ -53,7 +53,12 @@
     X(RANGE, "Range", shapeops)                           \
     X(EQUAL, "Equal", shapeops)                           \
     X(WHERE, "Where", shapeops)                           \
-    X(EXPAND, "Expand", shapeops)
+    X(EXPAND, "Expand", shapeops)                         \
+    /* internal, made by pass "layout" (never read from a model) */ \
+    X(CONV_NCHWC, "ctvm.ConvNCHWc", convnchwc)            \
+    X(PACK, "ctvm.Pack", layout)                          \
+    X(UNPACK, "ctvm.Unpack", layout)                      \
+    X(PADHW, "ctvm.PadHW", layout)
 
 typedef enum OpKind {
     OP_UNKNOWN = 0,

@@ -22,6 +22,8 @@
 
 typedef enum Reducer { RED_NONE, RED_SUM, RED_MAX } Reducer;
 
+typedef struct ComputeCtx ComputeCtx;
+
 typedef struct ComputeStage {
     const char *name;
     LBuf *out;
@@ -37,6 +39,11 @@ typedef struct ComputeStage {
     LVar *acc;         /* placeholder for the reduced value (or body) in finalize */
     Expr *finalize;    /* stored value as a function of acc and axes */
     int out_is_node_output; /* axes are exactly the node output's dims, in order */
+    /* A schedule of its own (schedule/schedule_<kind>.c) instead of the
+     * default; it reads body/finalize (epilogues already composed) and the
+     * knobs below. */
+    Stmt *(*sched)(ComputeCtx *cx, const struct ComputeStage *st);
+    int knob[4];       /* per-schedule knobs (tile sizes), 0 = schedule's default */
 } ComputeStage;
 
 typedef struct ComputeDef {
@@ -45,7 +52,6 @@ typedef struct ComputeDef {
     Stmt *custom;      /* a hand-built loop nest instead of stages (e.g. softmax) */
 } ComputeDef;
 
-typedef struct ComputeCtx ComputeCtx;
 struct ComputeCtx {
     LoopBuilder *lb;
     Graph *g;
@@ -78,6 +84,9 @@ Expr *compute_load_broadcast(ComputeCtx *cx, int vid, const Shape *shape, LVar *
 /* The elementwise function of a unary/binary node applied to operand
  * expressions (one per node input; NULL for an omitted input). */
 Expr *compute_eltwise_expr(ComputeCtx *cx, int node, Expr *const *operands);
+/* The target's vector width (1 when scalar) and thread count. */
+int compute_vl(const ComputeCtx *cx);
+int compute_threads(const ComputeCtx *cx);
 /* Error about a node: always returns -1. */
 int compute_fail(ComputeCtx *cx, int node, const char *reason);
 

@@ -2,7 +2,8 @@
  * reflected in the output shape), GlobalAveragePool and GlobalMaxPool, 2-D
  * NCHW, as reductions over the window. Windows are clipped to the input: max
  * skips padding (reads -inf there), average divides by the count the ONNX
- * spec asks for. */
+ * spec asks for. Nodes marked "blocked" by pass layout work on
+ * [N,Cb,H,W,B] with the channel lanes innermost. */
 #include <math.h>
 
 #include "compute.h"
@@ -20,10 +21,14 @@ static int compute_global(ComputeCtx *cx, int node, ComputeDef *def, int is_max)
     idx[0] = lx_var(lb, s->axis[0]);
     idx[1] = lx_var(lb, s->axis[1]);
     int64_t count = 1;
-    for (int i = 2; i < x->shape.rank; i++) {
+    int blocked = (int)attr_int(n, "blocked", 0); /* [N,Cb,H,W,B]: lanes are channels */
+    int end = blocked ? 4 : x->shape.rank;
+    for (int i = 2; i < end; i++) {
         idx[i] = lx_var(lb, compute_add_raxis(cx, s, "r", x->shape.dims[i]));
         count *= x->shape.dims[i];
     }
+    if (blocked)
+        idx[4] = lx_var(lb, s->axis[4]);
     s->red = is_max ? RED_MAX : RED_SUM;
     s->body = lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &x->shape, idx));
     s->finalize = lx_var(lb, s->acc);
@@ -50,7 +55,8 @@ int compute_pool(ComputeCtx *cx, int node, ComputeDef *def)
     if (n->op == OP_GLOBALAVGPOOL || n->op == OP_GLOBALMAXPOOL)
         return compute_global(cx, node, def, n->op == OP_GLOBALMAXPOOL);
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
-    if (x->shape.rank != 4)
+    int blocked = (int)attr_int(n, "blocked", 0); /* [N,Cb,H,W,B]: lanes are channels */
+    if (x->shape.rank != 4 + blocked)
         return compute_fail(cx, node, "only 2-D pooling (NCHW) is supported");
     int k;
     const int64_t *ks = attr_ints(n, "kernel_shape", &k), *st = attr_ints(n, "strides", &k),
@@ -71,7 +77,7 @@ int compute_pool(ComputeCtx *cx, int node, ComputeDef *def)
     Expr *oh = lx_var(lb, s->axis[2]), *ow = lx_var(lb, s->axis[3]);
     Expr *ih = lx_add(lb, lx_muli(lb, oh, st[0]), lx_add(lb, lx_muli(lb, lx_var(lb, kh), d0), lx_int(lb, -pd[0])));
     Expr *iw = lx_add(lb, lx_muli(lb, ow, st[1]), lx_add(lb, lx_muli(lb, lx_var(lb, kw), d1), lx_int(lb, -pd[1])));
-    Expr *xi[4] = {lx_var(lb, s->axis[0]), lx_var(lb, s->axis[1]), ih, iw};
+    Expr *xi[5] = {lx_var(lb, s->axis[0]), lx_var(lb, s->axis[1]), ih, iw, blocked ? lx_var(lb, s->axis[4]) : NULL};
     Expr *load = lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &x->shape, xi));
     Expr *cond = lx_bin(lb, BO_AND,
                         lx_bin(lb, BO_AND, lx_bin(lb, BO_GE, ih, lx_int(lb, 0)), lx_bin(lb, BO_LT, ih, lx_int(lb, H))),

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "compute.h"
+#include "ir/target.h"
 
 static const char *const AXIS_HINTS[CTVM_MAX_RANK] = {"i0", "i1", "i2", "i3", "i4", "i5", "i6", "i7"};
 
@@ -137,4 +138,14 @@ int compute_node(ComputeCtx *cx, int node, ComputeDef *def)
     default:
         return compute_fail(cx, node, "operator not supported by the code generator");
     }
+}
+
+int compute_vl(const ComputeCtx *cx)
+{
+    return cx->g->target ? cx->g->target->vl : 1;
+}
+
+int compute_threads(const ComputeCtx *cx)
+{
+    return cx->g->threads > 1 ? cx->g->threads : 1;
 }

@@ -4,6 +4,9 @@
 
 #include <math.h>
 
+#include "ir/loop_lower.h"
+#include "schedule_tile.h"
+
 /* Apply epilogue node `epi`, whose input `from` is the running value `cur`
  * over stage `st`'s axes (which are the output dims). */
 static Expr *apply_epilogue(ComputeCtx *cx, const ComputeStage *st, int epi, int from, Expr *cur)
@@ -25,28 +28,74 @@ static Expr *apply_epilogue(ComputeCtx *cx, const ComputeStage *st, int epi, int
     return used ? compute_eltwise_expr(cx, epi, ops) : NULL;
 }
 
+/* Inner part of the default schedule: serial loops over the axes in
+ * [first, n_axes-1), then the last axis vectorized in lanes of the target's
+ * width with a scalar tail. */
+typedef struct DefaultPlan {
+    int first;
+    int64_t L;
+} DefaultPlan;
+
+static Stmt *default_inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, void *user)
+{
+    const DefaultPlan *p = user;
+    LoopBuilder *lb = cx->lb;
+    int last = st->n_axes - 1;
+    LVar *vars[CTVM_MAX_RANK];
+    for (int i = p->first; i < last; i++) {
+        vars[i] = lv_new(lb, st->axis[i]->name);
+        at[i] = lx_var(lb, vars[i]);
+    }
+    Stmt *s;
+    if (last < 0) {
+        Tile t = {-1, -1, -1, 1, 1, 1};
+        s = sched_tile(cx, st, at, &t);
+    } else {
+        int64_t E = st->extent[last], L = p->L, full = L > 1 ? E / L : 0;
+        Stmt *items[2] = {NULL, NULL};
+        if (full > 0) {
+            LVar *a = lv_new(lb, st->axis[last]->name);
+            at[last] = lx_muli(lb, lx_var(lb, a), L);
+            Tile t = {-1, -1, last, 1, 1, L};
+            items[0] = ls_for(lb, a, full, LOOP_SERIAL, sched_tile(cx, st, at, &t));
+        }
+        if (E - full * L > 0) {
+            LVar *a = lv_new(lb, st->axis[last]->name);
+            at[last] = lx_add(lb, lx_var(lb, a), lx_int(lb, full * L));
+            Tile t = {-1, -1, -1, 1, 1, 1};
+            items[1] = ls_for(lb, a, E - full * L, LOOP_SERIAL, sched_tile(cx, st, at, &t));
+        }
+        s = ls_seq(lb, 2, items);
+    }
+    for (int i = last - 1; i >= p->first; i--)
+        s = ls_for(lb, vars[i], st->extent[i], LOOP_SERIAL, s);
+    return s;
+}
+
 Stmt *schedule_stage_default(ComputeCtx *cx, const ComputeStage *st)
 {
-    LoopBuilder *lb = cx->lb;
-    Expr *value = st->finalize ? st->finalize : lx_var(lb, st->acc);
-    Stmt *s;
-    if (st->red == RED_NONE) {
-        s = ls_store(lb, st->out, st->out_index, lx_subst(lb, value, st->acc, st->body));
-    } else {
-        LBuf *acc = lbuf_new(lb, "acc", LB_LOCAL, 1);
-        Expr *zero = lx_int(lb, 0), *cur = lx_load(lb, acc, zero);
-        Expr *init = lx_float(lb, st->red == RED_SUM ? 0.0 : -INFINITY);
-        Expr *upd = st->red == RED_SUM ? lx_add(lb, cur, st->body) : lx_bin(lb, BO_MAX, cur, st->body);
-        Stmt *loop = ls_store(lb, acc, zero, upd);
-        for (int r = st->n_raxes - 1; r >= 0; r--)
-            loop = ls_for(lb, st->raxis[r], st->rextent[r], LOOP_SERIAL, loop);
-        Stmt *items[3] = {ls_store(lb, acc, zero, init), loop,
-                          ls_store(lb, st->out, st->out_index, lx_subst(lb, value, st->acc, cur))};
-        s = ls_alloc(lb, acc, ls_seq(lb, 3, items));
+    int last = st->n_axes - 1, vl = compute_vl(cx);
+    int64_t coef = 0;
+    DefaultPlan p = {0, 1};
+    if (vl > 1 && last >= 0 && st->extent[last] >= vl && lx_affine(st->out_index, st->axis[last], &coef) &&
+        coef == 1)
+        p.L = vl;
+    /* outer axes fused into one loop until there are enough iterations to share */
+    int64_t work = 1, outer = 1;
+    for (int i = 0; i < st->n_axes; i++)
+        work *= st->extent[i];
+    for (int r = 0; r < st->n_raxes; r++)
+        work *= st->rextent[r];
+    int axes[CTVM_MAX_RANK];
+    int64_t ext[CTVM_MAX_RANK];
+    while (p.first < last && outer < 64) {
+        axes[p.first] = p.first;
+        ext[p.first] = st->extent[p.first];
+        outer *= st->extent[p.first];
+        p.first++;
     }
-    for (int a = st->n_axes - 1; a >= 0; a--)
-        s = ls_for(lb, st->axis[a], st->extent[a], LOOP_SERIAL, s);
-    return s;
+    Expr *at[CTVM_MAX_RANK] = {0};
+    return sched_fused_outer(cx, st, axes, ext, p.first, work >= 32768, at, default_inner, &p);
 }
 
 Stmt *schedule_group(ComputeCtx *cx, int anchor)
@@ -78,6 +127,7 @@ Stmt *schedule_group(ComputeCtx *cx, int anchor)
         return def.custom;
     Stmt *items[CTVM_MAX_STAGES];
     for (int i = 0; i < def.n_stages; i++)
-        items[i] = schedule_stage_default(cx, &def.stages[i]);
+        items[i] = def.stages[i].sched ? def.stages[i].sched(cx, &def.stages[i])
+                                       : schedule_stage_default(cx, &def.stages[i]);
     return def.n_stages == 1 ? items[0] : ls_seq(cx->lb, def.n_stages, items);
 }

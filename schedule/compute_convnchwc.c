@@ -1,0 +1,54 @@
+/* compute_convnchwc.c - ctvm.ConvNCHWc (ops/convnchwc.c) as one reduction
+ * stage over the blocked output [n, ocb, oh, ow, ol]: a sum over (input
+ * block in group, kh, kw, input lane), or over (kh, kw) when depthwise, plus
+ * bias. The input is already padded, so there are no bounds to test. It is
+ * scheduled by schedule_conv (schedule/schedule_conv.c). */
+#include "compute.h"
+#include "schedule_conv.h"
+
+int compute_convnchwc(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    LoopBuilder *lb = cx->lb;
+    const Node *n = &cx->g->nodes[node];
+    const Value *x = &cx->g->values[n->in[0]], *w = &cx->g->values[n->in[1]];
+    const Value *y = &cx->g->values[n->out[0]];
+    int k;
+    const int64_t *st = attr_ints(n, "strides", &k), *dl = attr_ints(n, "dilations", &k),
+                  *ks = attr_ints(n, "kernel_shape", &k);
+    if (!st || !dl || !ks || x->shape.rank != 5 || y->shape.rank != 5)
+        return compute_fail(cx, node, "malformed ConvNCHWc (internal error)");
+    int64_t G = attr_int(n, "group", 1), dwise = attr_int(n, "depthwise", 0);
+    int64_t ICb = x->shape.dims[1], IB = x->shape.dims[4], OCb = y->shape.dims[1], OB = y->shape.dims[4];
+    int64_t icbg = ICb / G, ocbg = OCb / G;
+
+    ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
+    s->out_is_node_output = 1;
+    s->red = RED_SUM;
+    s->sched = schedule_conv;
+    Expr *nn = lx_var(lb, s->axis[0]), *ocb = lx_var(lb, s->axis[1]), *ol = lx_var(lb, s->axis[4]);
+    LVar *icb = dwise ? NULL : compute_add_raxis(cx, s, "icb", icbg);
+    LVar *kh = compute_add_raxis(cx, s, "kh", ks[0]), *kw = compute_add_raxis(cx, s, "kw", ks[1]);
+    LVar *il = dwise ? NULL : compute_add_raxis(cx, s, "il", IB);
+    Expr *ih = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[2]), st[0]), lx_muli(lb, lx_var(lb, kh), dl[0]));
+    Expr *iw = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[3]), st[1]), lx_muli(lb, lx_var(lb, kw), dl[1]));
+    Expr *xin, *win;
+    if (dwise) {
+        Expr *xi[5] = {nn, ocb, ih, iw, ol};
+        Expr *wi[4] = {ocb, lx_var(lb, kh), lx_var(lb, kw), ol};
+        xin = compute_flat_index(cx, &x->shape, xi);
+        win = compute_flat_index(cx, &w->shape, wi);
+    } else {
+        Expr *cb = lx_add(lb, lx_muli(lb, lx_bin(lb, BO_DIV, ocb, lx_int(lb, ocbg)), icbg), lx_var(lb, icb));
+        Expr *xi[5] = {nn, cb, ih, iw, lx_var(lb, il)};
+        Expr *wi[6] = {ocb, lx_var(lb, icb), lx_var(lb, kh), lx_var(lb, kw), lx_var(lb, il), ol};
+        xin = compute_flat_index(cx, &x->shape, xi);
+        win = compute_flat_index(cx, &w->shape, wi);
+    }
+    s->body = lx_mul(lb, lx_load(lb, cx->buf_of(cx, n->in[0]), xin), lx_load(lb, cx->buf_of(cx, n->in[1]), win));
+    s->finalize = lx_var(lb, s->acc);
+    if (n->n_in > 2 && n->in[2] >= 0)
+        s->finalize = lx_add(lb, s->finalize,
+                             lx_load(lb, cx->buf_of(cx, n->in[2]), lx_add(lb, lx_muli(lb, ocb, OB), ol)));
+    (void)IB;
+    return 0;
+}

@@ -1,0 +1,52 @@
+/* compute_layout.c - the layout copies of ops/layout.c: ctvm.Pack (plain to
+ * channel blocks, zero lanes past the channels), ctvm.Unpack (back) and
+ * ctvm.PadHW (zero border on dims 2 and 3). One copy stage each; on blocked
+ * tensors the lanes are the innermost axis, so PadHW vectorizes. */
+#include "compute.h"
+
+int compute_layout(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    LoopBuilder *lb = cx->lb;
+    const Node *n = &cx->g->nodes[node];
+    const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
+    LBuf *xb = cx->buf_of(cx, n->in[0]);
+    ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
+    s->out_is_node_output = 1;
+    Expr *ax[CTVM_MAX_RANK];
+    for (int i = 0; i < y->shape.rank; i++)
+        ax[i] = lx_var(lb, s->axis[i]);
+    if (n->op == OP_PACK) {
+        int64_t B = y->shape.dims[4], C = x->shape.dims[1];
+        Expr *c = lx_add(lb, lx_muli(lb, ax[1], B), ax[4]);
+        Expr *xi[4] = {ax[0], c, ax[2], ax[3]};
+        Expr *load = lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi));
+        s->body = C % B ? lx_select(lb, lx_bin(lb, BO_LT, c, lx_int(lb, C)), load, lx_float(lb, 0.0)) : load;
+    } else if (n->op == OP_UNPACK) {
+        int64_t B = x->shape.dims[4];
+        Expr *xi[5] = {ax[0], lx_bin(lb, BO_DIV, ax[1], lx_int(lb, B)), ax[2], ax[3],
+                       lx_bin(lb, BO_MOD, ax[1], lx_int(lb, B))};
+        s->body = lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi));
+    } else {
+        int k;
+        const int64_t *p = attr_ints(n, "pads", &k);
+        if (!p || k != 4)
+            return compute_fail(cx, node, "PadHW without pads (internal error)");
+        Expr *xi[CTVM_MAX_RANK];
+        for (int i = 0; i < y->shape.rank; i++)
+            xi[i] = ax[i];
+        xi[2] = lx_add(lb, ax[2], lx_int(lb, -p[0]));
+        xi[3] = lx_add(lb, ax[3], lx_int(lb, -p[1]));
+        Expr *cond = lx_int(lb, 1);
+        if (p[0] > 0)
+            cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_GE, xi[2], lx_int(lb, 0)));
+        if (p[2] > 0)
+            cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_LT, xi[2], lx_int(lb, x->shape.dims[2])));
+        if (p[1] > 0)
+            cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_GE, xi[3], lx_int(lb, 0)));
+        if (p[3] > 0)
+            cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_LT, xi[3], lx_int(lb, x->shape.dims[3])));
+        s->body = lx_select(lb, cond, lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi)), lx_float(lb, 0.0));
+    }
+    s->finalize = lx_var(lb, s->acc);
+    return 0;
+}

@@ -1,0 +1,17 @@
+/* schedule_conv.h - the schedule of blocked convolution (ctvm.ConvNCHWc).
+ *
+ * Output [n, ocb, oh, ow, ol]: the lanes ol are one vector; a register tile
+ * holds U output-channel blocks x T output columns of accumulators, the
+ * reduction (input blocks, kh, kw, input lanes) runs around it, and bias and
+ * fused epilogues are applied when the tile is stored. The (n, ocb/U, oh)
+ * loops are fused into one parallel loop. Knobs (ComputeStage.knob):
+ *   knob[0] = T (output columns per tile), knob[1] = U (channel blocks per
+ *   tile); 0 picks them from the target's register count. */
+#ifndef CTVM_SCHEDULE_SCHEDULE_CONV_H
+#define CTVM_SCHEDULE_SCHEDULE_CONV_H
+
+#include "compute.h"
+
+Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st);
+
+#endif

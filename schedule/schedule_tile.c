@@ -1,0 +1,95 @@
+/* schedule_tile.c - register tiles and fused parallel loops (see schedule_tile.h). */
+#include "schedule_tile.h"
+
+#include <math.h>
+
+static Expr *subst_axes(ComputeCtx *cx, const ComputeStage *st, Expr *e, Expr *const *ax)
+{
+    for (int i = 0; i < st->n_axes; i++)
+        e = lx_subst(cx->lb, e, st->axis[i], ax[i]);
+    return e;
+}
+
+/* for u unroll U { for j unroll T { for lane vectorize L { s } } } */
+static Stmt *wrap_tile(ComputeCtx *cx, const Tile *t, LVar *u, LVar *j, LVar *lane, Stmt *s)
+{
+    LoopBuilder *lb = cx->lb;
+    if (t->vax >= 0)
+        s = ls_for(lb, lane, t->L, LOOP_VECTORIZE, s);
+    if (t->tax >= 0)
+        s = ls_for(lb, j, t->T, LOOP_UNROLL, s);
+    if (t->uax >= 0)
+        s = ls_for(lb, u, t->U, LOOP_UNROLL, s);
+    return s;
+}
+
+Stmt *sched_tile(ComputeCtx *cx, const ComputeStage *st, Expr *const *at, const Tile *t)
+{
+    LoopBuilder *lb = cx->lb;
+    LVar *u = lv_new(lb, "u"), *j = lv_new(lb, "j"), *lane = lv_new(lb, "l");
+    int64_t U = t->uax >= 0 ? t->U : 1, T = t->tax >= 0 ? t->T : 1, L = t->vax >= 0 ? t->L : 1;
+    Expr *ax[CTVM_MAX_RANK];
+    for (int i = 0; i < st->n_axes; i++)
+        ax[i] = at[i];
+    if (t->tax >= 0)
+        ax[t->tax] = lx_add(lb, at[t->tax], lx_var(lb, j));
+    if (t->uax >= 0)
+        ax[t->uax] = lx_add(lb, at[t->uax], lx_var(lb, u));
+    if (t->vax >= 0)
+        ax[t->vax] = lx_add(lb, at[t->vax], lx_var(lb, lane));
+    Expr *body = subst_axes(cx, st, st->body, ax);
+    Expr *fin = subst_axes(cx, st, st->finalize ? st->finalize : lx_var(lb, st->acc), ax);
+    Expr *oidx = subst_axes(cx, st, st->out_index, ax);
+    if (st->red == RED_NONE)
+        return wrap_tile(cx, t, u, j, lane, ls_store(lb, st->out, oidx, lx_subst(lb, fin, st->acc, body)));
+
+    LBuf *acc = lbuf_new(lb, "acc", LB_LOCAL, U * T * L);
+    /* slot (u*T + j)*L + lane */
+    Expr *ue = t->uax >= 0 ? lx_var(lb, u) : lx_int(lb, 0), *je = t->tax >= 0 ? lx_var(lb, j) : lx_int(lb, 0);
+    Expr *le = t->vax >= 0 ? lx_var(lb, lane) : lx_int(lb, 0);
+    Expr *slot = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, ue, T), je), L), le);
+    Expr *cur = lx_load(lb, acc, slot);
+    Expr *init = lx_float(lb, st->red == RED_SUM ? 0.0 : -INFINITY);
+    Expr *upd = st->red == RED_SUM ? lx_add(lb, cur, body) : lx_bin(lb, BO_MAX, cur, body);
+    Stmt *loop = wrap_tile(cx, t, u, j, lane, ls_store(lb, acc, slot, upd));
+    for (int r = st->n_raxes - 1; r >= 0; r--)
+        loop = ls_for(lb, st->raxis[r], st->rextent[r], LOOP_SERIAL, loop);
+    Stmt *items[3] = {wrap_tile(cx, t, u, j, lane, ls_store(lb, acc, slot, init)), loop,
+                      wrap_tile(cx, t, u, j, lane, ls_store(lb, st->out, oidx, lx_subst(lb, fin, st->acc, cur)))};
+    return ls_alloc(lb, acc, ls_seq(lb, 3, items));
+}
+
+Stmt *sched_fused_outer(ComputeCtx *cx, const ComputeStage *st, const int *axes, const int64_t *extents,
+                        int n, int parallel, Expr **at, InnerFn inner, void *user)
+{
+    LoopBuilder *lb = cx->lb;
+    int64_t total = 1;
+    for (int i = 0; i < n; i++)
+        total *= extents[i];
+    if (n == 0)
+        return inner(cx, st, at, user);
+    LVar *f = lv_new(lb, "p");
+    int64_t stride = total;
+    for (int i = 0; i < n; i++) {
+        stride /= extents[i];
+        Expr *e = lx_var(lb, f);
+        if (stride > 1)
+            e = lx_bin(lb, BO_DIV, e, lx_int(lb, stride));
+        if (i > 0)
+            e = lx_bin(lb, BO_MOD, e, lx_int(lb, extents[i]));
+        at[axes[i]] = e;
+    }
+    Stmt *body = inner(cx, st, at, user);
+    int par = parallel && compute_threads(cx) > 1 && total > 1;
+    return ls_for(lb, f, total, par ? LOOP_PARALLEL : LOOP_SERIAL, body);
+}
+
+int64_t sched_pick_tile(int64_t n, int64_t lo, int64_t hi)
+{
+    if (n <= hi)
+        return n;
+    for (int64_t t = hi; t >= lo && t >= 1; t--)
+        if (n % t == 0)
+            return t;
+    return hi;
+}

@@ -1,0 +1,35 @@
+/* schedule_tile.h - the scheduling primitives shared by every schedule:
+ * register tiles (unrolled along up to two axes, vectorized along a third,
+ * accumulators in registers, epilogue stored at the innermost tile) and
+ * fused parallel outer loops. Each op family's schedule
+ * (schedule/schedule_<kind>.c) picks axes and knob values and calls these. */
+#ifndef CTVM_SCHEDULE_SCHEDULE_TILE_H
+#define CTVM_SCHEDULE_SCHEDULE_TILE_H
+
+#include "compute.h"
+
+/* A register tile of stage `st`: axis i takes the value at[i], except
+ *   axis tax = at[tax] + j   for j in 0..T   (unrolled; tax < 0: none)
+ *   axis uax = at[uax] + u   for u in 0..U   (unrolled; uax < 0: none)
+ *   axis vax = at[vax] + lane for lane in 0..L (vectorized; vax < 0: none)
+ * Reductions keep U*T*L accumulators, run the reduction axes in stage order
+ * around the unrolled updates, and store finalize (with the fused
+ * epilogues) once per output point. */
+typedef struct Tile {
+    int tax, uax, vax;
+    int64_t T, U, L;
+} Tile;
+Stmt *sched_tile(ComputeCtx *cx, const ComputeStage *st, Expr *const *at, const Tile *t);
+
+/* Loops over the first n axes listed in `axes` (by index into st), fused
+ * into one loop (parallel when threads > 1 and `parallel`); fills at[] with
+ * each axis' expression of the fused variable. `inner` is called to build the
+ * body once at[] is set. */
+typedef Stmt *(*InnerFn)(ComputeCtx *cx, const ComputeStage *st, Expr **at, void *user);
+Stmt *sched_fused_outer(ComputeCtx *cx, const ComputeStage *st, const int *axes, const int64_t *extents,
+                        int n, int parallel, Expr **at, InnerFn inner, void *user);
+
+/* Largest T in [lo, hi] dividing n, else hi (n > hi), else n. */
+int64_t sched_pick_tile(int64_t n, int64_t lo, int64_t hi);
+
+#endif
