@@ -1,0 +1,405 @@
+/* layout.c - pass "layout": convolutions in channel blocks, and the blocked
+ * layout carried from the first convolution to the head.
+ *
+ * With B = the target's vector width, a blocked tensor is [N, ceil(C/B), H,
+ * W, B]: the B channels of a block are one vector. Every 2-D Conv becomes
+ * ctvm.ConvNCHWc with weights packed at compile time ([OCb, ICb/G, KH, KW,
+ * IB, OB], zero past the real channels) and its padding made explicit by a
+ * ctvm.PadHW node (so the convolution's inner loops test no bounds). Its
+ * output is a new, blocked twin of the original value. Elementwise ops,
+ * pools and channel Concats whose inputs have blocked twins stay blocked;
+ * per-channel constants are repacked. Anything else reads the plain value,
+ * which a ctvm.Unpack recreates (once, under the original value id, so graph
+ * outputs and names are unchanged). A convolution on a plain input reads it
+ * as one-channel blocks (IB = 1, a zero-copy reshape), except depthwise,
+ * whose lanes must be channels (ctvm.Pack).
+ *
+ * Lanes past the real channels hold finite values (zero weights give zero
+ * sums; constants are padded with 0, or 1 for Div), and are dropped by
+ * Unpack. Grouped convolutions whose groups do not fill whole blocks stay
+ * plain Conv. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/target.h"
+#include "passes.h"
+#include "passes/pass_util.h"
+
+typedef struct Lay {
+    Graph *g;
+    int B;
+    int *twin;     /* value -> blocked twin value id, or -1 */
+    int *plain_ok; /* value -> its plain bytes are (or will be) computed */
+    int cap;
+    int pos;       /* index of the node being rewritten; insertions go before it */
+} Lay;
+
+static void grow(Lay *L)
+{
+    Graph *g = L->g;
+    if (g->n_values <= L->cap)
+        return;
+    int cap = g->n_values * 2;
+    L->twin = realloc(L->twin, (size_t)cap * sizeof(int));
+    L->plain_ok = realloc(L->plain_ok, (size_t)cap * sizeof(int));
+    for (int i = L->cap; i < cap; i++) {
+        L->twin[i] = -1;
+        L->plain_ok[i] = 1;
+    }
+    L->cap = cap;
+}
+
+static int new_value(Lay *L, const char *base, int rank, const int64_t *dims)
+{
+    Graph *g = L->g;
+    int v = graph_add_value(g, pass_unique_name(g, base));
+    g->values[v].dtype = DT_FLOAT32;
+    g->values[v].shape = shape_make(rank, dims);
+    grow(L);
+    return v;
+}
+
+static int insert(Lay *L, const char *op, const char *name, int n_in, const int *ins, int out)
+{
+    int id = pass_insert_node(L->g, L->pos, op, pass_unique_name(L->g, name), n_in, ins, 1, &out);
+    L->pos++;
+    return id;
+}
+
+/* Reshape node (a zero-copy view after pass views) of x to `rank` dims. */
+static void reshape(Lay *L, int x, int out, const char *name)
+{
+    Graph *g = L->g;
+    const Shape *s = &g->values[out].shape;
+    int64_t dims[CTVM_MAX_RANK];
+    for (int i = 0; i < s->rank; i++)
+        dims[i] = s->dims[i];
+    int64_t r = s->rank;
+    int shp = graph_add_const(g, pass_unique_name(g, "layout_shape"), DT_INT64, shape_make(1, &r), dims);
+    grow(L);
+    int ins[2] = {x, shp};
+    insert(L, "Reshape", name, 2, ins, out);
+}
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* The blocked twin of plain 4-D value v (made with ctvm.Pack). */
+static int get_blocked(Lay *L, int v)
+{
+    if (L->twin[v] >= 0)
+        return L->twin[v];
+    Graph *g = L->g;
+    const int64_t *d = g->values[v].shape.dims;
+    int64_t dims[5] = {d[0], cdiv(d[1], L->B), d[2], d[3], L->B};
+    int t = new_value(L, arena_printf(g->arena, "%s_blk", g->values[v].name), 5, dims);
+    if (L->B == 1) {
+        reshape(L, v, t, "layout_view");
+    } else {
+        int id = insert(L, "ctvm.Pack", "pack", 1, &v, t);
+        node_set_int(g, id, "block", L->B);
+    }
+    L->twin[v] = t;
+    return t;
+}
+
+/* Make sure the plain bytes of v exist (ctvm.Unpack of its twin). */
+static void need_plain(Lay *L, int v)
+{
+    if (v < 0 || L->plain_ok[v])
+        return;
+    Graph *g = L->g;
+    if (L->B == 1) {
+        reshape(L, L->twin[v], v, "layout_view");
+    } else {
+        int id = insert(L, "ctvm.Unpack", "unpack", 1, &L->twin[v], v);
+        node_set_int(g, id, "channels", g->values[v].shape.dims[1]);
+    }
+    L->plain_ok[v] = 1;
+}
+
+static int is_plain4(const Graph *g, int v)
+{
+    return v >= 0 && g->values[v].shape.rank == 4 && g->values[v].dtype == DT_FLOAT32;
+}
+
+/* A constant operand c of a blocked elementwise op over logical shape s, as
+ * a 5-D constant broadcasting the same way; -1 when it cannot be. */
+static int pack_const(Lay *L, int c, const Shape *s, float pad)
+{
+    Graph *g = L->g;
+    const Value *cv = &g->values[c];
+    if (cv->dtype != DT_FLOAT32 || cv->shape.rank > 4 || !cv->data)
+        return -1;
+    int64_t kd[4] = {1, 1, 1, 1};
+    for (int i = 0; i < cv->shape.rank; i++)
+        kd[4 - cv->shape.rank + i] = cv->shape.dims[i];
+    for (int i = 0; i < 4; i++)
+        if (kd[i] != 1 && kd[i] != s->dims[i])
+            return -1;
+    int perc = kd[1] != 1;
+    int64_t B = perc ? L->B : 1, Cb = perc ? cdiv(kd[1], L->B) : 1;
+    int64_t dims[5] = {kd[0], Cb, kd[2], kd[3], B}, n = kd[0] * Cb * kd[2] * kd[3] * B;
+    float *p = malloc((size_t)n * sizeof(float));
+    if (!p)
+        return -1;
+    const float *src = cv->data;
+    for (int64_t i0 = 0; i0 < kd[0]; i0++)
+        for (int64_t cb = 0; cb < Cb; cb++)
+            for (int64_t h = 0; h < kd[2]; h++)
+                for (int64_t w = 0; w < kd[3]; w++)
+                    for (int64_t l = 0; l < B; l++) {
+                        int64_t ch = cb * B + l;
+                        p[(((i0 * Cb + cb) * kd[2] + h) * kd[3] + w) * B + l] =
+                            ch < kd[1] ? src[((i0 * kd[1] + ch) * kd[2] + h) * kd[3] + w] : pad;
+                    }
+    int id = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_blk", cv->name)), DT_FLOAT32,
+                             shape_make(5, dims), p);
+    free(p);
+    grow(L);
+    return id;
+}
+
+/* Output of node n rewritten in place to a new blocked twin with `dims`. */
+static void blocked_out(Lay *L, int node, const int64_t *dims)
+{
+    Graph *g = L->g;
+    int y = g->nodes[node].out[0];
+    int t = new_value(L, arena_printf(g->arena, "%s_blk", g->values[y].name), 5, dims);
+    g->nodes[node].out[0] = t;
+    g->values[t].producer = node;
+    L->twin[y] = t;
+    L->plain_ok[y] = 0;
+}
+
+/* ---- convolution ---- */
+
+static int conv_blocked(Lay *L, int node)
+{
+    Graph *g = L->g;
+    Node *n = &g->nodes[node];
+    int x = n->in[0], w = n->in[1], b = n->n_in > 2 ? n->in[2] : -1;
+    const Value *xv = &g->values[x], *wv = &g->values[w];
+    if (!is_plain4(g, x) || !wv->data || wv->dtype != DT_FLOAT32 || (b >= 0 && !g->values[b].data))
+        return 0;
+    int k;
+    const int64_t *ks = attr_ints(n, "kernel_shape", &k), *pd = attr_ints(n, "pads", &k);
+    if (!ks || !pd)
+        return 0;
+    int64_t B = L->B, G = attr_int(n, "group", 1);
+    int64_t C = xv->shape.dims[1], OC = wv->shape.dims[0], KH = ks[0], KW = ks[1];
+    int dwise = G > 1 && G == C && OC == C;
+    if (G > 1 && !dwise && ((C / G) % B || (OC / G) % B))
+        return 0; /* groups that do not fill whole blocks: plain Conv */
+    /* input: blocked twin, or the plain tensor seen as one-channel blocks */
+    int IB, xin;
+    if (dwise || L->twin[x] >= 0) {
+        xin = get_blocked(L, x);
+        IB = (int)B;
+    } else {
+        int64_t dims[5] = {xv->shape.dims[0], C, xv->shape.dims[2], xv->shape.dims[3], 1};
+        xin = new_value(L, arena_printf(g->arena, "%s_c1", g->values[x].name), 5, dims);
+        reshape(L, x, xin, "layout_view");
+        IB = 1;
+    }
+    if (pd[0] || pd[1] || pd[2] || pd[3]) {
+        Shape s = g->values[xin].shape;
+        s.dims[2] += pd[0] + pd[2];
+        s.dims[3] += pd[1] + pd[3];
+        int padded = new_value(L, arena_printf(g->arena, "%s_pad", g->values[x].name), 5, s.dims);
+        int id = insert(L, "ctvm.PadHW", "pad", 1, &xin, padded);
+        node_set_ints(g, id, "pads", pd, 4);
+        xin = padded;
+    }
+    n = &g->nodes[L->pos];
+    /* weights and bias, packed */
+    int64_t OCb = cdiv(OC, B), icg = C / G;
+    const float *W = g->values[w].data;
+    int64_t nw, wdims[6];
+    int wrank;
+    if (dwise) {
+        wrank = 4;
+        wdims[0] = OCb, wdims[1] = KH, wdims[2] = KW, wdims[3] = B;
+    } else {
+        wrank = 6;
+        wdims[0] = OCb, wdims[1] = cdiv(icg, IB), wdims[2] = KH, wdims[3] = KW, wdims[4] = IB, wdims[5] = B;
+    }
+    nw = 1;
+    for (int i = 0; i < wrank; i++)
+        nw *= wdims[i];
+    float *P = calloc((size_t)nw, sizeof(float));
+    if (!P)
+        return -1;
+    for (int64_t oc = 0; oc < OC; oc++)
+        for (int64_t ic = 0; ic < icg; ic++)
+            for (int64_t kh = 0; kh < KH; kh++)
+                for (int64_t kw = 0; kw < KW; kw++) {
+                    float v = W[((oc * icg + ic) * KH + kh) * KW + kw];
+                    int64_t ocb = oc / B, ol = oc % B;
+                    if (dwise)
+                        P[((ocb * KH + kh) * KW + kw) * B + ol] = v;
+                    else
+                        P[((((ocb * wdims[1] + ic / IB) * KH + kh) * KW + kw) * IB + ic % IB) * B + ol] = v;
+                }
+    int wp = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_packed", g->values[w].name)),
+                             DT_FLOAT32, shape_make(wrank, wdims), P);
+    free(P);
+    int bp = -1;
+    if (b >= 0) {
+        float *bb = calloc((size_t)(OCb * B), sizeof(float));
+        if (!bb)
+            return -1;
+        memcpy(bb, g->values[b].data, (size_t)OC * sizeof(float));
+        int64_t nb = OCb * B;
+        bp = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_packed", g->values[b].name)),
+                             DT_FLOAT32, shape_make(1, &nb), bb);
+        free(bb);
+    }
+    grow(L);
+    n = &g->nodes[L->pos];
+    const int64_t *yd = g->values[n->out[0]].shape.dims;
+    int64_t ydims[5] = {yd[0], OCb, yd[2], yd[3], B};
+    n->op = OP_CONV_NCHWC;
+    n->op_type = "ctvm.ConvNCHWc";
+    pass_grow_inputs(g, L->pos, 3);
+    n = &g->nodes[L->pos];
+    n->in[0] = xin;
+    n->in[1] = wp;
+    n->in[2] = bp;
+    n->n_in = bp >= 0 ? 3 : 2;
+    node_set_int(g, L->pos, "depthwise", dwise);
+    node_set_int(g, L->pos, "group", dwise ? 1 : G);
+    blocked_out(L, L->pos, ydims);
+    return 1;
+}
+
+/* ---- ops that follow their input's layout ---- */
+
+static int follow_unary(Lay *L, int node)
+{
+    Graph *g = L->g;
+    Node *n = &g->nodes[node];
+    int x = n->in[0];
+    if (x < 0 || L->twin[x] < 0 || !shape_equal(&g->values[x].shape, &g->values[n->out[0]].shape))
+        return 0;
+    for (int i = 1; i < n->n_in; i++) /* Clip bounds etc.: only scalar constants */
+        if (n->in[i] >= 0 && (!g->values[n->in[i]].data || g->values[n->in[i]].shape.rank > 0))
+            return 0;
+    n->in[0] = L->twin[x];
+    blocked_out(L, node, g->values[L->twin[x]].shape.dims);
+    return 1;
+}
+
+static int follow_binary(Lay *L, int node)
+{
+    Graph *g = L->g;
+    Node *n = &g->nodes[node];
+    int a = n->in[0], b = n->in[1];
+    const Shape *ys = &g->values[n->out[0]].shape;
+    int ta = L->twin[a] >= 0 && shape_equal(&g->values[a].shape, ys);
+    int tb = L->twin[b] >= 0 && shape_equal(&g->values[b].shape, ys);
+    if (!ta && !tb)
+        return 0;
+    int ops[2] = {a, b}, blk[2];
+    float pad = n->op == OP_DIV ? 1.0f : 0.0f;
+    for (int i = 0; i < 2; i++) {
+        int v = ops[i];
+        if (L->twin[v] >= 0 && shape_equal(&g->values[v].shape, ys))
+            blk[i] = L->twin[v];
+        else if (g->values[v].data)
+            blk[i] = pack_const(L, v, ys, pad);
+        else if (is_plain4(g, v) && shape_equal(&g->values[v].shape, ys))
+            blk[i] = get_blocked(L, v);
+        else
+            blk[i] = -1;
+        if (blk[i] < 0)
+            return 0;
+    }
+    n = &g->nodes[L->pos];
+    n->in[0] = blk[0];
+    n->in[1] = blk[1];
+    blocked_out(L, L->pos, g->values[ta ? blk[0] : blk[1]].shape.dims);
+    return 1;
+}
+
+static int follow_pool(Lay *L, int node)
+{
+    Graph *g = L->g;
+    Node *n = &g->nodes[node];
+    int x = n->in[0];
+    if (x < 0 || L->twin[x] < 0 || n->n_out != 1)
+        return 0;
+    const int64_t *yd = g->values[n->out[0]].shape.dims;
+    int64_t dims[5] = {yd[0], g->values[L->twin[x]].shape.dims[1], yd[2], yd[3], L->B};
+    n->in[0] = L->twin[x];
+    node_set_int(g, node, "blocked", 1);
+    blocked_out(L, node, dims);
+    return 1;
+}
+
+static int follow_concat(Lay *L, int node)
+{
+    Graph *g = L->g;
+    Node *n = &g->nodes[node];
+    if (attr_int(n, "axis", -1) != 1 || n->n_in < 1)
+        return 0;
+    int64_t cb = 0;
+    for (int i = 0; i < n->n_in; i++) {
+        int v = n->in[i];
+        if (v < 0 || L->twin[v] < 0 || g->values[v].shape.rank != 4)
+            return 0;
+        if (i + 1 < n->n_in && g->values[v].shape.dims[1] % L->B)
+            return 0; /* a padded block may only come last */
+        cb += g->values[L->twin[v]].shape.dims[1];
+    }
+    for (int i = 0; i < n->n_in; i++)
+        n->in[i] = L->twin[n->in[i]];
+    const int64_t *yd = g->values[n->out[0]].shape.dims;
+    int64_t dims[5] = {yd[0], cb, yd[2], yd[3], L->B};
+    blocked_out(L, node, dims);
+    return 1;
+}
+
+static int rewrite(Lay *L, int node)
+{
+    const Node *n = &L->g->nodes[node];
+    if (n->n_out != 1 || n->out[0] < 0 || !is_plain4(L->g, n->out[0]))
+        return 0;
+    switch (n->op) {
+    case OP_CONV: return conv_blocked(L, node);
+    case OP_MAXPOOL: case OP_AVGPOOL: case OP_GLOBALAVGPOOL: case OP_GLOBALMAXPOOL:
+        return follow_pool(L, node);
+    case OP_CONCAT: return follow_concat(L, node);
+    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV:
+        return n->n_in == 2 ? follow_binary(L, node) : 0;
+    default:
+        return op_is_elementwise(n->op) ? follow_unary(L, node) : 0;
+    }
+}
+
+int pass_layout(Graph *g, Diag *d)
+{
+    (void)d;
+    Lay L = {.g = g, .B = g->target ? g->target->vl : 1};
+    grow(&L);
+    int rc = 0;
+    for (L.pos = 0; L.pos < g->n_nodes; L.pos++) {
+        if (g->nodes[L.pos].dead)
+            continue;
+        int r = rewrite(&L, L.pos);
+        if (r < 0) {
+            rc = diag_error(d, g, L.pos, "out of memory packing weights");
+            break;
+        }
+        if (r == 0) { /* stays plain: its inputs must be */
+            for (int i = 0; i < g->nodes[L.pos].n_in; i++)
+                need_plain(&L, g->nodes[L.pos].in[i]);
+        }
+    }
+    L.pos = g->n_nodes;
+    for (int i = 0; i < g->n_outputs && rc == 0; i++)
+        need_plain(&L, g->outputs[i]);
+    free(L.twin);
+    free(L.plain_ok);
+    graph_count_uses(g);
+    return rc;
+}
