@@ -54,6 +54,29 @@ while read -r case freeze; do
   check "onnx $case" conformance "$case" $freeze
 done < tests/conformance_cases.txt
 
+# --- odd shapes against PyTorch, for every target -------------------------------
+# tests/odd_shapes.py: small models whose channel counts, widths, pads, strides,
+# groups and GEMM sizes fall off any vector/tile grid, with torch references;
+# each case's tolerance is in cases.txt. CTVM_TARGETS (space-separated, default
+# generic) names the targets; --target is passed only once ctvm-run knows it.
+TARGETS=${CTVM_TARGETS:-generic}
+has_target=0; $RUN --help 2>&1 | grep -q -- '--target' && has_target=1
+[ $has_target = 1 ] || echo "note: ctvm-run has no --target yet; every target runs its default"
+odd() { # target case rtol atol
+  local d=$T/odd/$2 topt=()
+  [ -n "$1" ] && [ $has_target = 1 ] && topt=(--target "$1")
+  $RUN "$d/model.onnx" --inputs "$d/inputs.npz" --golden "$d/outputs.npz" --rtol "$3" --atol "$4" "${topt[@]}" < /dev/null
+}
+if /usr/bin/python3 tests/odd_shapes.py "$T/odd" > "$T/odd.log" 2>&1; then
+  for t in $TARGETS; do
+    while read -r c r a; do
+      check "odd $t $c" odd "$t" "$c" "$r" "$a"
+    done < "$T/odd/cases.txt"
+  done
+else
+  cat "$T/odd.log"; bad "generate odd-shape cases (tests/odd_shapes.py)"
+fi
+
 # --- the generated C -----------------------------------------------------------
 strict_c() {
   $EMIT golden/small_cnn/model.onnx -o "$T/s.c" --header "$T/s.h" --prefix small &&

@@ -1,0 +1,809 @@
+"""odd_shapes.py OUT_DIR [CASE...] - small ONNX models with awkward shapes
+(channel counts that are not a multiple of 16/8/4, 1x1 and tiny spatial
+sizes, widths that leave tails, strides, asymmetric pads, dilation, groups,
+ceil_mode, odd GEMM sizes, broadcasting) and reference outputs computed with
+torch.nn.functional, independently of ctvm. They target the edge cases of
+blocked-layout / register-tiled / vectorized schedules.
+
+Writes OUT_DIR/<case>/{model.onnx,inputs.npz,outputs.npz} (npz keyed by the
+ONNX input/output names, like golden/) and OUT_DIR/cases.txt, one line per
+case: "name rtol atol". A case passes when max|err| <= atol + rtol*max|ref|.
+
+Models are opset 13, float32, with seeded weights and N(0,1) inputs; each
+case draws from its own generator seeded by the case name, so adding a case
+changes no other. The references are computed in float64 from the float32
+inputs and weights and rounded to float32, so they measure ctvm's error only.
+
+Run with /usr/bin/python3 (Debian's torch and onnx)."""
+import os
+import sys
+import zlib
+
+import numpy as np
+import onnx
+import torch
+import torch.nn.functional as F
+from onnx import TensorProto, helper, numpy_helper
+
+# tolerance of the single-operator conformance cases
+RTOL, ATOL = 1e-4, 1e-5
+# for long reductions (thousands of terms summed in float32, in an order
+# that a blocked/vectorized schedule is free to change): the rounding error
+# of a float32 sum grows with the number of terms
+RTOL_LONG, ATOL_LONG = 1e-3, 1e-4
+
+CASES = []
+
+
+def case(rtol=RTOL, atol=ATOL):
+    def reg(fn):
+        CASES.append((fn.__name__, fn, rtol, atol))
+        return fn
+    return reg
+
+
+class V:
+    """A value in the graph: its ONNX name and its float64 torch reference."""
+    def __init__(self, name, t):
+        self.name, self.t = name, t
+
+
+class G:
+    def __init__(self, name):
+        self.name = name
+        self.rng = np.random.default_rng(zlib.crc32(name.encode()))
+        self.nodes, self.inits, self.inputs, self.outputs = [], [], [], []
+        self.feeds, self.refs, self.count = {}, {}, 0
+
+    def fresh(self, prefix):
+        self.count += 1
+        return "%s_%d" % (prefix, self.count)
+
+    def input(self, shape, lo=None):
+        """A runtime input, N(0,1) (or U(lo, lo+1) when lo is given)."""
+        name = "x%d" % len(self.inputs)
+        a = self.rng.standard_normal(shape) if lo is None else lo + self.rng.random(shape)
+        a = np.asarray(a, dtype=np.float32)
+        self.inputs.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, list(shape)))
+        self.feeds[name] = a
+        return V(name, torch.from_numpy(a).double())
+
+    def const(self, a, prefix="c"):
+        a = np.asarray(a, dtype=np.float32)
+        name = self.fresh(prefix)
+        self.inits.append(numpy_helper.from_array(a, name))
+        return V(name, torch.from_numpy(a).double())
+
+    def rand(self, shape, scale=1.0, prefix="w", lo=None):
+        a = self.rng.standard_normal(shape) * scale if lo is None else lo + self.rng.random(shape)
+        return self.const(a, prefix)
+
+    def op(self, op_type, ins, t, **attrs):
+        name = self.fresh(op_type.lower())
+        self.nodes.append(helper.make_node(op_type, [i.name for i in ins], [name], name=name, **attrs))
+        return V(name, t)
+
+    def output(self, *vs):
+        for v in vs:
+            r = v.t.float().numpy()
+            self.outputs.append(helper.make_tensor_value_info(v.name, TensorProto.FLOAT, list(r.shape)))
+            self.refs[v.name] = r
+
+    def save(self, d):
+        g = helper.make_graph(self.nodes, self.name, self.inputs, self.outputs, self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], producer_name="odd_shapes.py")
+        onnx.checker.check_model(m)
+        os.makedirs(d, exist_ok=True)
+        onnx.save(m, os.path.join(d, "model.onnx"))
+        np.savez(os.path.join(d, "inputs.npz"), **self.feeds)
+        np.savez(os.path.join(d, "outputs.npz"), **self.refs)
+        for k, r in self.refs.items():
+            if not np.all(np.isfinite(r)):
+                raise RuntimeError("%s: output %s is not finite" % (self.name, k))
+
+
+# --- operators: each adds the ONNX node and computes the reference -------------
+
+def conv(g, x, oc, k=3, stride=1, pads=None, dil=1, group=1, bias=True):
+    """pads: ONNX order [top, left, bottom, right]; default 'same-ish' (k//2)."""
+    kh, kw = (k, k) if isinstance(k, int) else k
+    sh, sw = (stride, stride) if isinstance(stride, int) else stride
+    if pads is None:
+        pads = [dil * (kh // 2), dil * (kw // 2)] * 2
+    c = x.t.shape[1]
+    fan_in = c // group * kh * kw
+    w = g.rand((oc, c // group, kh, kw), 1.0 / np.sqrt(fan_in), "w")
+    b = g.rand((oc,), 0.1, "b") if bias else None
+    t, l, bt, r = pads
+    y = F.conv2d(F.pad(x.t, (l, r, t, bt)), w.t, b.t if bias else None, (sh, sw), 0, dil, group)
+    ins = [x, w] + ([b] if bias else [])
+    return g.op("Conv", ins, y, kernel_shape=[kh, kw], strides=[sh, sw], pads=list(pads),
+                dilations=[dil, dil], group=group)
+
+
+def relu(g, x):
+    return g.op("Relu", [x], torch.relu(x.t))
+
+
+def clip(g, x, lo, hi):
+    return g.op("Clip", [x, g.const(np.float32(lo), "min"), g.const(np.float32(hi), "max")],
+                torch.clamp(x.t, lo, hi))
+
+
+def unary(g, op, x):
+    f = {"Relu": torch.relu, "Sigmoid": torch.sigmoid, "Tanh": torch.tanh, "Exp": torch.exp}[op]
+    return g.op(op, [x], f(x.t))
+
+
+def binary(g, op, a, b):
+    f = {"Add": torch.add, "Sub": torch.sub, "Mul": torch.mul, "Div": torch.div}[op]
+    return g.op(op, [a, b], f(a.t, b.t))
+
+
+def maxpool(g, x, k, stride, pads=(0, 0, 0, 0), ceil=0, dil=1):
+    t, l, bt, r = pads
+    if t == bt and l == r:
+        y = F.max_pool2d(x.t, k, stride, (t, l), dil, bool(ceil))
+    else:  # asymmetric: pad with -inf (floor mode only)
+        assert not ceil
+        y = F.max_pool2d(F.pad(x.t, (l, r, t, bt), value=-np.inf), k, stride, 0, dil)
+    return g.op("MaxPool", [x], y, kernel_shape=[k, k], strides=[stride, stride], pads=list(pads),
+                ceil_mode=ceil, dilations=[dil, dil])
+
+
+def avgpool(g, x, k, stride, pad=0, ceil=0, include_pad=0):
+    y = F.avg_pool2d(x.t, k, stride, pad, bool(ceil), bool(include_pad))
+    return g.op("AveragePool", [x], y, kernel_shape=[k, k], strides=[stride, stride],
+                pads=[pad] * 4, ceil_mode=ceil, count_include_pad=include_pad)
+
+
+def gap(g, x):
+    return g.op("GlobalAveragePool", [x], x.t.mean(dim=(2, 3), keepdim=True))
+
+
+def gmp(g, x):
+    return g.op("GlobalMaxPool", [x], x.t.amax(dim=(2, 3), keepdim=True))
+
+
+def flatten(g, x):
+    return g.op("Flatten", [x], torch.flatten(x.t, 1), axis=1)
+
+
+def gemm(g, a, b, c=None, alpha=1.0, beta=1.0, ta=0, tb=0):
+    at = a.t.T if ta else a.t
+    bt = b.t.T if tb else b.t
+    y = alpha * (at @ bt)
+    if c is not None:
+        y = y + beta * c.t
+    ins = [a, b] + ([c] if c is not None else [])
+    return g.op("Gemm", ins, y, alpha=float(alpha), beta=float(beta), transA=ta, transB=tb)
+
+
+def linear(g, x, n):
+    k = x.t.shape[1]
+    return gemm(g, x, g.rand((n, k), 1 / np.sqrt(k)), g.rand((n,), 0.1, "b"), tb=1)
+
+
+def matmul(g, a, b):
+    return g.op("MatMul", [a, b], torch.matmul(a.t, b.t))
+
+
+def softmax(g, x, axis):
+    return g.op("Softmax", [x], torch.softmax(x.t, dim=axis), axis=axis)
+
+
+def concat(g, xs, axis):
+    return g.op("Concat", xs, torch.cat([x.t for x in xs], dim=axis), axis=axis)
+
+
+def ints(g, v, prefix):
+    name = g.fresh(prefix)
+    g.inits.append(numpy_helper.from_array(np.array(v, np.int64), name))
+    return V(name, None)
+
+
+def slice_(g, x, start, end, axis):
+    idx = [slice(None)] * x.t.dim()
+    idx[axis] = slice(start, end)
+    return g.op("Slice", [x, ints(g, [start], "starts"), ints(g, [end], "ends"), ints(g, [axis], "axes")],
+                x.t[tuple(idx)])
+
+
+def split(g, x, sizes, axis):
+    outs = [V(g.fresh("split"), t) for t in torch.split(x.t, sizes, dim=axis)]
+    g.nodes.append(helper.make_node("Split", [x.name, ints(g, sizes, "sizes").name], [o.name for o in outs],
+                                    name=g.fresh("split"), axis=axis))
+    return outs
+
+
+# --- Conv: odd channel counts ----------------------------------------------------
+
+@case()
+def conv_c3_oc5(g):
+    g.output(conv(g, g.input([1, 3, 9, 9]), 5))
+
+
+@case()
+def conv_c5_oc13_s2(g):
+    g.output(conv(g, g.input([1, 5, 13, 13]), 13, stride=2))
+
+
+@case()
+def conv_c7_oc31_h15w7(g):
+    g.output(conv(g, g.input([1, 7, 15, 7]), 31))
+
+
+@case()
+def conv_c17_oc40_k1(g):
+    g.output(conv(g, g.input([1, 17, 11, 11]), 40, k=1))
+
+
+@case()
+def conv_c33_oc1(g):
+    g.output(conv(g, g.input([1, 33, 9, 9]), 1))
+
+
+@case()
+def conv_c16_oc16_s2_odd(g):  # aligned channels, odd spatial with stride 2 + pad
+    g.output(conv(g, g.input([1, 16, 9, 15]), 16, stride=2))
+
+
+# --- Conv: spatial edge cases ----------------------------------------------------
+
+@case()
+def conv_1x1_input_k1(g):  # H=W=1
+    g.output(conv(g, g.input([1, 17, 1, 1]), 13, k=1))
+
+
+@case()
+def conv_1x1_input_k3_pad(g):  # H=W=1, a 3x3 kernel of which only the centre sees data
+    g.output(conv(g, g.input([1, 5, 1, 1]), 31, k=3))
+
+
+@case()
+def conv_asym_pads(g):
+    g.output(conv(g, g.input([1, 7, 7, 7]), 13, pads=[1, 0, 2, 1]))
+
+
+@case()
+def conv_asym_pads_s2(g):  # TF 'SAME' style: pad only at the end
+    g.output(conv(g, g.input([1, 5, 13, 9]), 8, stride=2, pads=[0, 0, 1, 1]))
+
+
+@case()
+def conv_dil2(g):
+    g.output(conv(g, g.input([1, 17, 13, 13]), 13, dil=2))
+
+
+@case()
+def conv_k5_nobias(g):
+    g.output(conv(g, g.input([1, 3, 15, 15]), 16, k=5, bias=False))
+
+
+@case()
+def conv_k7_s2_stem(g):  # resnet-stem-like, odd H/W
+    g.output(conv(g, g.input([1, 3, 29, 29]), 40, k=7, stride=2))
+
+
+@case()
+def conv_k1x3(g):
+    g.output(conv(g, g.input([1, 5, 7, 17]), 13, k=(1, 3)))
+
+
+@case()
+def conv_k3x1(g):
+    g.output(conv(g, g.input([1, 17, 17, 3]), 5, k=(3, 1)))
+
+
+@case()
+def conv_w1(g):
+    g.output(conv(g, g.input([1, 8, 5, 1]), 16))
+
+
+@case()
+def conv_w2(g):
+    g.output(conv(g, g.input([1, 3, 7, 2]), 13))
+
+
+@case()
+def conv_w3_s2(g):
+    g.output(conv(g, g.input([1, 5, 4, 3]), 7, stride=2))
+
+
+@case()
+def conv_w17(g):
+    g.output(conv(g, g.input([1, 16, 5, 17]), 31))
+
+
+@case()
+def conv_w29_k1(g):
+    g.output(conv(g, g.input([1, 13, 3, 29]), 20, k=1))
+
+
+@case()
+def conv_w57(g):
+    g.output(conv(g, g.input([1, 3, 3, 57]), 16))
+
+
+@case()
+def conv_n2(g):
+    g.output(conv(g, g.input([2, 5, 9, 9]), 13, stride=2))
+
+
+# --- Conv: groups ------------------------------------------------------------------
+
+@case()
+def conv_group2(g):  # 5 in / 3 out channels per group
+    g.output(conv(g, g.input([1, 10, 9, 9]), 6, group=2))
+
+
+@case()
+def conv_group4(g):  # 3 in / 7 out channels per group
+    g.output(conv(g, g.input([1, 12, 7, 11]), 28, group=4, bias=False))
+
+
+@case()
+def conv_group4_c32(g):  # 8 per group: aligned to 8 but not to 16
+    g.output(conv(g, g.input([1, 32, 7, 7]), 32, group=4))
+
+
+@case()
+def conv_dw_c3(g):
+    g.output(conv(g, g.input([1, 3, 9, 9]), 3, group=3))
+
+
+@case()
+def conv_dw_c17(g):
+    g.output(conv(g, g.input([1, 17, 7, 13]), 17, group=17, bias=False))
+
+
+@case()
+def conv_dw_c32_s2(g):
+    g.output(conv(g, g.input([1, 32, 15, 15]), 32, stride=2, group=32))
+
+
+@case()
+def conv_dw_c17_mult2(g):  # depthwise with channel multiplier 2
+    g.output(conv(g, g.input([1, 17, 9, 9]), 34, group=17))
+
+
+@case()
+def conv_dw_c5_n2_k5_s2(g):
+    g.output(conv(g, g.input([2, 5, 11, 11]), 5, k=5, stride=2, group=5))
+
+
+# --- Conv with epilogues and chains ----------------------------------------------
+
+@case()
+def conv_relu(g):
+    g.output(relu(g, conv(g, g.input([1, 7, 9, 9]), 13)))
+
+
+@case()
+def conv_clip06(g):
+    g.output(clip(g, conv(g, g.input([1, 5, 11, 11]), 17, stride=2), 0.0, 6.0))
+
+
+@case()
+def conv_add_residual_relu(g):  # Add of two convs (unaligned 13 channels) + Relu
+    x = g.input([1, 13, 9, 9])
+    a = relu(g, conv(g, x, 13))
+    b = conv(g, a, 13)
+    c = conv(g, x, 13, k=1)
+    g.output(relu(g, binary(g, "Add", b, c)))
+
+
+@case()
+def conv_add_input_residual(g):  # residual from the graph input (plain NCHW)
+    x = g.input([1, 17, 7, 7])
+    g.output(relu(g, binary(g, "Add", conv(g, relu(g, conv(g, x, 17)), 17), x)))
+
+
+@case()
+def conv_maxpool_conv(g):
+    x = relu(g, conv(g, g.input([1, 3, 15, 15]), 17))
+    x = maxpool(g, x, 3, 2, ceil=1)
+    g.output(conv(g, x, 5))
+
+
+@case()
+def conv_avgpool_conv_n2(g):
+    x = conv(g, g.input([2, 7, 9, 9]), 20)
+    x = avgpool(g, x, 3, 2, pad=1)
+    g.output(conv(g, x, 13))
+
+
+@case()
+def concat_aligned_conv(g):
+    x = g.input([1, 8, 7, 7])
+    c = concat(g, [relu(g, conv(g, x, 16)), relu(g, conv(g, x, 32, k=1))], 1)
+    g.output(conv(g, c, 13))
+
+
+@case()
+def concat_unaligned_conv(g):
+    x = g.input([1, 5, 9, 9])
+    c = concat(g, [relu(g, conv(g, x, 7)), conv(g, x, 13, k=1), conv(g, x, 4)], 1)
+    g.output(conv(g, c, 11))
+
+
+@case()
+def concat_conv_input(g):  # a conv output concatenated with the graph input
+    x = g.input([1, 3, 8, 8])
+    g.output(conv(g, concat(g, [x, relu(g, conv(g, x, 13))], 1), 8))
+
+
+@case()
+def concat_conv_width(g):  # concat on W, not channels
+    x = g.input([1, 5, 6, 7])
+    g.output(concat(g, [conv(g, x, 13), conv(g, x, 13, k=1)], 3))
+
+
+@case()
+def conv_gap_gemm_head(g):
+    x = relu(g, conv(g, g.input([1, 3, 13, 13]), 17, stride=2))
+    x = relu(g, conv(g, x, 40))
+    g.output(linear(g, flatten(g, gap(g, x)), 10))
+
+
+@case()
+def conv_flatten_gemm(g):  # Flatten of a conv output: the NCHW element order matters
+    x = relu(g, conv(g, g.input([1, 3, 5, 5]), 5))
+    g.output(linear(g, flatten(g, x), 7))
+
+
+@case()
+def conv_silu(g):
+    x = conv(g, g.input([1, 7, 9, 11]), 13)
+    g.output(binary(g, "Mul", x, unary(g, "Sigmoid", x)))
+
+
+@case()
+def conv_bcast_add_mul(g):  # Add [C,1,1], Mul [1,1,H,W] on a conv output
+    x = conv(g, g.input([1, 5, 7, 9]), 13)
+    x = binary(g, "Add", x, g.rand((13, 1, 1), prefix="cb"))
+    g.output(binary(g, "Mul", x, g.rand((1, 1, 7, 9), prefix="hw")))
+
+
+@case()
+def conv_softmax_channels(g):
+    g.output(softmax(g, conv(g, g.input([1, 5, 7, 9]), 13), 1))
+
+
+@case()
+def conv_slice_channels(g):  # channels 5..18 of a 24-channel conv
+    x = conv(g, g.input([1, 7, 7, 7]), 24)
+    g.output(conv(g, slice_(g, x, 5, 19, 1), 5))
+
+
+@case()
+def conv_split_channels(g):  # Split 20 channels into 7 + 13, two outputs
+    a, b = split(g, conv(g, g.input([1, 5, 9, 9]), 20), [7, 13], 1)
+    g.output(conv(g, relu(g, a), 3), relu(g, b))
+
+
+@case()
+def conv_two_consumers(g):  # a conv output is both a graph output and an input
+    x = conv(g, g.input([1, 3, 9, 9]), 17)
+    g.output(x, maxpool(g, x, 2, 2))
+
+
+@case()
+def conv_transpose_nhwc(g):
+    x = conv(g, g.input([1, 5, 7, 9]), 13)
+    g.output(g.op("Transpose", [x], x.t.permute(0, 2, 3, 1), perm=[0, 2, 3, 1]))
+
+
+@case()
+def conv_reducemean_hw(g):
+    x = conv(g, g.input([1, 7, 9, 11]), 13)
+    g.output(g.op("ReduceMean", [x], x.t.mean(dim=(2, 3), keepdim=True), axes=[2, 3], keepdims=1))
+
+
+# --- Pooling -----------------------------------------------------------------------
+
+@case()
+def maxpool_k2s2_odd(g):
+    g.output(maxpool(g, g.input([1, 3, 9, 9]), 2, 2))
+
+
+@case()
+def maxpool_k3s2_ceil(g):
+    g.output(maxpool(g, g.input([1, 17, 13, 14]), 3, 2, ceil=1))
+
+
+@case()
+def maxpool_k3s1_pad1(g):
+    g.output(maxpool(g, g.input([1, 40, 7, 11]), 3, 1, pads=(1, 1, 1, 1)))
+
+
+@case()
+def maxpool_k3s2_pad1_ceil(g):  # the last ceil-mode window would start in the padding
+    g.output(maxpool(g, g.input([2, 17, 10, 9]), 3, 2, pads=(1, 1, 1, 1), ceil=1))
+
+
+@case()
+def maxpool_k2s2_asym_pad(g):  # TF 'SAME' style padding at the end only
+    g.output(maxpool(g, g.input([1, 5, 7, 9]), 2, 2, pads=(0, 0, 1, 1)))
+
+
+@case()
+def maxpool_all_negative_pad(g):  # U(-2,-1) input: padding must act as -inf, not 0
+    x = g.input([1, 17, 7, 9], lo=-2.0)
+    g.output(maxpool(g, x, 3, 2, pads=(1, 1, 1, 1), ceil=1), gmp(g, x))
+
+
+@case()
+def maxpool_dil2(g):
+    g.output(maxpool(g, g.input([1, 3, 11, 11]), 3, 1, pads=(1, 1, 1, 1), dil=2))
+
+
+@case()
+def maxpool_w1(g):
+    g.output(maxpool(g, g.input([1, 17, 9, 1]), 3, 2, pads=(1, 1, 1, 1)))
+
+
+@case()
+def avgpool_k2s2_ceil(g):
+    g.output(avgpool(g, g.input([1, 3, 7, 7]), 2, 2, ceil=1))
+
+
+@case()
+def avgpool_k3s2_pad1_incl(g):
+    g.output(avgpool(g, g.input([1, 17, 9, 9]), 3, 2, pad=1, include_pad=1))
+
+
+@case()
+def avgpool_k3s2_pad1_excl(g):
+    g.output(avgpool(g, g.input([1, 40, 9, 11]), 3, 2, pad=1, include_pad=0))
+
+
+@case()
+def avgpool_k3s2_pad1_ceil_incl(g):  # overhang past the padding is not counted
+    g.output(avgpool(g, g.input([1, 17, 8, 10]), 3, 2, pad=1, ceil=1, include_pad=1))
+
+
+@case()
+def avgpool_k3s1_pad1_excl_n2(g):
+    g.output(avgpool(g, g.input([2, 3, 5, 13]), 3, 1, pad=1))
+
+
+@case()
+def globalavgpool_c17_n2(g):
+    g.output(gap(g, g.input([2, 17, 7, 5])))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def globalavgpool_large_hw(g):
+    # mean of 57*57 = 3249 terms of U(0.5,1.5) per channel (a non-zero mean, so
+    # rtol matters): the worst-case relative error of a float32 sum of n
+    # positive terms is about n*2^-24 = 1.9e-4, above the default rtol
+    g.output(gap(g, g.input([1, 3, 57, 57], lo=0.5)))
+
+
+@case()
+def globalmaxpool_c40(g):
+    g.output(gmp(g, g.input([1, 40, 5, 3])))
+
+
+@case()
+def globalpool_1x1(g):
+    x = g.input([1, 33, 1, 1])
+    g.output(gap(g, x), gmp(g, x))
+
+
+# --- Gemm / MatMul -----------------------------------------------------------------
+
+@case()
+def gemm_m1_k257_n3_bias_n(g):
+    g.output(gemm(g, g.input([1, 257]), g.rand((257, 3), 1 / 16), g.rand((3,), prefix="c")))
+
+
+@case()
+def gemm_m17_k33_n100_tb_bias_mn(g):
+    g.output(gemm(g, g.input([17, 33]), g.rand((100, 33), 0.2), g.rand((17, 100), prefix="c"), tb=1))
+
+
+@case()
+def gemm_ta_alpha_beta_scalar(g):
+    g.output(gemm(g, g.input([17, 33]), g.rand((17, 3), 0.25), g.const(np.float32(0.75), "c"),
+                  alpha=0.5, beta=2.0, ta=1))
+
+
+@case()
+def gemm_ta_tb_bias_1n(g):
+    g.output(gemm(g, g.input([100, 3]), g.rand((257, 100), 0.1), g.rand((1, 257), prefix="c"),
+                  alpha=1.5, beta=-0.5, ta=1, tb=1))
+
+
+@case()
+def gemm_m100_k257_n17_nobias(g):
+    g.output(gemm(g, g.input([100, 257]), g.rand((257, 17), 1 / 16)))
+
+
+@case()
+def gemm_bias_m1(g):  # C [M,1] broadcast along N
+    g.output(gemm(g, g.input([33, 17]), g.rand((17, 5), 0.25), g.rand((33, 1), prefix="c")))
+
+
+@case()
+def gemm_two_inputs_n1(g):  # both operands at run time, N=1
+    g.output(gemm(g, g.input([3, 17]), g.input([17, 1])))
+
+
+@case()
+def matmul_2d(g):
+    g.output(matmul(g, g.input([17, 33]), g.rand((33, 100), 0.2)))
+
+
+@case()
+def matmul_matvec(g):  # [M,K] @ [K]
+    g.output(matmul(g, g.input([17, 33]), g.rand((33,), 0.2)))
+
+
+@case()
+def matmul_vecmat(g):  # [K] @ [K,N]
+    g.output(matmul(g, g.input([33]), g.rand((33, 5), 0.2)))
+
+
+@case()
+def matmul_batched_3d(g):
+    g.output(matmul(g, g.input([3, 17, 33]), g.input([3, 33, 5])))
+
+
+@case()
+def matmul_4d_bcast_2d(g):
+    g.output(matmul(g, g.input([2, 3, 5, 7]), g.rand((7, 9), 0.4)))
+
+
+@case()
+def matmul_4d_bcast_both(g):
+    g.output(matmul(g, g.input([2, 1, 5, 7]), g.input([1, 3, 7, 9])))
+
+
+@case()
+def matmul_3d_m1(g):  # batched row vectors
+    g.output(matmul(g, g.input([4, 1, 257]), g.rand((257, 17), 1 / 16)))
+
+
+# --- Softmax -----------------------------------------------------------------------
+
+@case()
+def softmax_len1(g):
+    g.output(softmax(g, g.input([5, 1, 3]), 1))
+
+
+@case()
+def softmax_len3_last(g):
+    g.output(softmax(g, g.input([7, 3]), -1))
+
+
+@case()
+def softmax_len17_axis1(g):
+    g.output(softmax(g, g.input([2, 17, 5]), 1))
+
+
+@case()
+def softmax_len17_axis0(g):
+    g.output(softmax(g, g.input([17, 5, 3]), 0))
+
+
+@case()
+def softmax_len1000(g):  # classifier-sized, with large logits
+    x = g.input([2, 1000])  # N(0,1) scaled by 8 so the max subtraction matters
+    g.output(softmax(g, binary(g, "Mul", x, g.const(np.float32(8.0), "s")), 1))
+
+
+def softmax_peak_last(g, shape):
+    """Softmax over the last axis with a +100 peak on its last element: a
+    max taken without the vector tail overflows exp() and gives NaN."""
+    peak = np.zeros(shape[-1], np.float32)
+    peak[-1] = 100.0
+    g.output(softmax(g, binary(g, "Add", g.input(shape), g.const(peak, "peak")), -1))
+
+
+@case()
+def softmax_len17_peak_in_tail(g):
+    softmax_peak_last(g, [3, 17])
+
+
+@case()
+def softmax_len1000_peak_in_tail(g):
+    softmax_peak_last(g, [2, 1000])
+
+
+@case()
+def softmax_axis2_4d(g):
+    g.output(softmax(g, g.input([2, 3, 17, 5]), 2))
+
+
+# --- Elementwise with broadcasting ---------------------------------------------------
+
+@case()
+def add_bcast_c11(g):
+    g.output(binary(g, "Add", g.input([2, 17, 7, 5]), g.rand((17, 1, 1), prefix="c")))
+
+
+@case()
+def mul_scalar(g):
+    g.output(binary(g, "Mul", g.input([1, 3, 9, 13]), g.const(np.float32(-1.75), "s")))
+
+
+@case()
+def sub_bcast_hw(g):
+    g.output(binary(g, "Sub", g.input([1, 5, 7, 9]), g.input([1, 1, 7, 9])))
+
+
+@case()
+def div_bcast_mixed(g):
+    g.output(binary(g, "Div", g.input([2, 3, 5, 7]), g.input([1, 3, 1, 7], lo=0.5)))
+
+
+@case()
+def add_bcast_both_sides(g):  # [5,1,17] + [1,3,1] -> [5,3,17]
+    g.output(binary(g, "Add", g.input([5, 1, 17]), g.input([1, 3, 1])))
+
+
+@case()
+def sub_scalar_first(g):  # scalar - tensor
+    g.output(binary(g, "Sub", g.const(np.float32(0.5), "s"), g.input([3, 17, 5])))
+
+
+@case()
+def unary_chain_odd(g):
+    x = g.input([3, 17, 5])
+    g.output(unary(g, "Relu", x), unary(g, "Sigmoid", x), unary(g, "Tanh", x), unary(g, "Exp", x))
+
+
+@case()
+def clip_odd(g):
+    g.output(clip(g, g.input([1, 13, 3, 7]), -0.5, 0.7))
+
+
+@case()
+def eltwise_size1(g):  # one-element tensors, and a [1] broadcast onto them
+    x = g.input([1, 1, 1, 1])
+    y = binary(g, "Add", x, g.input([1, 1, 1, 1]))
+    g.output(y, unary(g, "Tanh", binary(g, "Mul", y, g.const(np.full([1], 1.5), "s"))))
+
+
+@case()
+def eltwise_chain_bcast(g):  # (x * [C,1,1] + [1,1,H,W]) / 2, then Relu
+    x = g.input([1, 17, 3, 29])
+    y = binary(g, "Mul", x, g.rand((17, 1, 1), prefix="s"))
+    y = binary(g, "Add", y, g.rand((1, 1, 3, 29), prefix="hw"))
+    y = binary(g, "Div", y, g.const(np.float32(2.0), "two"))
+    g.output(relu(g, y))
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out = sys.argv[1]
+    want = set(sys.argv[2:])
+    names = [c[0] for c in CASES]
+    unknown = want - set(names)
+    if unknown:
+        print("odd_shapes.py: unknown case(s): %s" % " ".join(sorted(unknown)), file=sys.stderr)
+        return 2
+    assert len(names) == len(set(names))
+    torch.set_num_threads(1)
+    os.makedirs(out, exist_ok=True)
+    lines = []
+    with torch.no_grad():
+        for name, fn, rtol, atol in CASES:
+            if want and name not in want:
+                continue
+            g = G(name)
+            fn(g)
+            g.save(os.path.join(out, name))
+            lines.append("%s %g %g\n" % (name, rtol, atol))
+    with open(os.path.join(out, "cases.txt"), "w") as f:
+        f.writelines(lines)
+    print("odd_shapes.py: %d cases in %s" % (len(lines), out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
