@@ -38,6 +38,7 @@ static void usage(FILE *f)
           "  --output FILE.npz      write the outputs\n"
           "  --print-time --repeat N  time N runs after a warm-up; print median and min\n"
           "  --input-shapes SPEC  --prefix NAME (for a .c file)  --keep DIR (keep build files)\n"
+          "  --profile              time every kernel (CTVM_PROFILE) and print the table\n"
           "  --target T             as ctvm-emit (default native); adds the target's flags\n"
           "  --threads N            as ctvm-emit; builds with -fopenmp when N > 1\n"
           "  --cc CC --cflags FLAGS (default: $CC or gcc, -O2)\n",
@@ -134,7 +135,7 @@ int main(int argc, char **argv)
 {
     const char *model = NULL, *output = NULL, *keep = NULL, *prefix = NULL;
     const char *cc = getenv("CC") ? getenv("CC") : "gcc", *cflags = "-O2", *target = "native";
-    int threads = 1;
+    int threads = 1, profile = 0;
     char *inputs[MAX_IO], *golden[MAX_IO];
     int n_inputs = 0, n_golden = 0, print_time = 0, repeat = 1;
     double rtol = 1e-3, atol = 1e-4;
@@ -164,6 +165,8 @@ int main(int argc, char **argv)
             output = argv[++i];
         } else if (!strcmp(a, "--repeat") && val) {
             repeat = atoi(argv[++i]);
+        } else if (!strcmp(a, "--profile")) {
+            profile = print_time = 1;
         } else if (!strcmp(a, "--print-time")) {
             print_time = 1;
         } else if (!strcmp(a, "--keep") && val) {
@@ -214,7 +217,8 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    char model_c[4200], exe[4200], cmd[16384], text[8192];
+    char model_c[4200], exe[4200], cmd[16384];
+    static char text[1 << 16];
     int rc = 1;
     Arena *arena = arena_new();
     size_t len = strlen(model);
@@ -239,8 +243,9 @@ int main(int argc, char **argv)
     }
     snprintf(exe, sizeof exe, "%s/model", dir);
     const Target *tg = target_find(io.target);
-    snprintf(cmd, sizeof cmd, "%s %s %s%s -std=c99 -DCTVM_MAIN -o '%s' '%s' -lm 2>&1", cc, cflags,
-             tg ? tg->cflags : "", io.threads > 1 ? " -fopenmp" : "", exe, model_c);
+    snprintf(cmd, sizeof cmd, "%s %s %s%s%s -std=c99 -DCTVM_MAIN -o '%s' '%s' -lm 2>&1", cc, cflags,
+             tg ? tg->cflags : "", io.threads > 1 ? " -fopenmp" : "", profile ? " -DCTVM_PROFILE" : "", exe,
+             model_c);
     if (run_cmd(cmd, text, sizeof text) != 0) {
         diag_error(&d, NULL, -1, "building the generated code failed:\n%s", text);
         goto done;
@@ -273,6 +278,8 @@ int main(int argc, char **argv)
         double med, mn;
         if (sscanf(strstr(text, "median_ms=") ? strstr(text, "median_ms=") : "", "median_ms=%lf min_ms=%lf", &med, &mn) == 2)
             printf("time: median %.3f ms, min %.3f ms over %d runs\n", med, mn, repeat);
+        for (const char *l = strstr(text, "ctvm-prof:"); profile && l; l = strstr(l + 1, "ctvm-prof:"))
+            printf("%.*s\n", (int)strcspn(l, "\n"), l);
     }
     Tensor outs[MAX_IO];
     for (int i = 0; i < io.n_out; i++) {

@@ -142,10 +142,15 @@ static int can_vectorize_loops(const Em *m)
     return m->cfg.vl > 1 && m->cfg.lb;
 }
 
-/* index with v = 0 (the first lane's index) */
+/* index with v = 0 (the first lane's index), in canonical form */
 static Expr *lane0(const Em *m, const Expr *index, const LVar *v)
 {
-    return lx_subst(m->cfg.lb, (Expr *)index, v, lx_int(m->cfg.lb, 0));
+    return lx_canon_index(m->cfg.lb, lx_subst(m->cfg.lb, (Expr *)index, v, lx_int(m->cfg.lb, 0)));
+}
+
+static const Expr *canon(const Em *m, const Expr *index)
+{
+    return m->cfg.lb ? lx_canon_index(m->cfg.lb, (Expr *)index) : index;
 }
 
 /* ---- the vectorizability test ---- */
@@ -308,7 +313,7 @@ static void pexpr(Em *m, const Expr *e)
         }
         emit_buf_name(f, e->buf);
         fputc('[', f);
-        pexpr(m, e->a);
+        pexpr(m, canon(m, e->a));
         fputc(']', f);
         break;
     case EX_BIN:
@@ -470,7 +475,7 @@ static void pstore(Em *m, const Stmt *s, int ind, const LVar *v)
     } else {
         emit_buf_name(f, s->buf);
         fputc('[', f);
-        pexpr(m, s->index);
+        pexpr(m, canon(m, s->index));
         fputc(']', f);
     }
     fputs(" = ", f);
@@ -519,7 +524,6 @@ static void pstmt(Em *m, const Stmt *s, int ind, const LVar *v)
     switch (s->kind) {
     case ST_FOR:
         if (!v && is_vector_loop(m, s)) {
-            fprintf(f, "%*s/* %s_%d: %lld lanes */\n", ind, "", s->var->name, s->var->id, (long long)s->extent);
             pstmt(m, s->body, ind, s->var);
             break;
         }

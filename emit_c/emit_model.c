@@ -69,6 +69,28 @@ static LBuf *buf_of(ComputeCtx *cx, int vid)
     return b;
 }
 
+/* Floating-point operations of a group's anchor (2 per multiply-add of
+ * Conv, ConvNCHWc (padded channels included), Gemm and MatMul; 0 for the
+ * rest), for the CTVM_PROFILE table. */
+static double group_flops(const Graph *g, int anchor)
+{
+    const Node *n = &g->nodes[anchor];
+    int64_t ny = 0, nw = 0;
+    shape_numel(&g->values[n->out[0]].shape, &ny);
+    if (n->op == OP_CONV_NCHWC || n->op == OP_CONV) {
+        const Shape *w = &g->values[n->in[1]].shape;
+        shape_numel(w, &nw);
+        int64_t per = n->op == OP_CONV ? w->dims[0] : w->dims[0] * w->dims[w->rank - 1];
+        return per ? 2.0 * (double)ny * (double)(nw / per) : 0.0;
+    }
+    if (n->op == OP_GEMM || n->op == OP_MATMUL) {
+        const Shape *a = &g->values[n->in[0]].shape;
+        int64_t k = n->op == OP_GEMM && attr_int(n, "transA", 0) ? a->dims[0] : a->dims[a->rank - 1];
+        return 2.0 * (double)ny * (double)k;
+    }
+    return 0.0;
+}
+
 static void sanitize(char *dst, size_t cap, const char *src)
 {
     size_t k = 0;
@@ -256,6 +278,23 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
         EmitCfg cfg = {tg->vl, threads, &e.lb};
         emit_kernel_cfg(out, name, comment, kernels[s], kp, &cfg);
     }
+    /* per-kernel timing, compiled in only under CTVM_PROFILE (with CTVM_MAIN) */
+    fprintf(out, "#if defined(CTVM_PROFILE) && defined(CTVM_MAIN)\n#include <time.h>\n"
+                 "#define CTVM_PROF_N %d\nstatic double ctvm_prof_ms[CTVM_PROF_N];\n"
+                 "static const char *const ctvm_prof_name[CTVM_PROF_N] = {\n", steps);
+    for (int s = 0; s < steps; s++) {
+        char safe[64];
+        sanitize(safe, sizeof safe, g->nodes[order[s]].name);
+        fprintf(out, "    \"k%d_%s\",\n", s, safe);
+    }
+    fputs("};\nstatic const double ctvm_prof_flop[CTVM_PROF_N] = {", out);
+    for (int s = 0; s < steps; s++)
+        fprintf(out, "%s%.0f", s ? ", " : "", group_flops(g, order[s]));
+    fputs("};\nstatic double ctvm_prof_now(void)\n{\n    struct timespec ts;\n"
+          "    clock_gettime(CLOCK_MONOTONIC, &ts);\n    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;\n}\n"
+          "#define CTVM_PROF(i, call) do { double t_ = ctvm_prof_now(); call; "
+          "ctvm_prof_ms[i] += ctvm_prof_now() - t_; } while (0)\n"
+          "#else\n#define CTVM_PROF(i, call) call\n#endif\n\n", out);
     /* entry points */
     fprintf(out, "int %s_run_ws", P);
     emit_params(out, g, 1);
@@ -271,13 +310,13 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
         const KernelParams *kp = &params[s];
         char safe[64];
         sanitize(safe, sizeof safe, g->nodes[order[s]].name);
-        fprintf(out, "    k%d_%s(", s, safe);
+        fprintf(out, "    CTVM_PROF(%d, k%d_%s(", s, s, safe);
         for (int i = 0; i < kp->n; i++) {
             if (i)
                 fputs(", ", out);
             emit_call_arg(out, kp->buf[i]);
         }
-        fputs(");\n", out);
+        fputs("));\n", out);
     }
     fputs("    return CTVM_OK;\n}\n\n", out);
     fprintf(out, "static union {\n    double align;\n    unsigned char bytes[%s_WORKSPACE_SIZE + 1];\n} ctvm_arena;\n\n",

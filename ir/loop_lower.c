@@ -66,3 +66,81 @@ int lx_affine(const Expr *e, const LVar *v, int64_t *coef)
     default: return 0;
     }
 }
+
+int lx_equal(const Expr *a, const Expr *b)
+{
+    if (a == b)
+        return 1;
+    if (!a || !b || a->kind != b->kind || a->type != b->type)
+        return 0;
+    switch (a->kind) {
+    case EX_INT: return a->i == b->i;
+    case EX_FLOAT: return a->f == b->f;
+    case EX_VAR: return a->var == b->var;
+    case EX_LOAD: return a->buf == b->buf && lx_equal(a->a, b->a);
+    case EX_BIN: return a->op == b->op && lx_equal(a->a, b->a) && lx_equal(a->b, b->b);
+    case EX_CALL: return a->fn == b->fn && lx_equal(a->a, b->a);
+    case EX_SELECT: return lx_equal(a->a, b->a) && lx_equal(a->b, b->b) && lx_equal(a->c, b->c);
+    }
+    return 0;
+}
+
+#define MAX_TERMS 32
+typedef struct Terms {
+    int n;
+    const Expr *atom[MAX_TERMS];
+    int64_t coef[MAX_TERMS];
+    int64_t c;
+    int overflow;
+} Terms;
+
+static void add_term(Terms *t, const Expr *atom, int64_t k)
+{
+    for (int i = 0; i < t->n; i++)
+        if (lx_equal(t->atom[i], atom)) {
+            t->coef[i] += k;
+            return;
+        }
+    if (t->n == MAX_TERMS) {
+        t->overflow = 1;
+        return;
+    }
+    t->atom[t->n] = atom;
+    t->coef[t->n++] = k;
+}
+
+static void collect_terms(LoopBuilder *lb, const Expr *e, int64_t k, Terms *t)
+{
+    if (e->kind == EX_INT) {
+        t->c += k * e->i;
+    } else if (e->kind == EX_BIN && e->op == BO_ADD) {
+        collect_terms(lb, e->a, k, t);
+        collect_terms(lb, e->b, k, t);
+    } else if (e->kind == EX_BIN && e->op == BO_SUB) {
+        collect_terms(lb, e->a, k, t);
+        collect_terms(lb, e->b, -k, t);
+    } else if (e->kind == EX_BIN && e->op == BO_MUL && e->b->kind == EX_INT) {
+        collect_terms(lb, e->a, k * e->b->i, t);
+    } else if (e->kind == EX_BIN && e->op == BO_MUL && e->a->kind == EX_INT) {
+        collect_terms(lb, e->b, k * e->a->i, t);
+    } else if (e->kind == EX_BIN && (e->op == BO_DIV || e->op == BO_MOD)) {
+        add_term(t, lx_bin(lb, e->op, lx_canon_index(lb, e->a), e->b), k); /* atom, canonical inside */
+    } else {
+        add_term(t, e, k);
+    }
+}
+
+Expr *lx_canon_index(LoopBuilder *lb, Expr *e)
+{
+    if (!e || e->type != LT_INT || e->kind == EX_INT || e->kind == EX_VAR)
+        return e;
+    Terms t = {0};
+    collect_terms(lb, e, 1, &t);
+    if (t.overflow)
+        return e;
+    Expr *r = lx_int(lb, 0);
+    for (int i = 0; i < t.n; i++)
+        if (t.coef[i])
+            r = lx_add(lb, r, lx_muli(lb, (Expr *)t.atom[i], t.coef[i]));
+    return lx_add(lb, r, lx_int(lb, t.c));
+}

@@ -21,4 +21,13 @@ Stmt *loop_expand_unrolled(LoopBuilder *lb, Stmt *s);
  * c, stored in *coef (0 when e does not use v); 0 otherwise. */
 int lx_affine(const Expr *e, const LVar *v, int64_t *coef);
 
+/* Structural equality of two expressions. */
+int lx_equal(const Expr *a, const Expr *b);
+/* An int index as a sum of terms (variable or div/mod sub-expression times
+ * a constant) plus one constant last, equal terms merged: indices that
+ * differ by a constant (unrolled neighbours) then print as the same sum and
+ * a different displacement, which the C compiler turns into one base
+ * register. Comparisons and other non-index expressions are returned as is. */
+Expr *lx_canon_index(LoopBuilder *lb, Expr *e);
+
 #endif

@@ -38,7 +38,8 @@ int compute_convnchwc(ComputeCtx *cx, int node, ComputeDef *def)
         xin = compute_flat_index(cx, &x->shape, xi);
         win = compute_flat_index(cx, &w->shape, wi);
     } else {
-        Expr *cb = lx_add(lb, lx_muli(lb, lx_bin(lb, BO_DIV, ocb, lx_int(lb, ocbg)), icbg), lx_var(lb, icb));
+        Expr *cb = G == 1 ? lx_var(lb, icb)
+                          : lx_add(lb, lx_muli(lb, lx_bin(lb, BO_DIV, ocb, lx_int(lb, ocbg)), icbg), lx_var(lb, icb));
         Expr *xi[5] = {nn, cb, ih, iw, lx_var(lb, il)};
         Expr *wi[6] = {ocb, lx_var(lb, icb), lx_var(lb, kh), lx_var(lb, kw), lx_var(lb, il), ol};
         xin = compute_flat_index(cx, &x->shape, xi);

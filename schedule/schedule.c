@@ -48,7 +48,7 @@ static Stmt *default_inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, vo
     }
     Stmt *s;
     if (last < 0) {
-        Tile t = {-1, -1, -1, 1, 1, 1};
+        Tile t = {.tax = -1, .uax = -1, .vax = -1, .T = 1, .U = 1, .L = 1};
         s = sched_tile(cx, st, at, &t);
     } else {
         int64_t E = st->extent[last], L = p->L, full = L > 1 ? E / L : 0;
@@ -56,13 +56,13 @@ static Stmt *default_inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, vo
         if (full > 0) {
             LVar *a = lv_new(lb, st->axis[last]->name);
             at[last] = lx_muli(lb, lx_var(lb, a), L);
-            Tile t = {-1, -1, last, 1, 1, L};
+            Tile t = {.tax = -1, .uax = -1, .vax = last, .T = 1, .U = 1, .L = L};
             items[0] = ls_for(lb, a, full, LOOP_SERIAL, sched_tile(cx, st, at, &t));
         }
         if (E - full * L > 0) {
             LVar *a = lv_new(lb, st->axis[last]->name);
             at[last] = lx_add(lb, lx_var(lb, a), lx_int(lb, full * L));
-            Tile t = {-1, -1, -1, 1, 1, 1};
+            Tile t = {.tax = -1, .uax = -1, .vax = -1, .T = 1, .U = 1, .L = 1};
             items[1] = ls_for(lb, a, E - full * L, LOOP_SERIAL, sched_tile(cx, st, at, &t));
         }
         s = ls_seq(lb, 2, items);

@@ -7,11 +7,11 @@
 #include "schedule_tile.h"
 
 typedef struct ConvPlan {
-    int64_t T, U, L, OCb, OW, full_u;
+    int64_t T, U, R, L, OCb, OH, OW;
 } ConvPlan;
 
-/* the tiles of one output row: full tiles of T columns, then the rest */
-static Stmt *row(ComputeCtx *cx, const ComputeStage *st, Expr **at, const ConvPlan *p, int64_t U)
+/* the tiles of R output rows: full tiles of T columns, then the rest */
+static Stmt *rows(ComputeCtx *cx, const ComputeStage *st, Expr **at, const ConvPlan *p, int64_t U, int64_t R)
 {
     LoopBuilder *lb = cx->lb;
     Stmt *items[2] = {NULL, NULL};
@@ -20,67 +20,80 @@ static Stmt *row(ComputeCtx *cx, const ComputeStage *st, Expr **at, const ConvPl
     if (full > 0) {
         LVar *to = lv_new(lb, "owo");
         at[3] = lx_muli(lb, lx_var(lb, to), p->T);
-        Tile t = {3, 1, 4, p->T, U, p->L};
-        items[0] = ls_for(lb, to, full, LOOP_SERIAL, sched_tile(cx, st, at, &t));
+        Tile t = {.tax = 3, .uax = 1, .vax = 4, .T = p->T, .U = U, .L = p->L, .rax = 2, .R = R};
+        items[0] = full == 1 ? ls_subst(lb, sched_tile(cx, st, at, &t), to, lx_int(lb, 0))
+                             : ls_for(lb, to, full, LOOP_SERIAL, sched_tile(cx, st, at, &t));
     }
     if (rest > 0) {
         at[3] = lx_int(lb, full * p->T);
-        Tile t = {3, 1, 4, rest, U, p->L};
+        Tile t = {.tax = 3, .uax = 1, .vax = 4, .T = rest, .U = U, .L = p->L, .rax = 2, .R = R};
         items[1] = sched_tile(cx, st, at, &t);
     }
     return ls_seq(lb, 2, items);
+}
+
+/* `tile` < full ? a : b, as two guarded statements */
+static Stmt *split_case(LoopBuilder *lb, Expr *tile, int64_t full, Stmt *a, Stmt *b)
+{
+    return ls_seq2(lb, ls_if(lb, lx_bin(lb, BO_LT, tile, lx_int(lb, full)), a),
+                   ls_if(lb, lx_bin(lb, BO_GE, tile, lx_int(lb, full)), b));
 }
 
 static Stmt *inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, void *user)
 {
     const ConvPlan *p = user;
     LoopBuilder *lb = cx->lb;
-    /* at[1] holds the tile index ocb/U; channel block base = that * U */
-    Expr *tile = at[1];
-    at[1] = lx_muli(lb, tile, p->U);
-    if (p->OCb % p->U == 0)
-        return row(cx, st, at, p, p->U);
-    Expr *save[CTVM_MAX_RANK];
-    for (int i = 0; i < st->n_axes; i++)
-        save[i] = at[i];
-    Stmt *a = row(cx, st, at, p, p->U);
-    for (int i = 0; i < st->n_axes; i++)
-        at[i] = save[i];
-    Stmt *b = row(cx, st, at, p, p->OCb % p->U);
-    Expr *is_full = lx_bin(lb, BO_LT, tile, lx_int(lb, p->full_u));
-    Expr *is_last = lx_bin(lb, BO_GE, tile, lx_int(lb, p->full_u));
-    return ls_seq2(lb, ls_if(lb, is_full, a), ls_if(lb, is_last, b));
+    /* at[1], at[2] hold tile indices; the tiles start at index * U, * R */
+    Expr *ut = at[1], *rt = at[2];
+    at[1] = lx_muli(lb, ut, p->U);
+    at[2] = lx_muli(lb, rt, p->R);
+    int64_t Us[2] = {p->U, p->OCb % p->U}, Rs[2] = {p->R, p->OH % p->R};
+    Stmt *c[2][2] = {{0}};
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++)
+            if (Us[a] > 0 && Rs[b] > 0)
+                c[a][b] = rows(cx, st, at, p, Us[a], Rs[b]);
+    Stmt *byu[2];
+    for (int a = 0; a < 2; a++)
+        byu[a] = c[a][1] ? split_case(lb, rt, p->OH / p->R, c[a][0], c[a][1]) : c[a][0];
+    return byu[1] ? split_case(lb, ut, p->OCb / p->U, byu[0], byu[1]) : byu[0];
 }
 
 Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st)
 {
     int vl = compute_vl(cx);
     int regs = cx->g->target ? cx->g->target->n_vregs : 16;
-    if (st->n_axes != 5 || st->extent[4] != (vl > 1 ? vl : st->extent[4]))
+    if (st->n_axes != 5 || (vl > 1 && st->extent[4] != vl))
         return schedule_stage_default(cx, st);
-    ConvPlan p = {.L = st->extent[4], .OCb = st->extent[1], .OW = st->extent[3]};
+    ConvPlan p = {.L = st->extent[4], .OCb = st->extent[1], .OH = st->extent[2], .OW = st->extent[3]};
     int depthwise = st->n_raxes == 2;
-    if (vl == 1) {
-        /* scalar: the "vector" is one channel; block channels by U instead */
-        p.L = 1;
-        p.U = depthwise ? 1 : (p.OCb >= 4 ? 4 : p.OCb);
-    } else {
+    if (vl == 1)
+        p.U = depthwise ? 1 : (p.OCb >= 4 ? 4 : p.OCb); /* scalar: channels are the register block */
+    else
         p.U = depthwise ? 1 : (p.OCb >= 2 ? 2 : 1);
-    }
     if (st->knob[1] > 0)
         p.U = st->knob[1] < p.OCb ? st->knob[1] : p.OCb;
+    /* accumulators: all registers but the U weight vectors and a broadcast */
     int64_t tmax = (regs - p.U - 2) / p.U;
     if (tmax > 16)
         tmax = 16;
     if (tmax < 1)
         tmax = 1;
-    p.T = st->knob[0] > 0 ? st->knob[0] : sched_pick_tile(p.OW, (tmax + 1) / 2, tmax);
-    if (p.T > p.OW)
+    if (st->knob[0] > 0) {
+        p.T = st->knob[0] < p.OW ? st->knob[0] : p.OW;
+        p.R = st->knob[2] > 0 ? st->knob[2] : 1;
+    } else if (2 * p.OW <= tmax) {
+        /* narrow rows: a tile spans R whole rows */
         p.T = p.OW;
-    p.full_u = p.OCb / p.U;
-    int64_t tiles_u = (p.OCb + p.U - 1) / p.U;
+        p.R = sched_pick_tile(p.OH, (tmax / p.OW + 1) / 2, tmax / p.OW);
+    } else {
+        p.T = sched_pick_tile(p.OW, (tmax + 1) / 2, tmax);
+        p.R = 1;
+    }
+    if (p.R > p.OH)
+        p.R = p.OH;
     int axes[3] = {0, 1, 2};
-    int64_t ext[3] = {st->extent[0], tiles_u, st->extent[2]};
+    int64_t ext[3] = {st->extent[0], (p.OCb + p.U - 1) / p.U, (p.OH + p.R - 1) / p.R};
     Expr *at[CTVM_MAX_RANK] = {0};
     return sched_fused_outer(cx, st, axes, ext, 3, 1, at, inner, &p);
 }

@@ -10,24 +10,30 @@ static Expr *subst_axes(ComputeCtx *cx, const ComputeStage *st, Expr *e, Expr *c
     return e;
 }
 
-/* for u unroll U { for j unroll T { for lane vectorize L { s } } } */
-static Stmt *wrap_tile(ComputeCtx *cx, const Tile *t, LVar *u, LVar *j, LVar *lane, Stmt *s)
+/* for j unroll T { for u unroll U { for lane vectorize L { s } } }: a value
+ * that depends on j only (the broadcast input of a convolution) is used by
+ * the U updates right after it is loaded, and the U values that depend on u
+ * only (weight vectors) stay in registers across j. */
+static Stmt *wrap_tile(ComputeCtx *cx, const Tile *t, LVar *r, LVar *u, LVar *j, LVar *lane, Stmt *s)
 {
     LoopBuilder *lb = cx->lb;
     if (t->vax >= 0)
         s = ls_for(lb, lane, t->L, LOOP_VECTORIZE, s);
-    if (t->tax >= 0)
-        s = ls_for(lb, j, t->T, LOOP_UNROLL, s);
     if (t->uax >= 0)
         s = ls_for(lb, u, t->U, LOOP_UNROLL, s);
+    if (t->tax >= 0)
+        s = ls_for(lb, j, t->T, LOOP_UNROLL, s);
+    if (t->R > 1)
+        s = ls_for(lb, r, t->R, LOOP_UNROLL, s);
     return s;
 }
 
 Stmt *sched_tile(ComputeCtx *cx, const ComputeStage *st, Expr *const *at, const Tile *t)
 {
     LoopBuilder *lb = cx->lb;
-    LVar *u = lv_new(lb, "u"), *j = lv_new(lb, "j"), *lane = lv_new(lb, "l");
+    LVar *u = lv_new(lb, "u"), *j = lv_new(lb, "j"), *lane = lv_new(lb, "l"), *r = lv_new(lb, "r");
     int64_t U = t->uax >= 0 ? t->U : 1, T = t->tax >= 0 ? t->T : 1, L = t->vax >= 0 ? t->L : 1;
+    int64_t R = t->R > 1 ? t->R : 1;
     Expr *ax[CTVM_MAX_RANK];
     for (int i = 0; i < st->n_axes; i++)
         ax[i] = at[i];
@@ -37,25 +43,27 @@ Stmt *sched_tile(ComputeCtx *cx, const ComputeStage *st, Expr *const *at, const 
         ax[t->uax] = lx_add(lb, at[t->uax], lx_var(lb, u));
     if (t->vax >= 0)
         ax[t->vax] = lx_add(lb, at[t->vax], lx_var(lb, lane));
+    if (R > 1)
+        ax[t->rax] = lx_add(lb, at[t->rax], lx_var(lb, r));
     Expr *body = subst_axes(cx, st, st->body, ax);
     Expr *fin = subst_axes(cx, st, st->finalize ? st->finalize : lx_var(lb, st->acc), ax);
     Expr *oidx = subst_axes(cx, st, st->out_index, ax);
     if (st->red == RED_NONE)
-        return wrap_tile(cx, t, u, j, lane, ls_store(lb, st->out, oidx, lx_subst(lb, fin, st->acc, body)));
+        return wrap_tile(cx, t, r, u, j, lane, ls_store(lb, st->out, oidx, lx_subst(lb, fin, st->acc, body)));
 
-    LBuf *acc = lbuf_new(lb, "acc", LB_LOCAL, U * T * L);
-    /* slot (u*T + j)*L + lane */
+    LBuf *acc = lbuf_new(lb, "acc", LB_LOCAL, R * U * T * L);
+    /* slot ((r*U + u)*T + j)*L + lane */
     Expr *ue = t->uax >= 0 ? lx_var(lb, u) : lx_int(lb, 0), *je = t->tax >= 0 ? lx_var(lb, j) : lx_int(lb, 0);
-    Expr *le = t->vax >= 0 ? lx_var(lb, lane) : lx_int(lb, 0);
-    Expr *slot = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, ue, T), je), L), le);
+    Expr *le = t->vax >= 0 ? lx_var(lb, lane) : lx_int(lb, 0), *re = R > 1 ? lx_var(lb, r) : lx_int(lb, 0);
+    Expr *slot = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, re, U), ue), T), je), L), le);
     Expr *cur = lx_load(lb, acc, slot);
     Expr *init = lx_float(lb, st->red == RED_SUM ? 0.0 : -INFINITY);
     Expr *upd = st->red == RED_SUM ? lx_add(lb, cur, body) : lx_bin(lb, BO_MAX, cur, body);
-    Stmt *loop = wrap_tile(cx, t, u, j, lane, ls_store(lb, acc, slot, upd));
+    Stmt *loop = wrap_tile(cx, t, r, u, j, lane, ls_store(lb, acc, slot, upd));
     for (int r = st->n_raxes - 1; r >= 0; r--)
         loop = ls_for(lb, st->raxis[r], st->rextent[r], LOOP_SERIAL, loop);
-    Stmt *items[3] = {wrap_tile(cx, t, u, j, lane, ls_store(lb, acc, slot, init)), loop,
-                      wrap_tile(cx, t, u, j, lane, ls_store(lb, st->out, oidx, lx_subst(lb, fin, st->acc, cur)))};
+    Stmt *items[3] = {wrap_tile(cx, t, r, u, j, lane, ls_store(lb, acc, slot, init)), loop,
+                      wrap_tile(cx, t, r, u, j, lane, ls_store(lb, st->out, oidx, lx_subst(lb, fin, st->acc, cur)))};
     return ls_alloc(lb, acc, ls_seq(lb, 3, items));
 }
 

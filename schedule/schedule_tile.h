@@ -12,12 +12,15 @@
  *   axis tax = at[tax] + j   for j in 0..T   (unrolled; tax < 0: none)
  *   axis uax = at[uax] + u   for u in 0..U   (unrolled; uax < 0: none)
  *   axis vax = at[vax] + lane for lane in 0..L (vectorized; vax < 0: none)
+ *   axis rax = at[rax] + r   for r in 0..R   (unrolled, outermost; only when R > 1)
  * Reductions keep U*T*L accumulators, run the reduction axes in stage order
  * around the unrolled updates, and store finalize (with the fused
  * epilogues) once per output point. */
 typedef struct Tile {
     int tax, uax, vax;
     int64_t T, U, L;
+    int rax;
+    int64_t R;
 } Tile;
 Stmt *sched_tile(ComputeCtx *cx, const ComputeStage *st, Expr *const *at, const Tile *t);
 

@@ -6,6 +6,8 @@
  * writes OUT_DIR/out<i>.bin and prints "ctvm-time: median_ms=... min_ms=...".
  * The model file provides CTVM_MAIN_NIN/NOUT, ctvm_main_in/out (static
  * buffers), ctvm_main_in_size/out_size (elements) and ctvm_main_invoke().
+ * With CTVM_PROFILE also defined, each kernel is timed and a table
+ * "ctvm-prof: ms/run  %  GFLOP/s  kernel" follows (one line per kernel).
  * This is the only part of a generated file that uses stdio; it is not
  * compiled unless CTVM_MAIN is defined. */
 #include <stdio.h>
@@ -72,6 +74,19 @@ int main(int argc, char **argv)
         if (ctvm_main_file(argv[2], "out", i, ctvm_main_out[i], ctvm_main_out_size[i], 1))
             return 1;
     qsort(times, (size_t)repeat, sizeof times[0], ctvm_main_cmp);
+#ifdef CTVM_PROFILE
+    {
+        double total = 0.0;
+        int runs = repeat > 1 ? repeat + 1 : repeat; /* the warm-up run is timed too */
+        for (int k = 0; k < CTVM_PROF_N; k++)
+            total += ctvm_prof_ms[k];
+        for (int k = 0; k < CTVM_PROF_N; k++) {
+            double ms = ctvm_prof_ms[k] / runs;
+            printf("ctvm-prof: %9.4f ms %5.1f%% %7.1f GFLOP/s  %s\n", ms, 100.0 * ctvm_prof_ms[k] / total,
+                   ms > 0 ? ctvm_prof_flop[k] / ms / 1e6 : 0.0, ctvm_prof_name[k]);
+        }
+    }
+#endif
     printf("ctvm-time: median_ms=%.4f min_ms=%.4f runs=%d\n", times[repeat / 2], times[0], repeat);
     return 0;
 }
