@@ -12,7 +12,7 @@
 
 #if !defined(__AVX2__) || !defined(__FMA__)
 #error "ctvm: generated for target x86_64-avx2: compile with -mavx2 -mfma (or -march=native)"
-#endif
+#else /* the rest only with the flags, so the #error is the one message */
 
 #include <immintrin.h>
 
@@ -136,4 +136,5 @@ static CTVM_INLINE ctvm_vf ctvm_vsigmoid(ctvm_vf x)
 #pragma clang diagnostic pop
 #endif
 
+#endif /* ISA flags */
 #endif

@@ -15,7 +15,7 @@
 
 #ifndef __AVX512F__
 #error "ctvm: generated for target x86_64-avx512: compile with -mavx512f (or -march=native)"
-#endif
+#else /* the rest only with the flags, so the #error is the one message */
 
 #include <immintrin.h>
 
@@ -155,4 +155,5 @@ static CTVM_INLINE ctvm_vf ctvm_vsigmoid(ctvm_vf x)
 #pragma clang diagnostic pop
 #endif
 
+#endif /* ISA flags */
 #endif

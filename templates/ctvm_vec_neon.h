@@ -24,7 +24,7 @@
 
 #ifndef __ARM_NEON
 #error "ctvm: generated for target aarch64/armv7-neon: compile for ARM with NEON (aarch64, or armv7 with -mfpu=neon-vfpv4 -mfloat-abi=hard)"
-#endif
+#else /* the rest only with the flags, so the #error is the one message */
 
 #include <arm_neon.h>
 
@@ -189,4 +189,5 @@ static CTVM_INLINE ctvm_vf ctvm_vsigmoid(ctvm_vf x)
 #pragma clang diagnostic pop
 #endif
 
+#endif /* ISA flags */
 #endif

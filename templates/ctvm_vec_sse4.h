@@ -12,7 +12,7 @@
 
 #ifndef __SSE4_1__
 #error "ctvm: generated for target x86_64-sse4: compile with -msse4.1 (or -march=native)"
-#endif
+#else /* the rest only with the flags, so the #error is the one message */
 
 #include <smmintrin.h>
 
@@ -134,4 +134,5 @@ static CTVM_INLINE ctvm_vf ctvm_vsigmoid(ctvm_vf x)
 #pragma clang diagnostic pop
 #endif
 
+#endif /* ISA flags */
 #endif
