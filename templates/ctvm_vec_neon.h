@@ -11,7 +11,8 @@
  * add/max. ctvm_vdiv and ctvm_vsqrt then work lane by lane with the scalar
  * VFP instructions, so they stay exactly rounded (a reciprocal estimate +
  * Newton steps would be faster but is off by an ulp and wrong for divisors
- * beyond 2^126); ctvm_vfma is fused (vfma) with VFPv4 and an unfused vmla
+ * beyond 2^126; tanh and sigmoid, which need only 2e-6, do use it);
+ * ctvm_vfma is fused (vfma) with VFPv4 and an unfused vmla
  * with plain -mfpu=neon. armv7 NEON arithmetic also always flushes
  * denormal inputs and results to zero (the FPSCR setting does not apply).
  *
@@ -74,6 +75,21 @@ static CTVM_INLINE ctvm_vf ctvm_vsqrt(ctvm_vf a)
     t[3] = sqrtf(t[3]);
     return vld1q_f32(t);
 }
+#endif
+/* a/b inside tanh and sigmoid, where b is in [1, inf] and 2e-6 is enough:
+ * armv7 uses a reciprocal estimate and two Newton steps (~1 ulp; b = inf
+ * gives 0) instead of four scalar divisions. */
+#if defined(__aarch64__)
+#define CTVM_VNEON_DIV_APPROX(a, b) vdivq_f32(a, b)
+#else
+static CTVM_INLINE float32x4_t ctvm_vneon_div_approx(float32x4_t a, float32x4_t b)
+{
+    float32x4_t r = vrecpeq_f32(b);
+    r = vmulq_f32(vrecpsq_f32(b, r), r);
+    r = vmulq_f32(vrecpsq_f32(b, r), r);
+    return vmulq_f32(a, r);
+}
+#define CTVM_VNEON_DIV_APPROX(a, b) ctvm_vneon_div_approx(a, b)
 #endif
 /* vminq/vmaxq return NaN for a NaN lane; the API wants a < b ? a : b */
 static CTVM_INLINE ctvm_vf ctvm_vmin(ctvm_vf a, ctvm_vf b) { return vbslq_f32(vcltq_f32(a, b), a, b); }
@@ -170,7 +186,7 @@ static CTVM_INLINE ctvm_vf ctvm_vtanh(ctvm_vf x)
     q = CTVM_VNEON_FMA(q, z, vdupq_n_f32(1.33327693e-1f));
     q = CTVM_VNEON_FMA(q, z, vdupq_n_f32(-3.33333284e-1f));
     small = CTVM_VNEON_FMA(vmulq_f32(x, z), q, x);
-    big = vsubq_f32(one, ctvm_vdiv(vdupq_n_f32(2.0f), vaddq_f32(ctvm_vexp(vaddq_f32(ax, ax)), one)));
+    big = vsubq_f32(one, CTVM_VNEON_DIV_APPROX(vdupq_n_f32(2.0f), vaddq_f32(ctvm_vexp(vaddq_f32(ax, ax)), one)));
     big = vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(big), sign));
     return vbslq_f32(vcltq_f32(ax, vdupq_n_f32(0.625f)), small, big);
 }
@@ -182,7 +198,7 @@ static CTVM_INLINE ctvm_vf ctvm_vsigmoid(ctvm_vf x)
     float32x4_t one = vdupq_n_f32(1.0f);
     float32x4_t t = ctvm_vexp(vnegq_f32(vabsq_f32(x))); /* e^-|x| */
     float32x4_t num = vbslq_f32(vcltq_f32(x, vdupq_n_f32(0.0f)), t, one);
-    return ctvm_vdiv(num, vaddq_f32(one, t));
+    return CTVM_VNEON_DIV_APPROX(num, vaddq_f32(one, t));
 }
 
 #if defined(__clang__)
