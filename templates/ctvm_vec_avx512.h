@@ -1,38 +1,159 @@
-/* ctvm_vec_avx512.h - placeholder AVX-512 vector API (VL 16). */
+/* ctvm_vec_avx512.h - the ctvm vector API on AVX-512F (CTVM_VL 16).
+ *
+ * Pasted by emit_c into model.c for --target x86_64-avx512; the file must
+ * be compiled with -mavx512f (or -march=native on such a CPU). Only
+ * AVX-512F instructions are used (bitwise float operations go through the
+ * integer forms, as and/xor on __m512 need AVX-512DQ). Masks are
+ * __mmask16. ctvm_vfma is fused. exp, tanh and sigmoid are computed here
+ * (no libm), with the same algorithm and constants as the other SIMD
+ * headers: see ctvm_vexp. Assumes runtime_min/ctvm_runtime.h was pasted
+ * first (CTVM_INLINE). Every header of the API (templates/ctvm_vec_*.h)
+ * defines the same functions with the same semantics; see
+ * docs/ARCHITECTURE.md "Vector API". */
 #ifndef CTVM_VEC_H
 #define CTVM_VEC_H
+
 #ifndef __AVX512F__
 #error "ctvm: generated for target x86_64-avx512: compile with -mavx512f (or -march=native)"
-#endif
+#else /* the rest only with the flags, so the #error is the one message */
+
 #include <immintrin.h>
+
 #define CTVM_VL 16
 #define CTVM_ISA "avx512"
-typedef __m512 ctvm_vf;
-typedef __mmask16 ctvm_vm;
+
+/* clang, unlike gcc, warns about unused static inline functions of the main
+ * file, which is where this API lands in model.c. */
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-function"
+#endif
+
+typedef __m512 ctvm_vf;    /* CTVM_VL floats */
+typedef __mmask16 ctvm_vm; /* lane mask: bit i for lane i */
+
 static CTVM_INLINE ctvm_vf ctvm_vload(const float *p) { return _mm512_loadu_ps(p); }
 static CTVM_INLINE void ctvm_vstore(float *p, ctvm_vf v) { _mm512_storeu_ps(p, v); }
 static CTVM_INLINE ctvm_vf ctvm_vset1(float x) { return _mm512_set1_ps(x); }
 static CTVM_INLINE ctvm_vf ctvm_vzero(void) { return _mm512_setzero_ps(); }
+
 static CTVM_INLINE ctvm_vf ctvm_vadd(ctvm_vf a, ctvm_vf b) { return _mm512_add_ps(a, b); }
 static CTVM_INLINE ctvm_vf ctvm_vsub(ctvm_vf a, ctvm_vf b) { return _mm512_sub_ps(a, b); }
 static CTVM_INLINE ctvm_vf ctvm_vmul(ctvm_vf a, ctvm_vf b) { return _mm512_mul_ps(a, b); }
 static CTVM_INLINE ctvm_vf ctvm_vdiv(ctvm_vf a, ctvm_vf b) { return _mm512_div_ps(a, b); }
-static CTVM_INLINE ctvm_vf ctvm_vmin(ctvm_vf a, ctvm_vf b) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ), b, a); }
-static CTVM_INLINE ctvm_vf ctvm_vmax(ctvm_vf a, ctvm_vf b) { return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_GT_OQ), b, a); }
+/* vminps/vmaxps return their second operand when the compare is false
+ * (either NaN, or +0 vs -0): exactly a < b ? a : b and a > b ? a : b. */
+static CTVM_INLINE ctvm_vf ctvm_vmin(ctvm_vf a, ctvm_vf b) { return _mm512_min_ps(a, b); }
+static CTVM_INLINE ctvm_vf ctvm_vmax(ctvm_vf a, ctvm_vf b) { return _mm512_max_ps(a, b); }
 static CTVM_INLINE ctvm_vf ctvm_vfma(ctvm_vf a, ctvm_vf b, ctvm_vf c) { return _mm512_fmadd_ps(a, b, c); }
-static CTVM_INLINE ctvm_vf ctvm_vneg(ctvm_vf a) { return _mm512_sub_ps(_mm512_setzero_ps(), a); }
-static CTVM_INLINE ctvm_vf ctvm_vabs(ctvm_vf a) { return _mm512_abs_ps(a); }
+/* sign-bit operations on the integer view (AVX-512F has no float and/xor) */
+#define CTVM_V512_SIGN _mm512_set1_epi32(-2147483647 - 1)
+static CTVM_INLINE ctvm_vf ctvm_vneg(ctvm_vf a)
+{
+    return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(a), CTVM_V512_SIGN));
+}
+static CTVM_INLINE ctvm_vf ctvm_vabs(ctvm_vf a)
+{
+    return _mm512_castsi512_ps(_mm512_andnot_si512(CTVM_V512_SIGN, _mm512_castps_si512(a)));
+}
 static CTVM_INLINE ctvm_vf ctvm_vsqrt(ctvm_vf a) { return _mm512_sqrt_ps(a); }
-#define CTVM_LANEWISE(name, fn) static CTVM_INLINE ctvm_vf name(ctvm_vf a) { float t[16]; int i; _mm512_storeu_ps(t, a); for (i = 0; i < 16; i++) t[i] = fn(t[i]); return _mm512_loadu_ps(t); }
-CTVM_LANEWISE(ctvm_vexp, expf)
-CTVM_LANEWISE(ctvm_vtanh, tanhf)
-CTVM_LANEWISE(ctvm_vsigmoid, ctvm_sigmoidf)
+
+/* ordered, non-signalling compares: false when either lane is NaN */
 static CTVM_INLINE ctvm_vm ctvm_vlt(ctvm_vf a, ctvm_vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
 static CTVM_INLINE ctvm_vm ctvm_vle(ctvm_vf a, ctvm_vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
 static CTVM_INLINE ctvm_vm ctvm_vge(ctvm_vf a, ctvm_vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ); }
 static CTVM_INLINE ctvm_vm ctvm_veq(ctvm_vf a, ctvm_vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }
 static CTVM_INLINE ctvm_vm ctvm_vmand(ctvm_vm a, ctvm_vm b) { return (ctvm_vm)(a & b); }
 static CTVM_INLINE ctvm_vf ctvm_vselect(ctvm_vm m, ctvm_vf a, ctvm_vf b) { return _mm512_mask_blend_ps(m, b, a); }
-static CTVM_INLINE float ctvm_vhsum(ctvm_vf v) { return _mm512_reduce_add_ps(v); }
-static CTVM_INLINE float ctvm_vhmax(ctvm_vf v) { return _mm512_reduce_max_ps(v); }
+
+/* the upper 256 bits (AVX-512F has no extractf32x8, use the f64x4 form) */
+static CTVM_INLINE __m256 ctvm_v512_hi(ctvm_vf v)
+{
+    return _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1));
+}
+static CTVM_INLINE float ctvm_vhsum(ctvm_vf v)
+{
+    __m256 h = _mm256_add_ps(_mm512_castps512_ps256(v), ctvm_v512_hi(v));
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_shuffle_ps(s, s, 1));
+    return _mm_cvtss_f32(s);
+}
+/* Max of the lanes; unspecified which lane wins if one is NaN. */
+static CTVM_INLINE float ctvm_vhmax(ctvm_vf v)
+{
+    __m256 h = _mm256_max_ps(_mm512_castps512_ps256(v), ctvm_v512_hi(v));
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_shuffle_ps(s, s, 1));
+    return _mm_cvtss_f32(s);
+}
+
+/* e^x. x = n*ln2 + r with n = round(x/ln2), |r| <= ln2/2 (ln2 split in a
+ * 12-bit high part, so n*hi is exact, and a low part); e^r = 1 + r +
+ * r^2*q(r) with q a degree-5 near-minimax fit of (e^r - 1 - r)/r^2;
+ * then two multiplications by 2^(n/2) and 2^(n - n/2) built in the exponent
+ * bits, so the scale itself never overflows and results in the denormal
+ * range round once. x is clamped to [-104, 89] first (NaN passes the clamp):
+ * above ln(FLT_MAX) ~ 88.72 the product overflows to +inf, below ~ -103.97
+ * it rounds to 0. Max relative error ~ 1.5e-7 for normal results. */
+static CTVM_INLINE ctvm_vf ctvm_vexp(ctvm_vf x)
+{
+    __m512 nf, r, q, p;
+    __m512i n, n1, n2, bias = _mm512_set1_epi32(127);
+    x = _mm512_max_ps(_mm512_set1_ps(-104.0f), x); /* NaN: second operand */
+    x = _mm512_min_ps(_mm512_set1_ps(89.0f), x);
+    nf = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269502f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    r = _mm512_fnmadd_ps(nf, _mm512_set1_ps(0.693115234375f), x);
+    r = _mm512_fnmadd_ps(nf, _mm512_set1_ps(3.19461833e-05f), r);
+    q = _mm512_set1_ps(1.98909809e-4f);
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.39336416e-3f));
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(8.33331048e-3f));
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(4.16664667e-2f));
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.66666672e-1f));
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(q, _mm512_mul_ps(r, r), r);
+    p = _mm512_add_ps(p, _mm512_set1_ps(1.0f));
+    n = _mm512_cvttps_epi32(nf); /* nf is integral, in [-150, 128] */
+    n1 = _mm512_srai_epi32(n, 1);
+    n2 = _mm512_sub_epi32(n, n1);
+    p = _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n1, bias), 23)));
+    return _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n2, bias), 23)));
+}
+
+/* tanh: |x| < 0.625: x + x^3*P(x^2), P a degree-4 near-minimax fit (no
+ * cancellation near 0; exact for tiny x); else sign(x) * (1 - 2/(e^(2|x|)+1)),
+ * which saturates to 1 when e^(2|x|) overflows. Max error ~ 2e-7. */
+static CTVM_INLINE ctvm_vf ctvm_vtanh(ctvm_vf x)
+{
+    __m512 one = _mm512_set1_ps(1.0f);
+    __m512 ax = ctvm_vabs(x), z = _mm512_mul_ps(x, x), q, small, e, big;
+    q = _mm512_set1_ps(-6.09671418e-3f);
+    q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(2.09971797e-2f));
+    q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(-5.38509078e-2f));
+    q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(1.33327693e-1f));
+    q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(-3.33333284e-1f));
+    small = _mm512_fmadd_ps(_mm512_mul_ps(x, z), q, x);
+    e = ctvm_vexp(_mm512_add_ps(ax, ax));
+    big = _mm512_sub_ps(one, _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(e, one)));
+    big = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(big),
+                                              _mm512_and_si512(_mm512_castps_si512(x), CTVM_V512_SIGN)));
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ax, _mm512_set1_ps(0.625f), _CMP_LT_OQ), big, small);
+}
+
+/* sigmoid: t = e^-|x| in (0, 1], then 1/(1+t) for x >= 0 and t/(1+t) for
+ * x < 0: no overflow, exactly 0 and 1 at -inf and +inf, accurate tails. */
+static CTVM_INLINE ctvm_vf ctvm_vsigmoid(ctvm_vf x)
+{
+    __m512 one = _mm512_set1_ps(1.0f);
+    __m512 t = ctvm_vexp(ctvm_vneg(ctvm_vabs(x))); /* e^-|x| */
+    __m512 num = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), one, t);
+    return _mm512_div_ps(num, _mm512_add_ps(one, t));
+}
+
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
+
+#endif /* ISA flags */
 #endif

@@ -1,0 +1,363 @@
+/* test_vec_api.c - the per-ISA vector API headers (templates/ctvm_vec_*.h),
+ * exactly as embedded in the compiler (ctvm_embedded_find).
+ *
+ * For every header and compiler: runtime_min/ctvm_runtime.h + the header +
+ * tests/unit/vec_api_check.c (which checks every API function lane by lane
+ * against scalar C, see its top comment) are compiled with
+ * -std=c99 -Wall -Wextra -pedantic -Werror -O2 and the ISA flags, and run:
+ * natively when this CPU has the ISA (__builtin_cpu_supports), under
+ * qemu-aarch64 / qemu-arm for NEON; otherwise only compiled. gcc, clang and
+ * the aarch64 / armhf cross gcc are used when installed ("skipped: X not
+ * installed" otherwise). Also: each header alone with an empty main
+ * compiles without a warning at -O0 (unused functions are free), each
+ * header gives its #error, and only that, without its ISA flags, and each
+ * embedded header declares the whole API.
+ *
+ * Prints one line per run with the measured max relative errors of
+ * vexp / vtanh / vsigmoid. Run from the repository root (make test does):
+ * the check program is read from tests/unit/vec_api_check.c. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "emit_c/emit.h"
+#include "tests/unit/cc_run.h"
+
+enum { CPU_ANY, CPU_SSE41, CPU_AVX2_FMA, CPU_AVX512F, CPU_FOREIGN };
+
+typedef struct VecConfig {
+    const char *label;  /* for messages */
+    const char *header; /* templates/ctvm_vec_*.h */
+    const char *cc;     /* compiler command; its first word must be on the PATH */
+    const char *flags;  /* ISA flags */
+    int cpu;            /* what the host needs to run it natively */
+    const char *runner; /* qemu command prefix for CPU_FOREIGN */
+    const char *isa;    /* CTVM_ISA */
+    int vl;             /* CTVM_VL */
+    const char *needs;  /* another tool that must be installed (clang's cross binutils and libc) */
+} VecConfig;
+
+#define QEMU_A64 "qemu-aarch64 -L /usr/aarch64-linux-gnu"
+#define QEMU_ARM "qemu-arm -L /usr/arm-linux-gnueabihf"
+#define ARM_VFPV4 "-mfpu=neon-vfpv4 -mfloat-abi=hard"
+#define ARM_NEON "-mfpu=neon -mfloat-abi=hard" /* no VFPv4: vfma becomes vmla */
+
+static const VecConfig CONFIGS[] = {
+    {"generic gcc", "templates/ctvm_vec_scalar.h", "gcc", "", CPU_ANY, "", "scalar", 1, NULL},
+    {"x86_64-sse4 gcc", "templates/ctvm_vec_sse4.h", "gcc", "-msse4.1", CPU_SSE41, "", "sse4", 4, NULL},
+    {"x86_64-avx2 gcc", "templates/ctvm_vec_avx2.h", "gcc", "-mavx2 -mfma", CPU_AVX2_FMA, "", "avx2", 8, NULL},
+    {"x86_64-avx512 gcc", "templates/ctvm_vec_avx512.h", "gcc", "-mavx512f", CPU_AVX512F, "", "avx512", 16, NULL},
+    {"aarch64 gcc", "templates/ctvm_vec_neon.h", "aarch64-linux-gnu-gcc", "", CPU_FOREIGN, QEMU_A64, "neon", 4, NULL},
+    {"armv7 neon-vfpv4 gcc", "templates/ctvm_vec_neon.h", "arm-linux-gnueabihf-gcc", ARM_VFPV4, CPU_FOREIGN,
+     QEMU_ARM, "neon", 4, NULL},
+    {"armv7 neon gcc", "templates/ctvm_vec_neon.h", "arm-linux-gnueabihf-gcc", ARM_NEON, CPU_FOREIGN, QEMU_ARM,
+     "neon", 4, NULL},
+    {"generic clang", "templates/ctvm_vec_scalar.h", "clang", "", CPU_ANY, "", "scalar", 1, NULL},
+    {"x86_64-sse4 clang", "templates/ctvm_vec_sse4.h", "clang", "-msse4.1", CPU_SSE41, "", "sse4", 4, NULL},
+    {"x86_64-avx2 clang", "templates/ctvm_vec_avx2.h", "clang", "-mavx2 -mfma", CPU_AVX2_FMA, "", "avx2", 8, NULL},
+    {"x86_64-avx512 clang", "templates/ctvm_vec_avx512.h", "clang", "-mavx512f", CPU_AVX512F, "", "avx512", 16, NULL},
+    {"aarch64 clang", "templates/ctvm_vec_neon.h", "clang --target=aarch64-linux-gnu", "", CPU_FOREIGN, QEMU_A64,
+     "neon", 4, "aarch64-linux-gnu-gcc"},
+    {"armv7 neon-vfpv4 clang", "templates/ctvm_vec_neon.h", "clang --target=arm-linux-gnueabihf", ARM_VFPV4,
+     CPU_FOREIGN, QEMU_ARM, "neon", 4, "arm-linux-gnueabihf-gcc"},
+    {"armv7 neon clang", "templates/ctvm_vec_neon.h", "clang --target=arm-linux-gnueabihf", ARM_NEON, CPU_FOREIGN,
+     QEMU_ARM, "neon", 4, "arm-linux-gnueabihf-gcc"},
+};
+#define NCONFIGS ((int)(sizeof CONFIGS / sizeof CONFIGS[0]))
+
+static const char *const API[] = {
+    "ctvm_vload(",  "ctvm_vstore(", "ctvm_vset1(", "ctvm_vzero(",    "ctvm_vadd(", "ctvm_vsub(", "ctvm_vmul(",
+    "ctvm_vdiv(",   "ctvm_vmin(",   "ctvm_vmax(",  "ctvm_vfma(",     "ctvm_vneg(", "ctvm_vabs(", "ctvm_vsqrt(",
+    "ctvm_vexp(",   "ctvm_vtanh(",  "ctvm_vsigmoid(", "ctvm_vlt(",   "ctvm_vle(",  "ctvm_vge(",  "ctvm_veq(",
+    "ctvm_vmand(",  "ctvm_vselect(", "ctvm_vhsum(", "ctvm_vhmax(",
+};
+
+static int host_can_run(int cpu)
+{
+    if (cpu == CPU_ANY)
+        return 1;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (cpu == CPU_SSE41)
+        return __builtin_cpu_supports("sse4.1");
+    if (cpu == CPU_AVX2_FMA)
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (cpu == CPU_AVX512F)
+        return __builtin_cpu_supports("avx512f");
+#endif
+    return 0;
+}
+
+/* The x86 configurations need an x86 host compiler. */
+static int host_can_compile(const VecConfig *k)
+{
+#if !defined(__x86_64__) && !defined(__i386__)
+    if (k->cpu == CPU_SSE41 || k->cpu == CPU_AVX2_FMA || k->cpu == CPU_AVX512F)
+        return 0;
+#endif
+    (void)k;
+    return 1;
+}
+
+/* First word of a command ("clang --target=..." -> "clang"). */
+static const char *tool_of(const char *cmd, char *buf, size_t n)
+{
+    size_t i = 0;
+    while (cmd[i] && cmd[i] != ' ' && i + 1 < n) {
+        buf[i] = cmd[i];
+        i++;
+    }
+    buf[i] = 0;
+    return buf;
+}
+
+/* 0 (with a printed "skipped: ..." line) when the compiler is not installed. */
+static int have_compiler(const VecConfig *k)
+{
+    char tool[64];
+    if (!host_can_compile(k)) {
+        printf("    skipped: %s: host is not x86\n", k->label);
+        return 0;
+    }
+    if (!cc_have(tool_of(k->cc, tool, sizeof tool))) {
+        printf("    skipped: %s: %s not installed\n", k->label, tool);
+        return 0;
+    }
+    if (k->needs && !cc_have(k->needs)) {
+        printf("    skipped: %s: %s not installed\n", k->label, k->needs);
+        return 0;
+    }
+    return 1;
+}
+
+static char *read_file_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = 0;
+    fclose(f);
+    return s;
+}
+
+/* runtime + header + body, as emit_c lays them out. The runtime's unused
+ * static inline helpers (ctvm_mini, ...) would trip clang's
+ * -Wunused-function in a main file; that is the runtime's business, so it is
+ * silenced around the runtime only: the vector headers get no such help. */
+static char *program(const char *header, const char *body)
+{
+    const char *rt = ctvm_embedded_find("runtime_min/ctvm_runtime.h");
+    const char *vec = ctvm_embedded_find(header);
+    assert_non_null(rt);
+    assert_non_null(vec);
+    size_t n = strlen(rt) + strlen(vec) + strlen(body) + 512;
+    char *s = malloc(n);
+    snprintf(s, n,
+             "#if defined(__clang__)\n#pragma clang diagnostic push\n"
+             "#pragma clang diagnostic ignored \"-Wunused-function\"\n#endif\n"
+             "%s\n"
+             "#if defined(__clang__)\n#pragma clang diagnostic pop\n#endif\n"
+             "%s\n%s",
+             rt, vec, body);
+    return s;
+}
+
+static char *check_program_text(void)
+{
+    char *s = read_file_text("tests/unit/vec_api_check.c");
+    if (!s)
+        fprintf(stderr, "test_vec_api: cannot read tests/unit/vec_api_check.c (run from the repository root)\n");
+    assert_non_null(s);
+    return s;
+}
+
+/* Compiles and runs the check program for one configuration. */
+static void run_config(const VecConfig *k)
+{
+    if (!have_compiler(k))
+        return;
+    char *body = check_program_text();
+    char *text = program(k->header, body);
+    char flags[256];
+    snprintf(flags, sizeof flags, "-O2 %s", k->flags);
+    CcDir c;
+    assert_int_equal(cc_dir_open(&c), 0);
+    int rc = cc_compile_ex(&c, text, k->cc, flags, 0, 1);
+    free(text);
+    free(body);
+    if (rc != 0) {
+        cc_dir_close(&c);
+        fail_msg("%s: the check program does not compile", k->label);
+    }
+    const char *prefix = "";
+    char tool[64];
+    if (k->cpu == CPU_FOREIGN) {
+        if (!cc_have(tool_of(k->runner, tool, sizeof tool))) {
+            printf("    %s: compiled only (%s not installed)\n", k->label, tool);
+            cc_dir_close(&c);
+            return;
+        }
+        prefix = k->runner;
+    } else if (!host_can_run(k->cpu)) {
+        printf("    %s: compiled only (this CPU lacks the ISA)\n", k->label);
+        cc_dir_close(&c);
+        return;
+    }
+    int status;
+    char *out = cc_run_ex(&c, prefix, &status);
+    cc_dir_close(&c);
+    assert_non_null(out);
+    /* one summary line: max errors and number of checks */
+    double e[3] = {-1, -1, -1};
+    long checks = -1, fails = -1;
+    char isa[32] = "";
+    int vl = -1;
+    const char *names[3] = {"vexp", "vtanh", "vsigmoid"};
+    for (int i = 0; i < 3; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "MAXERR %s ", names[i]);
+        const char *p = strstr(out, key);
+        if (p)
+            e[i] = strtod(p + strlen(key), NULL);
+    }
+    const char *p = strstr(out, "isa ");
+    if (p)
+        sscanf(p, "isa %31s VL %d checks %ld fails %ld", isa, &vl, &checks, &fails);
+    printf("    %-24s vexp %.3g  vtanh %.3g  vsigmoid %.3g  (%ld checks%s%s)\n", k->label, e[0], e[1], e[2],
+           checks, prefix[0] ? ", under " : "", prefix[0] ? tool : "");
+    if (status != 0 || fails != 0)
+        fputs(out, stdout);
+    free(out);
+    assert_int_equal(status, 0);
+    assert_int_equal(fails, 0);
+    assert_string_equal(isa, k->isa);
+    assert_int_equal(vl, k->vl);
+    assert_true(checks > 250000);
+    for (int i = 0; i < 3; i++)
+        assert_true(e[i] >= 0 && e[i] <= 2e-6);
+}
+
+static void test_check(void **state) { run_config((const VecConfig *)*state); }
+
+/* Each header alone (only runtime + header + empty main) compiles without a
+ * warning at -O0: nothing unused warns, immediates are constant even
+ * unoptimized. */
+static void test_header_alone(void **state)
+{
+    (void)state;
+    for (int i = 0; i < NCONFIGS; i++) {
+        const VecConfig *k = &CONFIGS[i];
+        if (!have_compiler(k))
+            continue;
+        char *text = program(k->header, "int main(void) { return CTVM_VL > 0 ? 0 : 1; }\n");
+        char flags[256];
+        snprintf(flags, sizeof flags, "-O0 %s", k->flags);
+        CcDir c;
+        assert_int_equal(cc_dir_open(&c), 0);
+        int rc = cc_compile_ex(&c, text, k->cc, flags, 1, 1);
+        cc_dir_close(&c);
+        free(text);
+        if (rc != 0)
+            fail_msg("%s: header alone does not compile cleanly", k->label);
+    }
+}
+
+/* Without its ISA flags a header stops with its #error, and nothing else. */
+static void test_missing_flags_error(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *header, *cc, *flags, *message;
+    } cases[] = {
+        {"templates/ctvm_vec_sse4.h", "gcc", "", "x86_64-sse4: compile with -msse4.1"},
+        {"templates/ctvm_vec_avx2.h", "gcc", "", "x86_64-avx2: compile with -mavx2 -mfma"},
+        {"templates/ctvm_vec_avx2.h", "gcc", "-mavx2", "x86_64-avx2: compile with -mavx2 -mfma"},
+        {"templates/ctvm_vec_avx2.h", "gcc", "-mfma", "x86_64-avx2: compile with -mavx2 -mfma"},
+        {"templates/ctvm_vec_avx512.h", "gcc", "", "x86_64-avx512: compile with -mavx512f"},
+        {"templates/ctvm_vec_avx512.h", "gcc", "-mavx2 -mfma", "x86_64-avx512: compile with -mavx512f"},
+        {"templates/ctvm_vec_neon.h", "gcc", "", "aarch64/armv7-neon: compile for ARM with NEON"},
+        {"templates/ctvm_vec_neon.h", "arm-linux-gnueabihf-gcc", "-mfpu=vfpv3-d16",
+         "aarch64/armv7-neon: compile for ARM with NEON"},
+        {"templates/ctvm_vec_sse4.h", "clang", "", "x86_64-sse4: compile with -msse4.1"},
+        {"templates/ctvm_vec_avx2.h", "clang", "-mavx2", "x86_64-avx2: compile with -mavx2 -mfma"},
+        {"templates/ctvm_vec_avx512.h", "clang", "-mavx2 -mfma", "x86_64-avx512: compile with -mavx512f"},
+        {"templates/ctvm_vec_neon.h", "clang", "", "aarch64/armv7-neon: compile for ARM with NEON"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        VecConfig k = {cases[i].message, cases[i].header, cases[i].cc, cases[i].flags, CPU_ANY, "", "", 0, NULL};
+#if !defined(__x86_64__) && !defined(__i386__)
+        if (strcmp(cases[i].cc, "gcc") == 0 || strcmp(cases[i].cc, "clang") == 0)
+            continue; /* host flags would differ */
+#endif
+        if (!have_compiler(&k))
+            continue;
+        char *text = program(cases[i].header, "int main(void) { return 0; }\n");
+        CcDir c;
+        assert_int_equal(cc_dir_open(&c), 0);
+        int rc = cc_compile_ex(&c, text, cases[i].cc, cases[i].flags, 1, 0);
+        char *log = cc_read_log(&c);
+        cc_dir_close(&c);
+        free(text);
+        int errors = 0;
+        for (const char *p = log; (p = strstr(p, "error:")) != NULL; p++)
+            errors++;
+        if (rc == 0 || !strstr(log, cases[i].message) || errors != 1) {
+            fprintf(stderr, "%s %s %s:\n%s\n", cases[i].cc, cases[i].flags, cases[i].header, log);
+            free(log);
+            fail_msg("expected exactly the #error \"%s\"", cases[i].message);
+        }
+        free(log);
+    }
+}
+
+/* Every embedded header: include guard, CTVM_VL, CTVM_ISA, the whole API. */
+static void test_embedded_headers(void **state)
+{
+    (void)state;
+    static const char *const headers[] = {"templates/ctvm_vec_scalar.h", "templates/ctvm_vec_sse4.h",
+                                          "templates/ctvm_vec_avx2.h", "templates/ctvm_vec_avx512.h",
+                                          "templates/ctvm_vec_neon.h"};
+    for (size_t h = 0; h < sizeof headers / sizeof headers[0]; h++) {
+        const char *t = ctvm_embedded_find(headers[h]);
+        assert_non_null(t);
+        assert_non_null(strstr(t, "#ifndef CTVM_VEC_H"));
+        assert_non_null(strstr(t, "#define CTVM_VL "));
+        assert_non_null(strstr(t, "#define CTVM_ISA \""));
+        assert_non_null(strstr(t, "typedef"));
+        for (size_t i = 0; i < sizeof API / sizeof API[0]; i++) {
+            char def[64];
+            snprintf(def, sizeof def, " %s", API[i]); /* "static CTVM_INLINE T name(" */
+            if (!strstr(t, def))
+                fail_msg("%s does not define %s", headers[h], API[i]);
+        }
+        if (h > 0)
+            assert_non_null(strstr(t, "#error \"ctvm: generated for target "));
+    }
+}
+
+int main(void)
+{
+    struct CMUnitTest tests[NCONFIGS + 3];
+    int n = 0;
+    for (int i = 0; i < NCONFIGS; i++) {
+        struct CMUnitTest t = {CONFIGS[i].label, test_check, NULL, NULL, (void *)&CONFIGS[i]};
+        tests[n++] = t;
+    }
+    const struct CMUnitTest rest[] = {
+        cmocka_unit_test(test_header_alone),
+        cmocka_unit_test(test_missing_flags_error),
+        cmocka_unit_test(test_embedded_headers),
+    };
+    for (int i = 0; i < 3; i++)
+        tests[n++] = rest[i];
+    return cmocka_run_group_tests_name("vec_api", tests, NULL, NULL);
+}
