@@ -76,6 +76,8 @@ Stmt *sched_fused_outer(ComputeCtx *cx, const ComputeStage *st, const int *axes,
         total *= extents[i];
     if (n == 0)
         return inner(cx, st, at, user);
+    if (total == 0)
+        return ls_seq(lb, 0, NULL); /* an empty tensor: nothing to compute */
     LVar *f = lv_new(lb, "p");
     int64_t stride = total;
     for (int i = 0; i < n; i++) {

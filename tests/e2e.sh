@@ -17,24 +17,46 @@ ok()   { pass=$((pass+1)); echo "ok   $1"; }
 bad()  { fail=$((fail+1)); failed+=("$1"); echo "FAIL $1"; }
 check() { local name=$1; shift; if "$@" > "$T/log" 2>&1; then ok "$name"; else bad "$name"; sed 's/^/     /' "$T/log" | tail -20; fi; }
 
-# --- models against PyTorch --------------------------------------------------
-golden_model() { # dir
-  $RUN "$1/model.onnx" --inputs "$1/inputs.npz" --golden "$1/outputs.npz" --rtol 1e-3 --atol 1e-4
+# --- targets ------------------------------------------------------------------
+# Every check that runs generated code runs it for each target in CTVM_TARGETS
+# (default: every ISA this host executes: generic, and x86_64-sse4/avx2/avx512
+# when /proc/cpuinfo lists them). Flags each target's file needs with gcc:
+tflags() { case "$1" in x86_64-sse4) echo -msse4.1;; x86_64-avx2) echo -mavx2 -mfma;;
+  x86_64-avx512) echo -mavx512f -mfma;; *) echo;; esac; }
+host_targets() {
+  local t=generic f; f=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
+  [[ " $f " == *" sse4_1 "* ]] && t="$t x86_64-sse4"
+  [[ " $f " == *" avx2 "* && " $f " == *" fma "* ]] && t="$t x86_64-avx2"
+  [[ " $f " == *" avx512f "* ]] && t="$t x86_64-avx512"
+  echo $t
 }
-check "small_cnn matches PyTorch" golden_model golden/small_cnn
+TARGETS=${CTVM_TARGETS:-$(host_targets)}
+echo "targets: $TARGETS"
+
+# --- models against PyTorch --------------------------------------------------
+golden_model() { # dir target
+  $RUN "$1/model.onnx" --inputs "$1/inputs.npz" --golden "$1/outputs.npz" --rtol 1e-3 --atol 1e-4 --target "$2"
+}
+for t in $TARGETS; do
+  check "small_cnn matches PyTorch [$t]" golden_model golden/small_cnn "$t"
+done
 
 CACHE=${CTVM_CACHE:-$HOME/.cache/ctvm/models}
 SEED="resnet18 resnet50 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0 resnet18_bn mobilenet_v2_bn"
 if [ "${CTVM_SKIP_SEED:-0}" != 1 ]; then
   /usr/bin/python3 golden/export_models.py $SEED > "$T/export.log" 2>&1 || { cat "$T/export.log"; bad "export seed models"; }
-  for m in $SEED; do
-    check "$m matches PyTorch" golden_model "$CACHE/$m"
+  for t in $TARGETS; do
+    for m in $SEED; do
+      check "$m matches PyTorch [$t]" golden_model "$CACHE/$m" "$t"
+    done
   done
-  strict_seed() {
-    $EMIT "$CACHE/squeezenet1_1/model.onnx" -o "$T/sq.c" &&
-    gcc -std=c99 -Wall -Wextra -pedantic -Werror -O2 -c "$T/sq.c" -o "$T/sq.o"
+  strict_seed() { # target
+    $EMIT "$CACHE/squeezenet1_1/model.onnx" -o "$T/sq.c" --target "$1" &&
+    gcc -std=c99 -Wall -Wextra -pedantic -Werror -O2 $(tflags "$1") -c "$T/sq.c" -o "$T/sq.o"
   }
-  check "squeezenet1_1's C is -std=c99 -pedantic -Wall -Wextra -Werror clean" strict_seed
+  for t in $TARGETS; do
+    check "squeezenet1_1's C is -std=c99 -pedantic -Wall -Wextra -Werror clean [$t]" strict_seed "$t"
+  done
 fi
 
 # --- single operators against the ONNX conformance data ------------------------
@@ -43,29 +65,29 @@ ND=/usr/share/libonnx-testdata/data/node
 # are frozen into initializers first; the frozen set is listed per case.
 conformance() { # case [input indices to freeze]
   local c=$ND/$1 d=$T/conf/$1 ins=() outs=(); shift
-  mkdir -p "$d"
-  /usr/bin/python3 tests/freeze_inputs.py "$c" "$d" "$@" || return 1
+  if [ ! -e "$d/model.onnx" ]; then
+    mkdir -p "$d"
+    /usr/bin/python3 tests/freeze_inputs.py "$c" "$d" "$@" || return 1
+  fi
   for f in "$d"/input_*.pb; do [ -e "$f" ] && ins+=("$f"); done
   for f in "$c"/test_data_set_0/output_*.pb; do outs+=("$f"); done
-  $RUN "$d/model.onnx" --inputs "${ins[@]}" --golden "${outs[@]}" --rtol 1e-4 --atol 1e-5
+  $RUN "$d/model.onnx" --inputs "${ins[@]}" --golden "${outs[@]}" --rtol 1e-4 --atol 1e-5 --target "$TGT"
 }
-while read -r case freeze; do
-  [ -z "$case" ] || [ "${case#\#}" != "$case" ] && continue
-  check "onnx $case" conformance "$case" $freeze
-done < tests/conformance_cases.txt
+for TGT in $TARGETS; do
+  while read -r case freeze; do
+    [ -z "$case" ] || [ "${case#\#}" != "$case" ] && continue
+    check "onnx $case [$TGT]" conformance "$case" $freeze
+  done < tests/conformance_cases.txt
+done
 
 # --- odd shapes against PyTorch, for every target -------------------------------
 # tests/odd_shapes.py: small models whose channel counts, widths, pads, strides,
 # groups and GEMM sizes fall off any vector/tile grid, with torch references;
 # each case's tolerance is in cases.txt. CTVM_TARGETS (space-separated, default
 # generic) names the targets; --target is passed only once ctvm-run knows it.
-TARGETS=${CTVM_TARGETS:-generic}
-has_target=0; $RUN --help 2>&1 | grep -q -- '--target' && has_target=1
-[ $has_target = 1 ] || echo "note: ctvm-run has no --target yet; every target runs its default"
 odd() { # target case rtol atol
-  local d=$T/odd/$2 topt=()
-  [ -n "$1" ] && [ $has_target = 1 ] && topt=(--target "$1")
-  $RUN "$d/model.onnx" --inputs "$d/inputs.npz" --golden "$d/outputs.npz" --rtol "$3" --atol "$4" "${topt[@]}" < /dev/null
+  local d=$T/odd/$2
+  $RUN "$d/model.onnx" --inputs "$d/inputs.npz" --golden "$d/outputs.npz" --rtol "$3" --atol "$4" --target "$1" < /dev/null
 }
 if /usr/bin/python3 tests/odd_shapes.py "$T/odd" > "$T/odd.log" 2>&1; then
   for t in $TARGETS; do
@@ -78,16 +100,26 @@ else
 fi
 
 # --- the generated C -----------------------------------------------------------
-strict_c() {
-  $EMIT golden/small_cnn/model.onnx -o "$T/s.c" --header "$T/s.h" --prefix small &&
-  gcc -std=c99 -Wall -Wextra -pedantic -Werror -O2 -c "$T/s.c" -o "$T/s.o" &&
-  gcc -std=c99 -Wall -Wextra -pedantic -Werror -DCTVM_MAIN -O0 -c "$T/s.c" -o "$T/s_main.o" &&
+strict_c() { # target [threads]
+  local f; f=$(tflags "$1")
+  $EMIT golden/small_cnn/model.onnx -o "$T/s.c" --header "$T/s.h" --prefix small --target "$1" --threads "${2:-1}" &&
+  gcc -std=c99 -Wall -Wextra -pedantic -Werror -O2 $f -c "$T/s.c" -o "$T/s.o" &&
+  gcc -std=c99 -Wall -Wextra -pedantic -Werror -DCTVM_MAIN -DCTVM_PROFILE -O0 $f -c "$T/s.c" -o "$T/s_main.o" &&
   gcc -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -x c "$T/s.h"
 }
-check "generated C is -std=c99 -pedantic -Wall -Wextra -Werror clean" strict_c
+for t in $TARGETS; do
+  check "generated C is -std=c99 -pedantic -Wall -Wextra -Werror clean [$t]" strict_c "$t"
+  check "generated C with --threads 2 is warning-free without and with -fopenmp [$t]" strict_c "$t" 2
+done
+openmp_c() { # --threads 2 under -fopenmp: warning-free and still correct
+  $EMIT golden/small_cnn/model.onnx -o "$T/o.c" --threads 2 &&
+  gcc -std=c99 -Wall -Wextra -pedantic -Werror -O2 -march=native -fopenmp -c "$T/o.c" -o "$T/o.o" &&
+  $RUN golden/small_cnn/model.onnx --inputs golden/small_cnn/inputs.npz --golden golden/small_cnn/outputs.npz --threads 2
+}
+check "--threads 2 builds warning-free under -fopenmp and matches PyTorch" openmp_c
 
 no_alloc_no_stdio() {
-  $EMIT golden/small_cnn/model.onnx -o "$T/n.c" && gcc -O2 -c "$T/n.c" -o "$T/n.o" || return 1
+  $EMIT golden/small_cnn/model.onnx -o "$T/n.c" && gcc -O2 -march=native -c "$T/n.c" -o "$T/n.o" || return 1
   local undef; undef=$(nm -u "$T/n.o" | awk '{print $2}')
   echo "undefined symbols: $undef"
   # allowed: libm, and the mem* functions gcc may call even when freestanding
@@ -102,7 +134,7 @@ two_models_link() { # two prefixes link into one program
   $EMIT golden/small_cnn/model.onnx -o "$T/a.c" --prefix net_a &&
   $EMIT golden/small_cnn/model.onnx -o "$T/b.c" --prefix net_b &&
   printf 'int net_a_run(const float*, float*);\nint net_b_run(const float*, float*);\nstatic float x[3*32*32], y[10];\nint main(void){return net_a_run(x,y)|net_b_run(x,y);}\n' > "$T/m.c" &&
-  gcc -O1 -o "$T/ab" "$T/m.c" "$T/a.c" "$T/b.c" -lm && "$T/ab"
+  gcc -O1 -march=native -o "$T/ab" "$T/m.c" "$T/a.c" "$T/b.c" -lm && "$T/ab"
 }
 check "two models with different prefixes link into one program" two_models_link
 
@@ -129,7 +161,7 @@ int main(void) {
     return 0;
 }
 C
-  gcc -O1 -I"$T" -o "$T/rm" "$T/rm.c" "$T/r.c" -lm && "$T/rm"
+  gcc -O1 -march=native -I"$T" -o "$T/rm" "$T/rm.c" "$T/r.c" -lm && "$T/rm"
 }
 check "reentrant form with a caller workspace matches NAME_run" reentrant
 
