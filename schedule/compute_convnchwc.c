@@ -26,9 +26,19 @@ int compute_convnchwc(ComputeCtx *cx, int node, ComputeDef *def)
     s->red = RED_SUM;
     s->sched = schedule_conv;
     Expr *nn = lx_var(lb, s->axis[0]), *ocb = lx_var(lb, s->axis[1]), *ol = lx_var(lb, s->axis[4]);
-    LVar *icb = dwise ? NULL : compute_add_raxis(cx, s, "icb", icbg);
-    LVar *kh = compute_add_raxis(cx, s, "kh", ks[0]), *kw = compute_add_raxis(cx, s, "kw", ks[1]);
-    LVar *il = dwise ? NULL : compute_add_raxis(cx, s, "il", IB);
+    /* reduction order: input blocks outermost; with one-channel blocks
+     * (IB = 1) the channels go innermost instead, so consecutive iterations
+     * read different planes (neighbouring kw would share input elements and
+     * invite the C compiler to carry them in spilled scalars) */
+    LVar *icb = NULL, *kh, *kw, *il = NULL;
+    if (!dwise && IB > 1)
+        icb = compute_add_raxis(cx, s, "icb", icbg);
+    kh = compute_add_raxis(cx, s, "kh", ks[0]);
+    kw = compute_add_raxis(cx, s, "kw", ks[1]);
+    if (!dwise && IB == 1)
+        icb = compute_add_raxis(cx, s, "icb", icbg);
+    if (!dwise)
+        il = compute_add_raxis(cx, s, "il", IB);
     Expr *ih = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[2]), st[0]), lx_muli(lb, lx_var(lb, kh), dl[0]));
     Expr *iw = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[3]), st[1]), lx_muli(lb, lx_var(lb, kw), dl[1]));
     Expr *xin, *win;
@@ -50,6 +60,5 @@ int compute_convnchwc(ComputeCtx *cx, int node, ComputeDef *def)
     if (n->n_in > 2 && n->in[2] >= 0)
         s->finalize = lx_add(lb, s->finalize,
                              lx_load(lb, cx->buf_of(cx, n->in[2]), lx_add(lb, lx_muli(lb, ocb, OB), ol)));
-    (void)IB;
     return 0;
 }
