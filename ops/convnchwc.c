@@ -1,38 +1,42 @@
 /* convnchwc.c - ctvm.ConvNCHWc, the blocked convolution pass "layout" makes
  * from Conv (never read from a model):
  *
- *   X  [N, ICb, H, W, IB]   input in channel blocks (IB = 1: plain channels);
- *                           already zero-padded (pads are 0 here)
+ *   X  [N, ICb, H, W, IB]   input in channel blocks (IB = 1: plain channels)
  *   W  [OCb, ICb/G, KH, KW, IB, OB]  packed at compile time; depthwise = 1:
  *      [OCb, KH, KW, OB] (one input lane per output lane, IB = OB)
  *   B  [OCb*OB] optional bias, zero past the real channels
  *   Y  [N, OCb, OH, OW, OB]
- * Attributes: kernel_shape[2], strides[2], dilations[2], group G (in
+ * Attributes: kernel_shape[2], strides[2], dilations[2], pads[4] (top,
+ * left, bottom, right; zeros read outside the input), group G (in
  * blocks: output blocks g*OCb/G.. read input blocks g*ICb/G..), depthwise.
  * The eval is the plain-loop reference for tests. */
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
 typedef struct ConvB {
-    int64_t N, ICb, H, W, IB, OCb, OH, OW, OB, KH, KW, sh, sw, dh, dw, G, dwise;
+    int64_t N, ICb, H, W, IB, OCb, OH, OW, OB, KH, KW, sh, sw, dh, dw, G, dwise, pt, pl, pb, pr;
 } ConvB;
 
 static int conv_b(Graph *g, int node, Diag *d, ConvB *c)
 {
     const Node *n = &g->nodes[node];
     const Value *x = opu_in(g, node, 0), *w = opu_in(g, node, 1);
-    int k1, k2, k3;
+    int k1, k2, k3, k4 = 4;
     const int64_t *ks = attr_ints(n, "kernel_shape", &k1), *st = attr_ints(n, "strides", &k2),
-                  *dl = attr_ints(n, "dilations", &k3);
-    if (!x || !w || x->shape.rank != 5 || !ks || !st || !dl || k1 != 2 || k2 != 2 || k3 != 2)
+                  *dl = attr_ints(n, "dilations", &k3), *pd = attr_ints(n, "pads", &k4);
+    static const int64_t zero[4] = {0, 0, 0, 0};
+    if (!pd)
+        pd = zero;
+    if (!x || !w || x->shape.rank != 5 || !ks || !st || !dl || k1 != 2 || k2 != 2 || k3 != 2 || k4 != 4)
         return diag_error(d, g, node, "malformed ConvNCHWc (internal error)");
     *c = (ConvB){.N = x->shape.dims[0], .ICb = x->shape.dims[1], .H = x->shape.dims[2], .W = x->shape.dims[3],
                  .IB = x->shape.dims[4], .KH = ks[0], .KW = ks[1], .sh = st[0], .sw = st[1], .dh = dl[0],
-                 .dw = dl[1], .G = attr_int(n, "group", 1), .dwise = attr_int(n, "depthwise", 0)};
+                 .dw = dl[1], .G = attr_int(n, "group", 1), .dwise = attr_int(n, "depthwise", 0),
+                 .pt = pd[0], .pl = pd[1], .pb = pd[2], .pr = pd[3]};
     c->OCb = w->shape.dims[0];
     c->OB = w->shape.dims[w->shape.rank - 1];
-    c->OH = (c->H - c->dh * (c->KH - 1) - 1) / c->sh + 1;
-    c->OW = (c->W - c->dw * (c->KW - 1) - 1) / c->sw + 1;
+    c->OH = (c->H + c->pt + c->pb - c->dh * (c->KH - 1) - 1) / c->sh + 1;
+    c->OW = (c->W + c->pl + c->pr - c->dw * (c->KW - 1) - 1) / c->sw + 1;
     if (c->OH < 1 || c->OW < 1 || c->G < 1 || c->ICb % c->G || c->OCb % c->G ||
         (c->dwise && (c->IB != c->OB || c->OCb != c->ICb || w->shape.rank != 4)) ||
         (!c->dwise && w->shape.rank != 6))
@@ -70,7 +74,9 @@ int op_convnchwc_eval(Graph *g, int node, Diag *d)
                         double acc = b ? b[ob * c.OB + ol] : 0.0;
                         for (int64_t kh = 0; kh < c.KH; kh++)
                             for (int64_t kw = 0; kw < c.KW; kw++) {
-                                int64_t ih = oh * c.sh + kh * c.dh, iw = ow * c.sw + kw * c.dw;
+                                int64_t ih = oh * c.sh + kh * c.dh - c.pt, iw = ow * c.sw + kw * c.dw - c.pl;
+                                if (ih < 0 || ih >= c.H || iw < 0 || iw >= c.W)
+                                    continue;
                                 if (c.dwise) {
                                     acc += (double)x[(((n * c.ICb + ob) * c.H + ih) * c.W + iw) * c.IB + ol] *
                                            w[((ob * c.KH + kh) * c.KW + kw) * c.OB + ol];

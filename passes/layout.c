@@ -5,7 +5,8 @@
  * W, B]: the B channels of a block are one vector. Every 2-D Conv becomes
  * ctvm.ConvNCHWc with weights packed at compile time ([OCb, ICb/G, KH, KW,
  * IB, OB], zero past the real channels) and its padding made explicit by a
- * ctvm.PadHW node (so the convolution's inner loops test no bounds). Its
+ * ctvm.PadHW node (so the convolution's inner loops test no bounds; depthwise
+ * convolutions keep their pads and test bounds instead). Its
  * output is a new, blocked twin of the original value. Elementwise ops,
  * pools and channel Concats whose inputs have blocked twins stay blocked;
  * per-channel constants are repacked. Anything else reads the plain value,
@@ -17,7 +18,7 @@
  * Lanes past the real channels hold finite values (zero weights give zero
  * sums; constants are padded with 0, or 1 for Div), and are dropped by
  * Unpack. Grouped convolutions whose groups do not fill whole blocks stay
- * plain Conv. */
+ * plain Conv. Gemm with a constant transposed B gets B stored K-major. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,7 +202,11 @@ static int conv_blocked(Lay *L, int node)
         reshape(L, x, xin, "layout_view");
         IB = 1;
     }
-    if (pd[0] || pd[1] || pd[2] || pd[3]) {
+    /* padding: explicit (PadHW) so the register-blocked inner loops test no
+     * bounds; depthwise (memory-bound, one load per multiply-add) tests them
+     * in the kernel instead of paying a copy of its input */
+    int64_t pads[4] = {pd[0], pd[1], pd[2], pd[3]};
+    if (!dwise && (pd[0] || pd[1] || pd[2] || pd[3])) {
         Shape s = g->values[xin].shape;
         s.dims[2] += pd[0] + pd[2];
         s.dims[3] += pd[1] + pd[3];
@@ -209,6 +214,7 @@ static int conv_blocked(Lay *L, int node)
         int id = insert(L, "ctvm.PadHW", "pad", 1, &xin, padded);
         node_set_ints(g, id, "pads", pd, 4);
         xin = padded;
+        pads[0] = pads[1] = pads[2] = pads[3] = 0;
     }
     n = &g->nodes[L->pos];
     /* weights and bias, packed */
@@ -267,6 +273,7 @@ static int conv_blocked(Lay *L, int node)
     n->in[2] = bp;
     n->n_in = bp >= 0 ? 3 : 2;
     node_set_int(g, L->pos, "depthwise", dwise);
+    node_set_ints(g, L->pos, "pads", pads, 4);
     node_set_int(g, L->pos, "group", dwise ? 1 : G);
     blocked_out(L, L->pos, ydims);
     return 1;
@@ -359,6 +366,32 @@ static int follow_concat(Lay *L, int node)
     return 1;
 }
 
+/* Gemm with a constant transposed B: store B K-major ([K, N]) at compile
+ * time, so the output row vectorizes with contiguous loads of B. */
+static void gemm_k_major(Lay *L, int node)
+{
+    Graph *g = L->g;
+    Node *n = &g->nodes[node];
+    int b = n->in[1];
+    const Value *bv = &g->values[b];
+    if (!attr_int(n, "transB", 0) || !bv->data || bv->dtype != DT_FLOAT32 || bv->shape.rank != 2)
+        return;
+    int64_t N = bv->shape.dims[0], K = bv->shape.dims[1], dims[2] = {K, N};
+    float *t = malloc((size_t)(N * K) * sizeof(float));
+    if (!t)
+        return;
+    const float *src = bv->data;
+    for (int64_t i = 0; i < N; i++)
+        for (int64_t k = 0; k < K; k++)
+            t[k * N + i] = src[i * K + k];
+    int id = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_kmajor", bv->name)), DT_FLOAT32,
+                             shape_make(2, dims), t);
+    free(t);
+    grow(L);
+    g->nodes[node].in[1] = id;
+    node_set_int(g, node, "transB", 0);
+}
+
 static int rewrite(Lay *L, int node)
 {
     const Node *n = &L->g->nodes[node];
@@ -390,6 +423,8 @@ int pass_layout(Graph *g, Diag *d)
             rc = diag_error(d, g, L.pos, "out of memory packing weights");
             break;
         }
+        if (r == 0 && g->nodes[L.pos].op == OP_GEMM)
+            gemm_k_major(&L, L.pos);
         if (r == 0) { /* stays plain: its inputs must be */
             for (int i = 0; i < g->nodes[L.pos].n_in; i++)
                 need_plain(&L, g->nodes[L.pos].in[i]);

@@ -1,8 +1,9 @@
 /* compute_convnchwc.c - ctvm.ConvNCHWc (ops/convnchwc.c) as one reduction
  * stage over the blocked output [n, ocb, oh, ow, ol]: a sum over (input
  * block in group, kh, kw, input lane), or over (kh, kw) when depthwise, plus
- * bias. The input is already padded, so there are no bounds to test. It is
- * scheduled by schedule_conv (schedule/schedule_conv.c). */
+ * bias. Pads, when present (depthwise), read zeros through a select whose
+ * condition does not depend on the lanes. It is scheduled by schedule_conv
+ * (schedule/schedule_conv.c). */
 #include "compute.h"
 #include "schedule_conv.h"
 
@@ -14,7 +15,10 @@ int compute_convnchwc(ComputeCtx *cx, int node, ComputeDef *def)
     const Value *y = &cx->g->values[n->out[0]];
     int k;
     const int64_t *st = attr_ints(n, "strides", &k), *dl = attr_ints(n, "dilations", &k),
-                  *ks = attr_ints(n, "kernel_shape", &k);
+                  *ks = attr_ints(n, "kernel_shape", &k), *pd = attr_ints(n, "pads", &k);
+    static const int64_t zero[4] = {0, 0, 0, 0};
+    if (!pd)
+        pd = zero;
     if (!st || !dl || !ks || x->shape.rank != 5 || y->shape.rank != 5)
         return compute_fail(cx, node, "malformed ConvNCHWc (internal error)");
     int64_t G = attr_int(n, "group", 1), dwise = attr_int(n, "depthwise", 0);
@@ -39,8 +43,20 @@ int compute_convnchwc(ComputeCtx *cx, int node, ComputeDef *def)
         icb = compute_add_raxis(cx, s, "icb", icbg);
     if (!dwise)
         il = compute_add_raxis(cx, s, "il", IB);
-    Expr *ih = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[2]), st[0]), lx_muli(lb, lx_var(lb, kh), dl[0]));
-    Expr *iw = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[3]), st[1]), lx_muli(lb, lx_var(lb, kw), dl[1]));
+    Expr *ih = lx_add(lb, lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[2]), st[0]), lx_muli(lb, lx_var(lb, kh), dl[0])),
+                      lx_int(lb, -pd[0]));
+    Expr *iw = lx_add(lb, lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[3]), st[1]), lx_muli(lb, lx_var(lb, kw), dl[1])),
+                      lx_int(lb, -pd[1]));
+    int64_t H = x->shape.dims[2], W = x->shape.dims[3], OH = y->shape.dims[2], OW = y->shape.dims[3];
+    Expr *cond = lx_int(lb, 1);
+    if (pd[0] > 0)
+        cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_GE, ih, lx_int(lb, 0)));
+    if ((OH - 1) * st[0] + (ks[0] - 1) * dl[0] - pd[0] >= H)
+        cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_LT, ih, lx_int(lb, H)));
+    if (pd[1] > 0)
+        cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_GE, iw, lx_int(lb, 0)));
+    if ((OW - 1) * st[1] + (ks[1] - 1) * dl[1] - pd[1] >= W)
+        cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_LT, iw, lx_int(lb, W)));
     Expr *xin, *win;
     if (dwise) {
         Expr *xi[5] = {nn, ocb, ih, iw, ol};
@@ -55,7 +71,8 @@ int compute_convnchwc(ComputeCtx *cx, int node, ComputeDef *def)
         xin = compute_flat_index(cx, &x->shape, xi);
         win = compute_flat_index(cx, &w->shape, wi);
     }
-    s->body = lx_mul(lb, lx_load(lb, cx->buf_of(cx, n->in[0]), xin), lx_load(lb, cx->buf_of(cx, n->in[1]), win));
+    Expr *xload = lx_select(lb, cond, lx_load(lb, cx->buf_of(cx, n->in[0]), xin), lx_float(lb, 0.0));
+    s->body = lx_mul(lb, xload, lx_load(lb, cx->buf_of(cx, n->in[1]), win));
     s->finalize = lx_var(lb, s->acc);
     if (n->n_in > 2 && n->in[2] >= 0)
         s->finalize = lx_add(lb, s->finalize,
