@@ -70,13 +70,13 @@ Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st)
     if (vl == 1)
         p.U = depthwise ? 1 : (p.OCb >= 4 ? 4 : p.OCb); /* scalar: channels are the register block */
     else
-        p.U = depthwise ? 1 : (p.OCb >= 2 ? 2 : 1);
+        p.U = depthwise || st->extent[2] * st->extent[3] <= 64 ? 1 : (p.OCb >= 2 ? 2 : 1);
     if (st->knob[1] > 0)
         p.U = st->knob[1] < p.OCb ? st->knob[1] : p.OCb;
     /* accumulators: all registers but the U weight vectors and a broadcast */
     int64_t tmax = (regs - p.U - 2) / p.U;
-    if (tmax > 16)
-        tmax = 16;
+    if (tmax > 28)
+        tmax = 28;
     if (tmax < 1)
         tmax = 1;
     if (st->knob[0] > 0) {
