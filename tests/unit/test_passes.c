@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "ops/ops.h"
+#include "ir/target.h"
 #include "passes/passes.h"
 #include "tests/unit/graph_build.h"
 
@@ -480,6 +481,72 @@ static void test_graph_dump_text(void **state)
     graph_free(g);
 }
 
+
+/* ---- layout ---- */
+
+/* x[1,5,9,11] -> Conv 3x3 pad 1 (+b) -> Relu -> r; r -> Conv 1x1 -> Add(., r) -> y;
+ * r -> depthwise Conv 3x3 stride 2 pad 1 -> y2 */
+static Graph *blocky(int *x, int *y, int *y2)
+{
+    Graph *g = tb_graph(13);
+    *x = tb_input(g, "x", 4, D4(1, 5, 9, 11));
+    float w1[20 * 5 * 9], b1[20], w2[20 * 20], w3[20 * 9];
+    for (int i = 0; i < 20 * 5 * 9; i++) w1[i] = (float)((i * 7) % 13 - 6) * 0.05f;
+    for (int i = 0; i < 20; i++) b1[i] = (float)(i % 5) * 0.1f - 0.2f;
+    for (int i = 0; i < 400; i++) w2[i] = (float)((i * 3) % 11 - 5) * 0.03f;
+    for (int i = 0; i < 180; i++) w3[i] = (float)((i * 5) % 7 - 3) * 0.1f;
+    int cw1 = tb_cf(g, "w1", 4, D4(20, 5, 3, 3), w1), cb1 = tb_cf(g, "b1", 1, (int64_t[]){20}, b1);
+    int cw2 = tb_cf(g, "w2", 4, D4(20, 20, 1, 1), w2), cw3 = tb_cf(g, "w3", 4, D4(20, 1, 3, 3), w3);
+    int c1 = graph_add_value(g, "c1"), r = graph_add_value(g, "r"), c2 = graph_add_value(g, "c2");
+    *y = graph_add_value(g, "y");
+    *y2 = graph_add_value(g, "y2");
+    int n1 = tb_node(g, "Conv", 3, 1, *x, cw1, cb1, c1);
+    node_set_ints(g, n1, "pads", D4(1, 1, 1, 1), 4);
+    tb_node(g, "Relu", 1, 1, c1, r);
+    tb_node(g, "Conv", 2, 1, r, cw2, c2);
+    tb_node(g, "Add", 2, 1, c2, r, *y);
+    int n3 = tb_node(g, "Conv", 2, 1, r, cw3, *y2);
+    node_set_ints(g, n3, "pads", D4(1, 1, 1, 1), 4);
+    node_set_ints(g, n3, "strides", D2(2, 2), 2);
+    node_set_int(g, n3, "group", 20);
+    graph_add_output(g, *y);
+    graph_add_output(g, *y2);
+    return g;
+}
+
+static void test_layout_blocked_matches(void **state)
+{
+    (void)state;
+    const char *targets[] = {"x86_64-avx512", "x86_64-sse4", "generic"};
+    for (int t = 0; t < 3; t++) {
+        Diag d = quiet();
+        int x, y, y2, gx, gy, gy2;
+        float *xd = input_data(5 * 9 * 11);
+        Graph *ref = blocky(&x, &y, &y2);
+        const float *want = eval_all(ref, x, xd, y), *want2 = ref->values[y2].data;
+        Graph *g = blocky(&gx, &gy, &gy2);
+        g->target = target_find(targets[t]);
+        assert_int_equal(pass_infer_fold(g, &d), 0);
+        assert_int_equal(pass_layout(g, &d), 0);
+        assert_int_equal(count_op(g, OP_CONV), 0);
+        assert_int_equal(count_op(g, OP_CONV_NCHWC), 3);
+        assert_int_equal(count_op(g, OP_PADHW), 1);  /* depthwise pads in the kernel */
+        assert_int_equal(count_op(g, OP_PACK), 0);   /* the depthwise conv reads r's twin */
+        if (g->target->vl > 1)
+            assert_int_equal(count_op(g, OP_UNPACK), 2); /* one per graph output */
+        /* the Relu and the residual Add run blocked */
+        for (int i = 0; i < g->n_nodes; i++)
+            if (g->nodes[i].op == OP_RELU || g->nodes[i].op == OP_ADD)
+                assert_int_equal(g->values[g->nodes[i].out[0]].shape.rank, 5);
+        const float *got = eval_all(g, gx, xd, gy);
+        assert_true(tb_close(got, want, 20 * 9 * 11, 1e-5f));
+        assert_true(tb_close(g->values[gy2].data, want2, 20 * 5 * 6, 1e-5f));
+        free(xd);
+        graph_free(ref);
+        graph_free(g);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -495,6 +562,7 @@ int main(void)
         cmocka_unit_test(test_bn_training_mode),
         cmocka_unit_test(test_dce),
         cmocka_unit_test(test_graph_dump_text),
+        cmocka_unit_test(test_layout_blocked_matches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
