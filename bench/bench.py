@@ -276,6 +276,15 @@ class Tvm:
         # which TVM's ONNX frontend calls; same mapping, older spelling.
         if not hasattr(onnx.helper, "tensor_dtype_to_np_dtype"):
             onnx.helper.tensor_dtype_to_np_dtype = lambda t: onnx.mapping.TENSOR_TYPE_TO_NP_TYPE[t]
+        # tvm_ffi and tvm.relax would otherwise try (and, for torch 1.13, fail)
+        # to JIT-compile a torch DLPack add-on at every import: ~30 s of CPU
+        # for an add-on the bench does not use (it passes numpy arrays).
+        os.environ.setdefault("TVM_FFI_DISABLE_TORCH_C_DLPACK", "1")
+        try:
+            import tvm_ffi._optional_torch_c_dlpack as tcd
+            tcd.load_torch_c_dlpack_extension = lambda: None
+        except ImportError:
+            pass
         import tvm
         from tvm import relax
         self.tvm, self.relax = tvm, relax
@@ -503,8 +512,9 @@ def main():
     ap.add_argument("--cache", default=os.environ.get("CTVM_CACHE") or os.path.expanduser("~/.cache/ctvm/models"))
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "out"))
     ap.add_argument("--emit", default=os.path.join(ROOT, "build", "ctvm-emit"))
-    ap.add_argument("--sgemm", help="output of sgemm_ceiling (1 thread)")
-    ap.add_argument("--sgemm2", help="output of sgemm_ceiling (2 threads)")
+    ap.add_argument("--sgemm-bin", help="bench/sgemm_ceiling binary: run before and after each "
+                    "thread count's conv layers (best of both per shape)")
+    ap.add_argument("--sgemm-reps", type=int, default=30)
     ap.add_argument("--tvm-install-log", help="file with the pip error when apache-tvm did not install")
     ap.add_argument("--quick", action="store_true", help="few runs, for development (not for reporting)")
     ap.add_argument("--verbose", action="store_true")
@@ -553,10 +563,6 @@ def main():
     results["versions"]["numpy"] = np.__version__
     results["versions"]["onnx"] = onnx.__version__
     results["versions"]["openblas"] = openblas_version()
-    for key, p in (("sgemm_1t", args.sgemm), ("sgemm_2t", args.sgemm2)):
-        if p and os.path.isfile(p):
-            results[key] = [dict(zip(("M", "N", "K", "best_s", "gflops"), map(float, l.split()[1:])))
-                            for l in open(p) if l.startswith("sgemm ")]
 
     out_json = os.path.join(args.out, "results.json")
 
@@ -581,6 +587,7 @@ def main():
                 results["models"].append(r)
                 save()
         if args.conv:
+            sgemm(args, threads, results)
             conv_engines = [e for e in engines if e.name in ("ctvm", "ort")]
             for layer in CONV_LAYERS:
                 path = make_conv_model(args.out, layer)
@@ -590,8 +597,34 @@ def main():
                               "k": layer[4], "stride": layer[5], "pad": layer[6], "hw": layer[7]}
                 results["conv"].append(r)
                 save()
+            sgemm(args, threads, results)
+            save()
     save()
     log("wrote %s (%.0f s)" % (out_json, time.time() - t_start))
+
+
+def sgemm(args, threads, results):
+    """Run the OpenBLAS sgemm ceiling at this thread count; keep the best
+    GFLOP/s per shape over all calls (results["sgemm_<threads>t"])."""
+    if not args.sgemm_bin:
+        return
+    env = dict(os.environ, OPENBLAS_CORETYPE="SkylakeX", OPENBLAS_NUM_THREADS=str(threads))
+    reps = 10 if args.quick else args.sgemm_reps
+    r = subprocess.run([args.sgemm_bin, str(reps), "3"], env=env, capture_output=True, text=True)
+    if r.returncode:
+        log("sgemm_ceiling failed: %s" % r.stderr.strip())
+        return
+    key = "sgemm_%dt" % threads
+    best = {(x["M"], x["N"], x["K"]): x for x in results.get(key, [])}
+    for line in r.stdout.splitlines():
+        if line.startswith("sgemm "):
+            x = dict(zip(("M", "N", "K", "best_s", "gflops"), map(float, line.split()[1:])))
+            k = (x["M"], x["N"], x["K"])
+            if k not in best or x["gflops"] > best[k]["gflops"]:
+                best[k] = x
+    results[key] = list(best.values())
+    log("sgemm %d thread(s): %s" % (threads, "  ".join("%dx%dx%d %.0f GFLOP/s" % (k + (v["gflops"],))
+                                                      for k, v in best.items())))
 
 
 def openblas_version():

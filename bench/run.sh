@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # run.sh - the whole benchmark in one command (also `make bench`):
-#   bash bench/run.sh [--quick] [bench.py options...]
+#   bash bench/run.sh [--quick] [--setup-only] [bench.py options...]
 # 1. builds ctvm-emit; 2. makes/updates the Python env (a venv over Debian's
 # python3 with its system site-packages, plus pip onnxruntime and, where it
-# installs, apache-tvm); 3. exports the seed models (cached); 4. measures the
-# OpenBLAS sgemm ceiling; 5. runs bench/bench.py (all engines interleaved in
-# one process); 6. writes bench/RESULTS.md, bench/results.svg and (not for
+# installs, apache-tvm); 3. exports the seed models (cached); 4. builds the
+# OpenBLAS sgemm ceiling program; 5. runs bench/bench.py (all engines
+# interleaved in one process; it also runs the sgemm ceiling); 6. writes bench/RESULTS.md, bench/results.svg and (not for
 # --quick runs) the README's Performance block.
 #
 # Environment: CTVM_BENCH_VENV (default ~/.cache/ctvm/bench-venv),
@@ -21,8 +21,14 @@ MODELS="resnet18 resnet50 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0"
 mkdir -p "$OUT"
 say() { printf '== %s\n' "$*" >&2; }
 
-QUICK=0
-for a in "$@"; do [ "$a" = --quick ] && QUICK=1; done
+QUICK=0 SETUP_ONLY=0 ARGS=()
+for a in "$@"; do
+  case $a in
+    --quick) QUICK=1; ARGS+=("$a") ;;
+    --setup-only) SETUP_ONLY=1 ;;     # install and export, do not measure
+    *) ARGS+=("$a") ;;
+  esac
+done
 
 say "build ctvm-emit"
 make -j2 build/ctvm-emit >&2
@@ -48,6 +54,7 @@ if [ ! -x "$VENV/bin/python" ]; then
   $SYS_PY -m venv --system-site-packages "$VENV"
 fi
 PY=$VENV/bin/python
+has_mod() { "$PY" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec(sys.argv[1]) is None)' "$1"; }
 CONSTRAINTS=$OUT/pip-constraints.txt
 echo "numpy==$($SYS_PY -c 'import numpy; print(numpy.__version__)')" > "$CONSTRAINTS"
 pip_install() {  # pip_install LOG PKG...: 0 on success; the log keeps pip's output
@@ -60,7 +67,7 @@ if [ -z "${BENCH_NO_INSTALL:-}" ]; then
     say "pip install onnxruntime"
     pip_install "$OUT/ort_install.log" onnxruntime || { cat "$OUT/ort_install.log" >&2; exit 1; }
   fi
-  if [ -z "${BENCH_NO_TVM:-}" ] && ! "$PY" -c 'import tvm' 2>/dev/null; then
+  if [ -z "${BENCH_NO_TVM:-}" ] && ! has_mod tvm; then
     say "pip install apache-tvm (optional)"
     if pip_install "$OUT/tvm_install.log" apache-tvm; then
       rm -f "$TVM_LOG"
@@ -71,30 +78,28 @@ if [ -z "${BENCH_NO_INSTALL:-}" ]; then
     fi
   fi
 fi
-"$PY" -c 'import tvm' 2>/dev/null && rm -f "$TVM_LOG"
+has_mod tvm && rm -f "$TVM_LOG"
 "$PY" -c 'import onnxruntime' || { echo "run.sh: onnxruntime is not importable in $VENV" >&2; exit 1; }
 
 # --- seed models ------------------------------------------------------------
 say "export seed models (cached in ${CTVM_CACHE:-$HOME/.cache/ctvm/models})"
 $SYS_PY golden/export_models.py $MODELS >&2
+[ $SETUP_ONLY = 1 ] && { say "setup done ($VENV)"; exit 0; }
 
 # --- OpenBLAS sgemm ceiling -------------------------------------------------
-# Debian's OpenBLAS 0.3.21 does not know this CPU and would use SSE3 kernels.
-say "sgemm ceiling (OpenBLAS, OPENBLAS_CORETYPE=SkylakeX)"
+# bench.py runs it (OPENBLAS_CORETYPE=SkylakeX: Debian's OpenBLAS 0.3.21 does
+# not know this CPU and would use SSE3 kernels) next to the conv layers.
 gcc -O2 -std=c11 -Wall -Wextra bench/sgemm_ceiling.c -o "$OUT/sgemm_ceiling" -lopenblas
-REPS=50; [ $QUICK = 1 ] && REPS=10
-OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=1 "$OUT/sgemm_ceiling" $REPS | tee "$OUT/sgemm_1t.txt" >&2
-OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=2 "$OUT/sgemm_ceiling" $REPS | tee "$OUT/sgemm_2t.txt" >&2
 
 # --- the interleaved benchmark ----------------------------------------------
 ENGINES=()
 [ -n "${BENCH_NO_TVM:-}" ] && ENGINES=(--engines ctvm ort torch)
-say "bench.py $* ${ENGINES[*]:-}"
+say "bench.py ${ARGS[*]:-} ${ENGINES[*]:-}"
 # OPENBLAS_CORETYPE also for the bench process: any BLAS call (PyTorch's
 # Linear through Debian's libblas) gets the AVX-512 kernels.
 OPENBLAS_CORETYPE=SkylakeX "$PY" bench/bench.py --out "$OUT" \
-  --sgemm "$OUT/sgemm_1t.txt" --sgemm2 "$OUT/sgemm_2t.txt" --tvm-install-log "$TVM_LOG" \
-  "${ENGINES[@]}" "$@"
+  --sgemm-bin "$OUT/sgemm_ceiling" --tvm-install-log "$TVM_LOG" \
+  ${ENGINES[@]+"${ENGINES[@]}"} ${ARGS[@]+"${ARGS[@]}"}
 
 say "report"
 "$PY" bench/report.py "$OUT/results.json" --md bench/RESULTS.md --svg bench/results.svg
