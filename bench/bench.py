@@ -49,6 +49,20 @@ CONV_LAYERS = [
 ]
 
 
+ALL_CPUS = frozenset(os.sched_getaffinity(0))   # the CPU mask the bench started with
+AFFINITY_RESETS = []
+
+
+def keep_affinity(who):
+    """Engines must not narrow the main thread's CPU mask: threads created
+    later (OpenMP, ORT pools) inherit it. Restore it if one did, and note it."""
+    if os.sched_getaffinity(0) != ALL_CPUS:
+        AFFINITY_RESETS.append(who)
+        log("%s narrowed the main thread's CPU affinity to %s; restored %s"
+            % (who, sorted(os.sched_getaffinity(0)), sorted(ALL_CPUS)))
+        os.sched_setaffinity(0, ALL_CPUS)
+
+
 def log(*a):
     print("[bench %s]" % time.strftime("%H:%M:%S"), *a, file=sys.stderr, flush=True)
 
@@ -340,7 +354,10 @@ class Tvm:
 
         def set_threads(n=threads):
             if self.config_threadpool is not None and self.cur_threads != n:
-                self.config_threadpool(1, n)   # 1 = kBig: all cores of the big cluster, n workers
+                # -3 = kSpecifyThreadShareAllCore over all allowed CPUs. The default
+                # mode (kBig) pins the *calling* (main) thread to one core, and every
+                # thread another engine starts later would inherit that mask.
+                self.config_threadpool(-3, n, [str(c) for c in sorted(ALL_CPUS)])
                 self.cur_threads = n
 
         def run_np(x):
@@ -349,7 +366,7 @@ class Tvm:
         return run_np, set_threads, {"options": "relax.frontend.onnx.from_onnx, "
                                      "DecomposeOpsForInference, tvm.compile(target=%s) "
                                      "opt_level=3, default (untuned) pipeline, relax VM, "
-                                     "config_threadpool(1, %d)" % (json.dumps(self.target), threads)}
+                                     "config_threadpool(kSpecifyThreadShareAllCore, %d)" % (json.dumps(self.target), threads)}
 
     def version(self):
         return "%s (LLVM mcpu=%s)" % (self.tvm.__version__, self.mcpu)
@@ -444,6 +461,7 @@ def bench_case(tag, onnx_path, threads, engines, args, flops, kind):
             r.update(info)
             set_threads()
             r["check"] = check(run(x), ref)
+            keep_affinity(e.name)
             r["prepare_s"] = round(time.time() - t0, 2)
             ready.append((e, getattr(run, "timed", run), set_threads))
         except Exception as ex:  # one engine failing must not stop the others
@@ -456,6 +474,7 @@ def bench_case(tag, onnx_path, threads, engines, args, flops, kind):
         set_threads()
         for _ in range(args.warmup):
             run(x)
+        keep_affinity(e.name)
     times = {e.name: [] for e, _, _ in ready}
     n_rounds = -(-args.runs // args.burst)
     clock = time.perf_counter
@@ -464,6 +483,7 @@ def bench_case(tag, onnx_path, threads, engines, args, flops, kind):
         for e, run, set_threads in ready[k:] + ready[:k]:
             set_threads()
             run(x)                        # untimed: absorbs the previous engine's idle spinning threads
+            keep_affinity(e.name)
             ts = times[e.name]
             for _ in range(min(args.burst, args.runs - len(ts))):
                 t0 = clock()
@@ -568,6 +588,7 @@ def main():
 
     def save():
         results["elapsed_s"] = round(time.time() - t_start, 1)
+        results["affinity_resets"] = AFFINITY_RESETS
         results["loadavg_start"], results["loadavg_end"] = loadavg0, open("/proc/loadavg").read().split()[:3]
         with open(out_json + ".tmp", "w") as f:
             json.dump(results, f, indent=1)

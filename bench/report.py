@@ -136,6 +136,9 @@ def write_md(res, path):
     for n in ("ort", "torch", "tvm"):
         for t, o in sorted(opts.get(n, {}).items()):
             w("- %s, %d thread(s): %s" % (ENGINE_LABEL[n], t, o))
+    if res.get("affinity_resets"):
+        w("- Note: the main thread's CPU mask was narrowed by %s and restored by the bench."
+          % ", ".join(sorted(set(res["affinity_resets"]))))
     m = res["method"]
     w("")
     w("Timing: per thread count and model, each engine is prepared and its output checked once "
@@ -286,15 +289,20 @@ def readme_block(res):
     """The table update_readme.py puts between the README's bench markers."""
     L = []
     present = [n for n in engines_present(res) if n != "ctvm"]
-    L.append("Median latency in ms, batch 1, 224×224 (%s; %s). Full tables, minimums, output checks, "
-             "conv layers and method: [bench/RESULTS.md](bench/RESULTS.md)." %
-             (res["date"][:10], res["cpu"]))
+    L.append("Median latency in ms, batch 1, 224×224 (%s; %s, gcc -march=native = %s; ctvm %s). "
+             "Full tables, minimums, output checks, conv layers and method: "
+             "[bench/RESULTS.md](bench/RESULTS.md)." %
+             (res["date"][:10], res["cpu"], res["gcc_march_native"], res["versions"].get("ctvm", "?")))
     L.append("")
     head = ["model", "threads", "ctvm"] + [ENGINE_LABEL[n] for n in present] + ["ctvm/ORT", "ctvm GFLOP/s"]
     L.append("| " + " | ".join(head) + " |")
     L.append("|" + "---|" * len(head))
     for c in res["models"]:
-        med = lambda n: fmt_ms(eng(c, n)["time"]["median_ms"]) if timed(eng(c, n)) else "—"
+        def med(n):
+            e = eng(c, n)
+            if not timed(e):
+                return "—"
+            return fmt_ms(e["time"]["median_ms"]) + ("" if e.get("check", {}).get("ok", True) else " (WRONG)")
         L.append("| " + " | ".join([c["model"], str(c["threads"]), med("ctvm")] + [med(n) for n in present] +
                                    [fmt_ratio(ratio(c)), fmt_g(gflops(c, "ctvm"))]) + " |")
     big = [c for c in res["conv"] if c["threads"] == 1 and timed(eng(c, "ctvm"))]
