@@ -321,19 +321,40 @@ class Tvm:
         so = os.path.join(self.out_dir, "%s-%s.so" % (tag, key))
         if os.path.isfile(so):
             return so
-        from tvm.relax.frontend.onnx import from_onnx
-        m = onnx.load(onnx_path)
-        iname = m.graph.input[0].name
-        ishape = [d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim]
         t0 = time.time()
-        mod = from_onnx(m, shape_dict={iname: ishape}, keep_params_in_input=False)
-        mod = relax.transform.DecomposeOpsForInference()(mod)
-        with tvm.transform.PassContext(opt_level=3):
-            ex = tvm.compile(mod, target=tvm.target.Target(self.target))
+        try:
+            ex = self.compile(onnx_path)
+        except Exception as first:
+            # The Relax frontend keeps Slice bounds computed from Shape->Gather->Div
+            # chains (torch.chunk in shufflenet) dynamic and cannot lower them.
+            # Retry on the same graph with those constant chains folded by ONNX
+            # Runtime's BASIC level (standard ONNX ops only: constant folding,
+            # redundant-node elimination).
+            log("tvm %s: %s; retrying on the ONNX constant-folded by ORT (BASIC)"
+                % (tag, str(first).strip().splitlines()[0][:120]))
+            import onnxruntime
+            so_opt = onnxruntime.SessionOptions()
+            so_opt.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_BASIC
+            folded = os.path.join(self.out_dir, "%s-%s-folded.onnx" % (tag, key))
+            so_opt.optimized_model_filepath = folded
+            onnxruntime.InferenceSession(onnx_path, sess_options=so_opt, providers=["CPUExecutionProvider"])
+            ex = self.compile(folded)
+            open(so + ".folded", "w").close()
         ex.export_library(so + ".tmp.so")
         os.replace(so + ".tmp.so", so)
         log("tvm %s: compile %.1f s" % (tag, time.time() - t0))
         return so
+
+    def compile(self, onnx_path):
+        tvm, relax = self.tvm, self.relax
+        from tvm.relax.frontend.onnx import from_onnx
+        m = onnx.load(onnx_path)
+        iname = m.graph.input[0].name
+        ishape = [d.dim_value for d in m.graph.input[0].type.tensor_type.shape.dim]
+        mod = from_onnx(m, shape_dict={iname: ishape}, keep_params_in_input=False)
+        mod = relax.transform.DecomposeOpsForInference()(mod)
+        with tvm.transform.PassContext(opt_level=3):
+            return tvm.compile(mod, target=tvm.target.Target(self.target))
 
     def prepare(self, tag, onnx_path, threads, ref_shape):
         tvm, relax = self.tvm, self.relax
@@ -363,13 +384,19 @@ class Tvm:
         def run_np(x):
             return run(x).numpy()
         run_np.timed = run   # timed runs skip the device-to-numpy copy (CPU: it is a memcpy)
-        return run_np, set_threads, {"options": "relax.frontend.onnx.from_onnx, "
+        folded = os.path.isfile(so + ".folded")
+        return run_np, set_threads, {"options": ("ONNX constant-folded by ORT BASIC first (the Relax "
+                                                 "frontend cannot lower its Shape-computed Slices), " if folded else "") +
+                                     "relax.frontend.onnx.from_onnx, "
                                      "DecomposeOpsForInference, tvm.compile(target=%s) "
                                      "opt_level=3, default (untuned) pipeline, relax VM, "
                                      "config_threadpool(kSpecifyThreadShareAllCore, %d)" % (json.dumps(self.target), threads)}
 
     def version(self):
-        return "%s (LLVM mcpu=%s)" % (self.tvm.__version__, self.mcpu)
+        relay = "has Relay" if hasattr(self.tvm, "relay") else \
+            "no Relay in this version (removed upstream), so the Relax ONNX frontend"
+        return "%s (LLVM mcpu=%s; %s; untuned default pipeline: its generic TIR kernels are " \
+               "not parallelised, so 2 threads run 1-thread code)" % (self.tvm.__version__, self.mcpu, relay)
 
 
 # --------------------------------------------------------------------------

@@ -128,14 +128,18 @@ def write_md(res, path):
     if not res.get("ctvm_emit_has_threads"):
         w("  (this ctvm-emit has no `--threads`: the generated code is single-threaded, so the "
           "2-thread ctvm numbers are 1-thread code)")
-    opts = {}
+    opts = {}   # (engine, threads, options) -> models
+    all_models = {}
     for case in res["models"] + res["conv"]:
         for n, e in case["engines"].items():
+            all_models.setdefault((n, case["threads"]), []).append(case["model"])
             if "options" in e:
-                opts.setdefault(n, {})[case["threads"]] = e["options"]
+                opts.setdefault((n, case["threads"], e["options"]), []).append(case["model"])
     for n in ("ort", "torch", "tvm"):
-        for t, o in sorted(opts.get(n, {}).items()):
-            w("- %s, %d thread(s): %s" % (ENGINE_LABEL[n], t, o))
+        for (n2, t, o), ms in sorted(opts.items()):
+            if n2 == n:
+                only = "" if ms == all_models[(n, t)] else " (%s)" % ", ".join(ms)
+                w("- %s, %d thread(s)%s: %s" % (ENGINE_LABEL[n], t, only, o))
     if res.get("affinity_resets"):
         w("- Note: the main thread's CPU mask was narrowed by %s and restored by the bench."
           % ", ".join(sorted(set(res["affinity_resets"]))))
