@@ -262,7 +262,7 @@ def write_svg(res, path):
         e += 1
     o.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="%s" stroke-width="2"/>' %
              (ml, ml + pw, y(1), y(1), ENGINE_COLOR["ort"]))
-    o.append('<text x="%d" y="%.1f" fill="%s">ORT = 1</text>' % (ml + pw - 50, y(1) - 4, ENGINE_COLOR["ort"]))
+    o.append('<text x="%d" y="%.1f" fill="%s">ORT = 1</text>' % (ml + 4, y(1) + 14, ENGINE_COLOR["ort"]))
     gw = pw / len(groups)
     bw = min(22, gw * 0.8 / max(1, len(others)))
     for i, c in enumerate(groups):
