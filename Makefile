@@ -1,6 +1,7 @@
 # ctvm - top-level build. `make` builds the compiler, `make test` runs every
 # test, `make demo` runs the main job on the bundled model, `make deps`
-# installs missing Debian packages (as root).
+# installs missing Debian packages (as root), `make bench` compares ctvm with
+# ONNX Runtime, PyTorch and TVM (bench/run.sh; BENCH_ARGS=--quick for a smoke run).
 
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
@@ -21,7 +22,7 @@ EMBEDDED := $(sort $(wildcard runtime_min/*.h runtime_min/*.c templates/*.h temp
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
 
-.PHONY: all test unit e2e demo deps clean
+.PHONY: all test unit e2e demo deps bench clean
 all: $(B)/ctvm-emit $(B)/ctvm-run $(TEST_BIN)
 
 deps:
@@ -73,6 +74,9 @@ test: all
 
 demo: $(B)/ctvm-emit $(B)/ctvm-run
 	@bash golden/demo.sh
+
+bench: $(B)/ctvm-emit
+	@bash bench/run.sh $(BENCH_ARGS)
 
 clean:
 	rm -rf $(B)

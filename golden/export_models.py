@@ -129,14 +129,11 @@ def check_bn_nodes(model, keep_bn, name):
                                % (name, n.name, len(n.output)))
 
 
-def export_one(name, force, show):
-    ctor, seed, keep_bn = MODELS[name]
-    out_dir = os.path.join(cache_dir(), name)
-    files = ["model.onnx", "inputs.npz", "outputs.npz"]
-    if not force and all(os.path.isfile(os.path.join(out_dir, f)) for f in files):
-        print("%-20s present, skipped (%s)" % (name, out_dir))
-        return
-
+def build_model(name):
+    """The seeded torchvision model (eval mode) and input tensor for one entry
+    of MODELS, plus the number of BatchNorm layers randomized. bench/bench.py
+    reuses it so PyTorch runs exactly the weights that were exported."""
+    ctor, seed, _ = MODELS[name]
     torch.manual_seed(seed)
     model = getattr(torchvision.models, ctor)(weights=None)
     model.eval()
@@ -146,6 +143,18 @@ def export_one(name, force, show):
 
     g = torch.Generator().manual_seed(seed + INPUT_SEED_OFFSET)
     x = torch.randn(INPUT_SHAPE, generator=g)
+    return model, x, nbn
+
+
+def export_one(name, force, show):
+    _, seed, keep_bn = MODELS[name]
+    out_dir = os.path.join(cache_dir(), name)
+    files = ["model.onnx", "inputs.npz", "outputs.npz"]
+    if not force and all(os.path.isfile(os.path.join(out_dir, f)) for f in files):
+        print("%-20s present, skipped (%s)" % (name, out_dir))
+        return
+
+    model, x, nbn = build_model(name)
 
     tmp_dir = os.path.join(cache_dir(), ".%s.tmp-%d" % (name, os.getpid()))
     shutil.rmtree(tmp_dir, ignore_errors=True)
