@@ -84,6 +84,9 @@ Expr *compute_load_broadcast(ComputeCtx *cx, int vid, const Shape *shape, LVar *
 /* The elementwise function of a unary/binary node applied to operand
  * expressions (one per node input; NULL for an omitted input). */
 Expr *compute_eltwise_expr(ComputeCtx *cx, int node, Expr *const *operands);
+/* cond && c in [0, size), where c is an input coordinate reaching down to
+ * -pad and up to max_c: only the sides that can be crossed are tested. */
+Expr *compute_bound(ComputeCtx *cx, Expr *cond, Expr *c, int64_t pad, int64_t max_c, int64_t size);
 /* The target's vector width (1 when scalar) and thread count. */
 int compute_vl(const ComputeCtx *cx);
 int compute_threads(const ComputeCtx *cx);

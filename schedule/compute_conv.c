@@ -4,17 +4,6 @@
  * are dropped at definition time. */
 #include "compute.h"
 
-/* in-bounds condition for coordinate `c` = o*stride - pad + k*dil, in [0, size) */
-static Expr *bound(ComputeCtx *cx, Expr *cond, Expr *c, int64_t pad, int64_t max_c, int64_t size)
-{
-    LoopBuilder *lb = cx->lb;
-    if (pad > 0)
-        cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_GE, c, lx_int(lb, 0)));
-    if (max_c >= size)
-        cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_LT, c, lx_int(lb, size)));
-    return cond;
-}
-
 int compute_conv(ComputeCtx *cx, int node, ComputeDef *def)
 {
     LoopBuilder *lb = cx->lb;
@@ -49,8 +38,8 @@ int compute_conv(ComputeCtx *cx, int node, ComputeDef *def)
     Expr *xi[4] = {lx_var(lb, s->axis[0]), cin, ih, iw};
     Expr *xload = lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &x->shape, xi));
     Expr *cond = lx_int(lb, 1);
-    cond = bound(cx, cond, ih, pd[0], (OH - 1) * st[0] - pd[0] + (ks[0] - 1) * dl[0], H);
-    cond = bound(cx, cond, iw, pd[1], (OW - 1) * st[1] - pd[1] + (ks[1] - 1) * dl[1], W);
+    cond = compute_bound(cx, cond, ih, pd[0], (OH - 1) * st[0] - pd[0] + (ks[0] - 1) * dl[0], H);
+    cond = compute_bound(cx, cond, iw, pd[1], (OW - 1) * st[1] - pd[1] + (ks[1] - 1) * dl[1], W);
     xload = lx_select(lb, cond, xload, lx_float(lb, 0.0));
     Expr *wi[4] = {lx_var(lb, s->axis[1]), lx_var(lb, ic), lx_var(lb, kh), lx_var(lb, kw)};
     Expr *wload = lx_load(lb, cx->buf_of(cx, n->in[1]), compute_flat_index(cx, &w->shape, wi));

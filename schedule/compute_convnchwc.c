@@ -48,15 +48,8 @@ int compute_convnchwc(ComputeCtx *cx, int node, ComputeDef *def)
     Expr *iw = lx_add(lb, lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[3]), st[1]), lx_muli(lb, lx_var(lb, kw), dl[1])),
                       lx_int(lb, -pd[1]));
     int64_t H = x->shape.dims[2], W = x->shape.dims[3], OH = y->shape.dims[2], OW = y->shape.dims[3];
-    Expr *cond = lx_int(lb, 1);
-    if (pd[0] > 0)
-        cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_GE, ih, lx_int(lb, 0)));
-    if ((OH - 1) * st[0] + (ks[0] - 1) * dl[0] - pd[0] >= H)
-        cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_LT, ih, lx_int(lb, H)));
-    if (pd[1] > 0)
-        cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_GE, iw, lx_int(lb, 0)));
-    if ((OW - 1) * st[1] + (ks[1] - 1) * dl[1] - pd[1] >= W)
-        cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_LT, iw, lx_int(lb, W)));
+    Expr *cond = compute_bound(cx, lx_int(lb, 1), ih, pd[0], (OH - 1) * st[0] + (ks[0] - 1) * dl[0] - pd[0], H);
+    cond = compute_bound(cx, cond, iw, pd[1], (OW - 1) * st[1] + (ks[1] - 1) * dl[1] - pd[1], W);
     Expr *xin, *win;
     if (dwise) {
         Expr *xi[5] = {nn, ocb, ih, iw, ol};

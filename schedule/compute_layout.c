@@ -36,15 +36,10 @@ int compute_layout(ComputeCtx *cx, int node, ComputeDef *def)
             xi[i] = ax[i];
         xi[2] = lx_add(lb, ax[2], lx_int(lb, -p[0]));
         xi[3] = lx_add(lb, ax[3], lx_int(lb, -p[1]));
-        Expr *cond = lx_int(lb, 1);
-        if (p[0] > 0)
-            cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_GE, xi[2], lx_int(lb, 0)));
-        if (p[2] > 0)
-            cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_LT, xi[2], lx_int(lb, x->shape.dims[2])));
-        if (p[1] > 0)
-            cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_GE, xi[3], lx_int(lb, 0)));
-        if (p[3] > 0)
-            cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_LT, xi[3], lx_int(lb, x->shape.dims[3])));
+        /* the largest coordinate read is size - 1 + bottom/right pad */
+        int64_t H = x->shape.dims[2], W = x->shape.dims[3];
+        Expr *cond = compute_bound(cx, lx_int(lb, 1), xi[2], p[0], H - 1 + p[2], H);
+        cond = compute_bound(cx, cond, xi[3], p[1], W - 1 + p[3], W);
         s->body = lx_select(lb, cond, lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi)), lx_float(lb, 0.0));
     }
     s->finalize = lx_var(lb, s->acc);

@@ -149,3 +149,13 @@ int compute_threads(const ComputeCtx *cx)
 {
     return cx->g->threads > 1 ? cx->g->threads : 1;
 }
+
+Expr *compute_bound(ComputeCtx *cx, Expr *cond, Expr *c, int64_t pad, int64_t max_c, int64_t size)
+{
+    LoopBuilder *lb = cx->lb;
+    if (pad > 0)
+        cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_GE, c, lx_int(lb, 0)));
+    if (max_c >= size)
+        cond = lx_bin(lb, BO_AND, cond, lx_bin(lb, BO_LT, c, lx_int(lb, size)));
+    return cond;
+}

@@ -2,7 +2,6 @@
  * composition (see schedule.h). */
 #include "schedule.h"
 
-#include <math.h>
 
 #include "ir/loop_lower.h"
 #include "schedule_tile.h"
