@@ -20,9 +20,9 @@ check() { local name=$1; shift; if "$@" > "$T/log" 2>&1; then ok "$name"; else b
 # --- targets ------------------------------------------------------------------
 # Every check that runs generated code runs it for each target in CTVM_TARGETS
 # (default: every ISA this host executes: generic, and x86_64-sse4/avx2/avx512
-# when /proc/cpuinfo lists them). Flags each target's file needs with gcc:
-tflags() { case "$1" in x86_64-sse4) echo -msse4.1;; x86_64-avx2) echo -mavx2 -mfma;;
-  x86_64-avx512) echo -mavx512f -mfma;; *) echo;; esac; }
+# when /proc/cpuinfo lists them). The flags a generated file needs are the ones
+# its stamp names ("Build: gcc -O2 <flags> -c this_file.c"):
+tflags() { sed -n 's/^ \* Build: gcc -O2 \(.*\)-c this_file\.c.*/\1/p' "$1"; }
 host_targets() {
   local t=generic f; f=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
   [[ " $f " == *" sse4_1 "* ]] && t="$t x86_64-sse4"
@@ -52,7 +52,7 @@ if [ "${CTVM_SKIP_SEED:-0}" != 1 ]; then
   done
   strict_seed() { # target
     $EMIT "$CACHE/squeezenet1_1/model.onnx" -o "$T/sq.c" --target "$1" &&
-    gcc -std=c99 -Wall -Wextra -pedantic -Werror -O2 $(tflags "$1") -c "$T/sq.c" -o "$T/sq.o"
+    gcc -std=c99 -Wall -Wextra -pedantic -Werror -O2 $(tflags "$T/sq.c") -c "$T/sq.c" -o "$T/sq.o"
   }
   for t in $TARGETS; do
     check "squeezenet1_1's C is -std=c99 -pedantic -Wall -Wextra -Werror clean [$t]" strict_seed "$t"
@@ -101,15 +101,16 @@ fi
 
 # --- the generated C -----------------------------------------------------------
 strict_c() { # target [threads]
-  local f; f=$(tflags "$1")
+  local f
   $EMIT golden/small_cnn/model.onnx -o "$T/s.c" --header "$T/s.h" --prefix small --target "$1" --threads "${2:-1}" &&
+  f=$(tflags "$T/s.c") &&
   gcc -std=c99 -Wall -Wextra -pedantic -Werror -O2 $f -c "$T/s.c" -o "$T/s.o" &&
   gcc -std=c99 -Wall -Wextra -pedantic -Werror -DCTVM_MAIN -DCTVM_PROFILE -O0 $f -c "$T/s.c" -o "$T/s_main.o" &&
   gcc -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -x c "$T/s.h"
 }
 for t in $TARGETS; do
   check "generated C is -std=c99 -pedantic -Wall -Wextra -Werror clean [$t]" strict_c "$t"
-  check "generated C with --threads 2 is warning-free without and with -fopenmp [$t]" strict_c "$t" 2
+  check "generated C with --threads 2 is -std=c99 -pedantic -Wall -Wextra -Werror clean [$t]" strict_c "$t" 2
 done
 openmp_c() { # --threads 2 under -fopenmp: warning-free and still correct
   $EMIT golden/small_cnn/model.onnx -o "$T/o.c" --threads 2 &&
