@@ -16,12 +16,29 @@ static void usage(FILE *f)
           "  --target T               native (default: detect this host), x86_64-avx512,\n"
           "                           x86_64-avx2, x86_64-sse4, aarch64, armv7-neon, riscv64, generic\n"
           "  --threads N              parallel outer loops on N threads (OpenMP; default 1)\n"
+          "  --arena static|caller    static: NAME_run uses a static workspace (default);\n"
+          "                           caller: only NAME_run_ws, the caller passes the workspace\n"
+          "  --weights-section NAME   place the weights in linker section NAME (e.g. .ctvm_weights)\n"
+          "  --arena-section NAME     place the static workspace in linker section NAME\n"
           "  --input-shapes SPEC      e.g. 'input:[1,3,224,224]' for symbolic dims\n"
           "  --main test|bench        compile in the test/bench main (defines CTVM_MAIN)\n"
           "  --dump-after PASS|all    print the graph after a pass (stdout)\n"
           "  --verbose                print kernels, weight and arena bytes\n"
           "  -h, --help\n",
           f);
+}
+
+/* Section names go into a string literal in the generated file. */
+static int section_name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 64)
+        return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '.' ||
+              *s == '_' || *s == '$'))
+            return 0;
+    return 1;
 }
 
 int main(int argc, char **argv)
@@ -55,6 +72,21 @@ int main(int argc, char **argv)
                 return 2;
             }
             o.emit.threads = (int)t;
+        } else if (TAKE("--arena")) {
+            if (strcmp(val, "static") && strcmp(val, "caller")) {
+                fprintf(stderr, "ctvm-emit: --arena takes static or caller, not '%s'\n", val);
+                return 2;
+            }
+            o.emit.arena_caller = val[0] == 'c';
+        } else if (TAKE("--weights-section") || TAKE("--arena-section")) {
+            if (!section_name_ok(val)) {
+                fprintf(stderr, "ctvm-emit: %s '%s': a section name is 1-64 of [A-Za-z0-9._$]\n", a, val);
+                return 2;
+            }
+            if (a[2] == 'w')
+                o.emit.weights_section = val;
+            else
+                o.emit.arena_section = val;
         } else if (TAKE("--input-shapes")) {
             d.file = "--input-shapes";
             if (onnx_parse_input_shapes(val, &o.load, &d) != 0)

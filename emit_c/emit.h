@@ -21,6 +21,9 @@ typedef struct EmitOptions {
     const char *model_hash;   /* stamped in the header comment */
     int main_mode;            /* 1: define CTVM_MAIN so the harness main is compiled in */
     int verbose;              /* print the memory plan summary to stderr */
+    const char *weights_section; /* --weights-section: linker section of the weight blob, or NULL */
+    const char *arena_section;   /* --arena-section: linker section of the static arena, or NULL */
+    int arena_caller;            /* --arena caller: no static arena and no NAME_run; only NAME_run_ws */
 } EmitOptions;
 
 /* Writes model.c to c_out and, when h_out is not NULL, the header to h_out. */

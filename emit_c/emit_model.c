@@ -104,7 +104,7 @@ static void emit_call_arg(FILE *f, const LBuf *b)
     switch (b->kind) {
     case LB_INPUT: fprintf(f, "in%d", b->io_index); break;
     case LB_OUTPUT: fprintf(f, "out%d", b->io_index); break;
-    case LB_ARENA: fprintf(f, "(float *)(void *)(ws + %lld)", (long long)b->offset); break;
+    case LB_ARENA: fprintf(f, "ws + %lld", (long long)b->offset / 4); break; /* offsets are 64-aligned */
     case LB_CONST: fprintf(f, "CTVM_W(%lld)", (long long)b->offset); break;
     case LB_LOCAL: fputs("0", f); break;
     }
@@ -127,7 +127,7 @@ static void emit_params(FILE *f, const Graph *g, int with_ws)
 {
     fputc('(', f);
     if (with_ws)
-        fputs("void *workspace, ", f);
+        fputs("float *workspace, ", f);
     for (int i = 0; i < g->n_inputs; i++)
         fprintf(f, "const float *in%d, ", i);
     for (int i = 0; i < g->n_outputs; i++)
@@ -136,25 +136,51 @@ static void emit_params(FILE *f, const Graph *g, int with_ws)
 }
 
 /* The API block: shared verbatim by model.h and model.c. */
-static void emit_api(FILE *f, const Graph *g, const char *P)
+static void emit_api(FILE *f, const Graph *g, const char *P, int arena_caller)
 {
     fprintf(f, "#ifndef %s_CTVM_API\n#define %s_CTVM_API\n", P, P);
-    fprintf(f, "/* Bytes of workspace %s_run_ws needs (aligned to at least 4, best 64). */\n", P);
+    fprintf(f, "/* Bytes of workspace %s_run_ws needs: float storage, e.g.\n"
+               "   static float ws[%s_WORKSPACE_SIZE / 4]; (64-byte alignment is fastest). */\n",
+            P, P);
     fprintf(f, "#define %s_WORKSPACE_SIZE %lld\n", P, (long long)g->arena_bytes);
     fprintf(f, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", P, g->n_inputs, P, g->n_outputs);
     for (int i = 0; i < g->n_inputs; i++)
         emit_shape_macro(f, P, "INPUT", i, &g->values[g->inputs[i]]);
     for (int i = 0; i < g->n_outputs; i++)
         emit_shape_macro(f, P, "OUTPUT", i, &g->values[g->outputs[i]]);
-    fprintf(f, "/* Runs the model; in<i>/out<i> hold %s_INPUT<i>_SIZE / %s_OUTPUT<i>_SIZE floats.\n"
-               "   Returns 0, or 1 when a pointer is NULL. Not reentrant: uses a static workspace. */\n",
-            P, P);
-    fprintf(f, "int %s_run", P);
-    emit_params(f, g, 0);
-    fprintf(f, ";\n/* Reentrant form: the caller provides %s_WORKSPACE_SIZE bytes of workspace. */\n", P);
+    if (!arena_caller) {
+        fprintf(f, "/* Runs the model; in<i>/out<i> hold %s_INPUT<i>_SIZE / %s_OUTPUT<i>_SIZE floats.\n"
+                   "   Returns 0, or 1 when a pointer is NULL. Not reentrant: uses a static workspace. */\n",
+                P, P);
+        fprintf(f, "int %s_run", P);
+        emit_params(f, g, 0);
+        fprintf(f, ";\n/* Reentrant form: the caller provides %s_WORKSPACE_SIZE bytes of workspace. */\n", P);
+    } else {
+        fprintf(f, "/* Runs the model (emitted with --arena caller: there is no static workspace).\n"
+                   "   in<i>/out<i> hold %s_INPUT<i>_SIZE / %s_OUTPUT<i>_SIZE floats; the caller\n"
+                   "   provides %s_WORKSPACE_SIZE bytes of workspace. Returns 0, or 1 when a\n"
+                   "   pointer is NULL. Reentrant. */\n",
+                P, P, P);
+    }
     fprintf(f, "int %s_run_ws", P);
     emit_params(f, g, 1);
     fprintf(f, ";\n#endif /* %s_CTVM_API */\n", P);
+}
+
+/* CTVM_WEIGHTS_SECTION / CTVM_ARENA_SECTION: empty, or a section attribute
+ * when --weights-section / --arena-section name one; -D at build time
+ * overrides either. The attribute is a GCC/clang extension, so it is only
+ * used when asked for, and other compilers get an #error naming the macro. */
+static void emit_section_macro(FILE *f, const char *macro, const char *section)
+{
+    fprintf(f, "#ifndef %s\n", macro);
+    if (section)
+        fprintf(f, "#if defined(__GNUC__) || defined(__clang__)\n#define %s __attribute__((section(\"%s\")))\n"
+                   "#else\n#error \"ctvm: define %s to place data in section %s with this compiler\"\n#endif\n",
+                macro, section, macro, section);
+    else
+        fprintf(f, "#define %s\n", macro);
+    fputs("#endif\n", f);
 }
 
 static void emit_banner_file(FILE *f, const char *path)
@@ -163,7 +189,7 @@ static void emit_banner_file(FILE *f, const char *path)
     fprintf(f, "/**** Begin %s ****/\n%s/**** End %s ****/\n\n", path, text ? text : "", path);
 }
 
-static void emit_harness(FILE *f, const Graph *g, const char *P)
+static void emit_harness(FILE *f, const Graph *g, const char *P, int arena_caller)
 {
     fputs("#ifdef CTVM_MAIN\n", f);
     fprintf(f, "#define CTVM_MAIN_NIN %d\n#define CTVM_MAIN_NOUT %d\n", g->n_inputs, g->n_outputs);
@@ -183,7 +209,12 @@ static void emit_harness(FILE *f, const Graph *g, const char *P)
     fputs("0};\nstatic const long ctvm_main_out_size[] = {", f);
     for (int i = 0; i < g->n_outputs; i++)
         fprintf(f, "%s_OUTPUT%d_SIZE, ", P, i);
-    fprintf(f, "0};\nstatic int ctvm_main_invoke(void)\n{\n    return %s_run(", P);
+    if (arena_caller)
+        fprintf(f, "0};\nstatic float ctvm_main_ws[%s_WORKSPACE_SIZE / 4 + 1];\n"
+                   "static int ctvm_main_invoke(void)\n{\n    return %s_run_ws(ctvm_main_ws, ",
+                P, P);
+    else
+        fprintf(f, "0};\nstatic int ctvm_main_invoke(void)\n{\n    return %s_run(", P);
     for (int i = 0; i < g->n_inputs; i++)
         fprintf(f, "ctvm_main_in%d, ", i);
     for (int i = 0; i < g->n_outputs; i++)
@@ -248,9 +279,15 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
     fprintf(out, "/* Generated by ctvm %s - do not edit.\n * command: %s\n * model hash (FNV-1a 64): %s\n"
                  " * target: %s; API prefix: %s\n *\n"
                  " * Self-contained C99: no malloc, no I/O (except the optional CTVM_MAIN harness).\n"
-                 " * Build: gcc -O2 %s%s-c this_file.c   (define CTVM_MAIN for a test/bench main)\n */\n",
+                 " * Build: %s -O2 %s%s-c this_file.c   (define CTVM_MAIN for a test/bench main)\n */\n",
             CTVM_VERSION, o->command_line ? o->command_line : "", o->model_hash ? o->model_hash : "",
-            tg->name, P, tg->cflags, *tg->cflags ? " " : "");
+            tg->name, P, tg->cc, tg->cflags, *tg->cflags ? " " : "");
+    if (tg->bare_metal) /* gcc -O2 turns copy and fill loops into memmove/memcpy/memset calls */
+        fputs("/* Bare metal: no C library, so gcc must not turn copy or fill loops into\n"
+              "   memmove/memcpy/memset calls; the object then needs only libgcc and libm. */\n"
+              "#if defined(__GNUC__) && !defined(__clang__)\n"
+              "#pragma GCC optimize(\"no-tree-loop-distribute-patterns\")\n#endif\n",
+              out);
     if (threads > 1)
         fprintf(out, "/* Parallel loops use CTVM_THREADS threads when built with -fopenmp. */\n"
                      "#ifndef CTVM_THREADS\n#define CTVM_THREADS %d\n#endif\n", threads);
@@ -261,7 +298,12 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
           "__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__\n"
           "#error \"ctvm: weights were emitted little-endian; this target is big-endian\"\n#endif\n\n",
           out);
-    emit_api(out, g, P);
+    emit_api(out, g, P, o->arena_caller);
+    fputc('\n', out);
+    fputs("/* Linker placement of the weights and the static workspace (ctvm-emit\n"
+          "   --weights-section / --arena-section, or -D these macros when building). */\n", out);
+    emit_section_macro(out, "CTVM_WEIGHTS_SECTION", o->weights_section);
+    emit_section_macro(out, "CTVM_ARENA_SECTION", o->arena_section);
     fputc('\n', out);
     emit_banner_file(out, "runtime_min/ctvm_runtime.h");
     emit_banner_file(out, tg->header);
@@ -298,7 +340,7 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
     /* entry points */
     fprintf(out, "int %s_run_ws", P);
     emit_params(out, g, 1);
-    fputs("\n{\n    unsigned char *ws = (unsigned char *)workspace;\n    (void)ws;\n", out);
+    fputs("\n{\n    float *ws = workspace;\n    (void)ws;\n", out);
     fputs("    if (", out);
     fprintf(out, "(!workspace && %s_WORKSPACE_SIZE > 0)", P);
     for (int i = 0; i < g->n_inputs; i++)
@@ -319,22 +361,23 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
         fputs("));\n", out);
     }
     fputs("    return CTVM_OK;\n}\n\n", out);
-    fprintf(out, "static union {\n    double align;\n    unsigned char bytes[%s_WORKSPACE_SIZE + 1];\n} ctvm_arena;\n\n",
-            P);
-    fprintf(out, "int %s_run", P);
-    emit_params(out, g, 0);
-    fprintf(out, "\n{\n    return %s_run_ws(ctvm_arena.bytes", P);
-    for (int i = 0; i < g->n_inputs; i++)
-        fprintf(out, ", in%d", i);
-    for (int i = 0; i < g->n_outputs; i++)
-        fprintf(out, ", out%d", i);
-    fputs(");\n}\n\n", out);
-    emit_harness(out, g, P);
+    if (!o->arena_caller) {
+        fprintf(out, "static float ctvm_arena[%s_WORKSPACE_SIZE / 4 + 1] CTVM_ARENA_SECTION;\n\n", P);
+        fprintf(out, "int %s_run", P);
+        emit_params(out, g, 0);
+        fprintf(out, "\n{\n    return %s_run_ws(ctvm_arena", P);
+        for (int i = 0; i < g->n_inputs; i++)
+            fprintf(out, ", in%d", i);
+        for (int i = 0; i < g->n_outputs; i++)
+            fprintf(out, ", out%d", i);
+        fputs(");\n}\n\n", out);
+    }
+    emit_harness(out, g, P, o->arena_caller);
 
     if (hout) {
         fprintf(hout, "/* Generated by ctvm %s - API of the model compiled into %s_run. */\n", CTVM_VERSION, P);
         fprintf(hout, "#ifndef %s_H\n#define %s_H\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n", P, P);
-        emit_api(hout, g, P);
+        emit_api(hout, g, P, o->arena_caller);
         fputs("#ifdef __cplusplus\n}\n#endif\n#endif\n", hout);
     }
     if (o->verbose) {

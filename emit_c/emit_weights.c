@@ -61,8 +61,12 @@ void weights_emit(FILE *f, const WeightBlob *w)
         return;
     int64_t rows = (w->size + CTVM_ROW - 1) / CTVM_ROW;
     fprintf(f, "/* weights: %lld bytes in %lld rows of %d */\n", (long long)w->size, (long long)rows, CTVM_ROW);
-    fprintf(f, "static const union {\n    char rows[%lld][%d];\n    double align;\n} ctvm_blob = {{\n",
-            (long long)rows, CTVM_ROW);
+    /* The rows initialise the blob; kernels read it through the float member
+       (reading a union member other than the one initialised is defined
+       type punning, so no float is ever read through a char lvalue). */
+    fprintf(f, "static const union {\n    char rows[%lld][%d];\n    float f[%lld];\n    double align;\n"
+               "} ctvm_blob CTVM_WEIGHTS_SECTION = {{\n",
+            (long long)rows, CTVM_ROW, (long long)rows * (CTVM_ROW / 4));
     for (int64_t r = 0; r < rows; r++) {
         int64_t n = w->size - r * CTVM_ROW;
         if (n > CTVM_ROW)
@@ -70,5 +74,5 @@ void weights_emit(FILE *f, const WeightBlob *w)
         emit_row(f, w->bytes + r * CTVM_ROW, n);
         fputs(",\n", f);
     }
-    fputs("}};\n#define CTVM_W(off) ((const float *)(const void *)((const char *)ctvm_blob.rows + (off)))\n\n", f);
+    fputs("}};\n#define CTVM_W(off) (ctvm_blob.f + (off) / 4)\n\n", f);
 }

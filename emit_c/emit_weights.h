@@ -4,8 +4,11 @@
  * float or hex arrays (DESIGN.md measured 7.5 s vs 103-122 s for ResNet-50's
  * 25 M floats). The blob is a 2-D char array of rows of CTVM_ROW bytes (a
  * multiple of 4, under -pedantic's 4095-character literal limit), so rows
- * lie contiguously; a union with double gives it 8-byte alignment. Each
- * constant starts at a 64-byte boundary. Bytes are written in the host's
+ * lie contiguously. It is a union with a float array, the member kernels
+ * read through (no float is read through a char lvalue: no strict-aliasing
+ * violation), and with double for 8-byte alignment. Each constant starts at
+ * a 64-byte boundary. CTVM_WEIGHTS_SECTION (emit_model) may place it in a
+ * named linker section. Bytes are written in the host's
  * order, and the file refuses to compile for a target of the other order. */
 #ifndef CTVM_EMIT_C_EMIT_WEIGHTS_H
 #define CTVM_EMIT_C_EMIT_WEIGHTS_H
@@ -22,7 +25,8 @@ typedef struct WeightBlob {
 
 /* Appends data, 64-byte aligned; returns its byte offset. */
 int64_t weights_add(WeightBlob *w, const void *data, int64_t bytes);
-/* Writes `static const union {...} ctvm_blob = ...;` (or nothing when empty). */
+/* Writes `static const union {...} ctvm_blob CTVM_WEIGHTS_SECTION = ...;` and
+ * CTVM_W(byte offset) -> const float * (or nothing when empty). */
 void weights_emit(FILE *f, const WeightBlob *w);
 void weights_free(WeightBlob *w);
 

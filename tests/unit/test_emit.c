@@ -101,7 +101,7 @@ static void test_weights_roundtrip(void **state)
     size_t cap = len + 2048;
     char *text = malloc(cap);
     snprintf(text, cap,
-             "#include <stdio.h>\n%s"
+             "#include <stdio.h>\n#define CTVM_WEIGHTS_SECTION\n%s"
              "int main(void)\n{\n"
              "    const unsigned char *p = (const unsigned char *)(const void *)CTVM_W(0);\n"
              "    long i;\n"
@@ -174,10 +174,11 @@ static Graph *small_model(void)
     return g;
 }
 
-static char *emit_text(Graph *g, const char *prefix)
+static char *emit_text_opts(Graph *g, const char *prefix, int arena_caller)
 {
     EmitOptions o;
     memset(&o, 0, sizeof o);
+    o.arena_caller = arena_caller;
     o.prefix = prefix;
     o.target = "generic";
     o.command_line = "test_emit";
@@ -191,6 +192,11 @@ static char *emit_text(Graph *g, const char *prefix)
     if (rc != 0)
         fail_msg("emit_model: %s", d.last);
     return buf;
+}
+
+static char *emit_text(Graph *g, const char *prefix)
+{
+    return emit_text_opts(g, prefix, 0);
 }
 
 static void test_emit_model_text(void **state)
@@ -224,7 +230,7 @@ static void test_emit_model_runs(void **state)
              "%s\n#include <stdio.h>\n"
              "int main(void)\n{\n"
              "    float x[4] = {1.0f, 0.5f, -3.0f, 4.0f}, y[4] = {9, 9, 9, 9};\n"
-             "    static double ws[tnet_WORKSPACE_SIZE / 8 + 1];\n"
+             "    static float ws[tnet_WORKSPACE_SIZE / 4 + 1];\n"
              "    int i;\n"
              "    if (tnet_run(x, y) != 0) return 1;\n"
              "    for (i = 0; i < 4; i++) printf(\"%%.9g\\n\", (double)y[i]);\n"
@@ -256,6 +262,51 @@ static void test_emit_model_runs(void **state)
     free(out);
 }
 
+/* --arena caller: no static workspace and no NAME_run; NAME_run_ws with the
+ * caller's float workspace gives the same numbers as the static form. */
+static void test_emit_arena_caller(void **state)
+{
+    (void)state;
+    Graph *g = small_model();
+    char *t = emit_text_opts(g, "tnet", 1);
+    assert_null(strstr(t, "int tnet_run("));
+    assert_null(strstr(t, "ctvm_arena"));
+    size_t cap = strlen(t) + 1024;
+    char *text = malloc(cap);
+    snprintf(text, cap,
+             "%s\n#include <stdio.h>\n"
+             "int main(void)\n{\n"
+             "    float x[4] = {1.0f, 0.5f, -3.0f, 4.0f}, y[4] = {9, 9, 9, 9};\n"
+             "    static float ws[tnet_WORKSPACE_SIZE / 4 + 1];\n"
+             "    int i;\n"
+             "    if (tnet_run_ws(ws, x, y) != 0) return 1;\n"
+             "    for (i = 0; i < 4; i++) printf(\"%%.9g\\n\", (double)y[i]);\n"
+             "    printf(\"%%d\\n\", tnet_WORKSPACE_SIZE > 0 ? tnet_run_ws(0, x, y) : 1);\n"
+             "    return 0;\n}\n",
+             t);
+    CcDir c;
+    assert_int_equal(cc_dir_open(&c), 0);
+    int rc = cc_compile(&c, text, 0);
+    char *out = rc == 0 ? cc_run(&c) : NULL;
+    cc_dir_close(&c);
+    free(text);
+    free(t);
+    graph_free(g);
+    assert_int_equal(rc, 0);
+    assert_non_null(out);
+    const float want[4] = {1.5f, 0.0f, 0.0f, 1.0f};
+    char *s = out, *end;
+    for (int k = 0; k < 4; k++) {
+        float v = strtof(s, &end);
+        assert_true(end != s);
+        if (v != want[k])
+            fail_msg("y[%d] = %g, want %g", k, (double)v, (double)want[k]);
+        s = end;
+    }
+    assert_int_equal(strtol(s, &end, 10), 1); /* CTVM_ERR_NULL */
+    free(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -264,6 +315,7 @@ int main(void)
         cmocka_unit_test(test_weights_roundtrip),
         cmocka_unit_test(test_emit_model_text),
         cmocka_unit_test(test_emit_model_runs),
+        cmocka_unit_test(test_emit_arena_caller),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
