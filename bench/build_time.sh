@@ -13,7 +13,7 @@ for m in ${MODELS:-resnet18 resnet50 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1
   v=$(build/ctvm-emit "$CACHE/$m/model.onnx" -o "$T/$m.c" --verbose 2>&1)
   arena=$(echo "$v" | sed -n 's/.*arena \([0-9]*\) bytes.*/\1/p')
   acts=$(echo "$v" | sed -n 's/.*activations \([0-9]*\) bytes.*/\1/p')
-  flags=$(sed -n 's/^ \* Build: gcc -O2 \(.*\)-c this_file\.c.*/\1/p' "$T/$m.c")
+  flags=$(sed -n 's/^ \* Build: [^ ]*gcc -O2 \(.*\)-c this_file\.c.*/\1/p' "$T/$m.c")
   /usr/bin/time -f '%e %M' -o "$T/time" gcc -O2 $flags -std=c99 -c "$T/$m.c" -o "$T/$m.o"
   read -r secs kb < "$T/time"
   printf '| %s | %s | %s | %s | %s | %s |\n' "$m" "$(stat -c %s "$T/$m.c")" "$secs" "$((kb / 1024))" "$arena" "$acts"

@@ -1,5 +1,6 @@
 /* ctvm_run.c - `ctvm-run model.onnx|model.c --inputs FILE...`: emit (for
- * .onnx), build with the host C compiler, run on inputs read from .npy/.npz/
+ * .onnx), build with the host C compiler (or the target's cross gcc, and run
+ * under its qemu-user, for aarch64/armv7-neon/riscv64 on another host), run on inputs read from .npy/.npz/
  * .pb, write the outputs, diff them against --golden and print the error per
  * output, and with --print-time --repeat N the median and min latency.
  *
@@ -41,7 +42,10 @@ static void usage(FILE *f)
           "  --profile              time every kernel (CTVM_PROFILE) and print the table\n"
           "  --target T             as ctvm-emit (default native); adds the target's flags\n"
           "  --threads N            as ctvm-emit; builds with -fopenmp when N > 1\n"
-          "  --cc CC --cflags FLAGS (default: $CC or gcc, -O2)\n",
+          "                         (aarch64, armv7-neon, riscv64 off their own machine: built\n"
+          "                         -static with the target's cross gcc, run under qemu-user)\n"
+          "  --cc CC --cflags FLAGS (default: $CC or the target's gcc, -O2)\n"
+          "  --runner CMD           run the binary through CMD (default: the target's qemu)\n",
           f);
 }
 
@@ -134,7 +138,7 @@ static int run_cmd(const char *cmd, char *out, size_t cap)
 int main(int argc, char **argv)
 {
     const char *model = NULL, *output = NULL, *keep = NULL, *prefix = NULL;
-    const char *cc = getenv("CC") ? getenv("CC") : "gcc", *cflags = "-O2", *target = "native";
+    const char *cc = getenv("CC"), *cflags = "-O2", *target = "native", *runner = NULL;
     int threads = 1, profile = 0;
     char *inputs[MAX_IO], *golden[MAX_IO];
     int n_inputs = 0, n_golden = 0, print_time = 0, repeat = 1;
@@ -187,6 +191,8 @@ int main(int argc, char **argv)
             }
         } else if (!strcmp(a, "--cc") && val) {
             cc = argv[++i];
+        } else if (!strcmp(a, "--runner") && val) {
+            runner = argv[++i];
         } else if (!strcmp(a, "--cflags") && val) {
             cflags = argv[++i];
         } else if (!strcmp(a, "--input-shapes") && val) {
@@ -243,9 +249,21 @@ int main(int argc, char **argv)
     }
     snprintf(exe, sizeof exe, "%s/model", dir);
     const Target *tg = target_find(io.target);
-    snprintf(cmd, sizeof cmd, "%s %s %s%s%s -std=c99 -DCTVM_MAIN -o '%s' '%s' -lm 2>&1", cc, cflags,
-             tg ? tg->cflags : "", io.threads > 1 ? " -fopenmp" : "", profile ? " -DCTVM_PROFILE" : "", exe,
-             model_c);
+    /* Off-host Linux targets: the target's cross gcc, linked -static so
+       qemu-user needs no sysroot, and its qemu as the runner. */
+    int cross = tg && !target_runs_natively(tg);
+    if (cross && !tg->runner && !runner) {
+        diag_error(&d, NULL, -1, "target %s is bare metal and cannot be run here; build the generated C with "
+                                 "%s -O2 %s -c (see README)", tg->name, tg->cc, tg->cflags);
+        goto done;
+    }
+    if (!cc)
+        cc = tg ? tg->cc : "gcc";
+    if (!runner)
+        runner = cross ? tg->runner : "";
+    snprintf(cmd, sizeof cmd, "%s %s %s%s%s%s -std=c99 -DCTVM_MAIN -o '%s' '%s' -lm 2>&1", cc, cflags,
+             tg ? tg->cflags : "", io.threads > 1 ? " -fopenmp" : "", profile ? " -DCTVM_PROFILE" : "",
+             cross ? " -static" : "", exe, model_c);
     if (run_cmd(cmd, text, sizeof text) != 0) {
         diag_error(&d, NULL, -1, "building the generated code failed:\n%s", text);
         goto done;
@@ -269,7 +287,8 @@ int main(int argc, char **argv)
             goto done;
         }
     }
-    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' %d 2>&1", exe, dir, dir, print_time ? repeat : 1);
+    snprintf(cmd, sizeof cmd, "%s%s'%s' '%s' '%s' %d 2>&1", runner, *runner ? " " : "", exe, dir, dir,
+             print_time ? repeat : 1);
     if (run_cmd(cmd, text, sizeof text) != 0) {
         diag_error(&d, NULL, -1, "running the model failed:\n%s", text);
         goto done;

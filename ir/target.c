@@ -4,20 +4,26 @@
 #include <string.h>
 
 static const Target TARGETS[] = {
-    {"x86_64-avx512", "avx512", "templates/ctvm_vec_avx512.h", 16, 32, "-mavx512f -mfma"},
-    {"x86_64-avx2", "avx2", "templates/ctvm_vec_avx2.h", 8, 16, "-mavx2 -mfma"},
-    {"x86_64-sse4", "sse4", "templates/ctvm_vec_sse4.h", 4, 16, "-msse4.1"},
-    {"aarch64", "neon", "templates/ctvm_vec_neon.h", 4, 32, ""},
-    {"armv7-neon", "neon", "templates/ctvm_vec_neon.h", 4, 16, "-mfpu=neon-vfpv4 -mfloat-abi=hard"},
-    {"riscv64", "scalar", "templates/ctvm_vec_scalar.h", 1, 32, ""},
-    {"generic", "scalar", "templates/ctvm_vec_scalar.h", 1, 16, ""},
+    {"x86_64-avx512", "avx512", "templates/ctvm_vec_avx512.h", 16, 32, "-mavx512f -mfma", "x86_64", "gcc", NULL, 0},
+    {"x86_64-avx2", "avx2", "templates/ctvm_vec_avx2.h", 8, 16, "-mavx2 -mfma", "x86_64", "gcc", NULL, 0},
+    {"x86_64-sse4", "sse4", "templates/ctvm_vec_sse4.h", 4, 16, "-msse4.1", "x86_64", "gcc", NULL, 0},
+    {"aarch64", "neon", "templates/ctvm_vec_neon.h", 4, 32, "", "aarch64", "aarch64-linux-gnu-gcc",
+     "qemu-aarch64", 0},
+    {"armv7-neon", "neon", "templates/ctvm_vec_neon.h", 4, 16, "-mfpu=neon-vfpv4 -mfloat-abi=hard", "arm",
+     "arm-linux-gnueabihf-gcc", "qemu-arm", 0},
+    {"riscv64", "scalar", "templates/ctvm_vec_scalar.h", 1, 32, "", "riscv64", "riscv64-linux-gnu-gcc",
+     "qemu-riscv64", 0},
+    /* Cortex-M7 (FPv5: 32 single-precision registers); bare metal, so no runner */
+    {"cortex-m7", "scalar", "templates/ctvm_vec_scalar.h", 1, 32, "-mcpu=cortex-m7 -mthumb -mfloat-abi=hard",
+     "arm-m", "arm-none-eabi-gcc", NULL, 1},
+    {"generic", "scalar", "templates/ctvm_vec_scalar.h", 1, 16, "", "", "gcc", NULL, 0},
 };
 #define N_TARGETS (int)(sizeof TARGETS / sizeof TARGETS[0])
 
 /* short aliases */
 static const char *const ALIAS[][2] = {
     {"avx512", "x86_64-avx512"}, {"avx2", "x86_64-avx2"}, {"sse4", "x86_64-sse4"},
-    {"scalar", "generic"},       {"neon", "aarch64"},
+    {"scalar", "generic"},       {"neon", "aarch64"},        {"cortex-m", "cortex-m7"},
 };
 
 const Target *target_native(void)
@@ -49,8 +55,24 @@ const Target *target_find(const char *name)
     return NULL;
 }
 
+int target_runs_natively(const Target *t)
+{
+#if defined(__x86_64__)
+    const char *host = "x86_64";
+#elif defined(__aarch64__)
+    const char *host = "aarch64";
+#elif defined(__arm__)
+    const char *host = "arm";
+#elif defined(__riscv) && __riscv_xlen == 64
+    const char *host = "riscv64";
+#else
+    const char *host = "?";
+#endif
+    return t->arch[0] == 0 || strcmp(t->arch, host) == 0;
+}
+
 const char *target_names(void)
 {
-    return "native|x86_64-avx512|x86_64-avx2|x86_64-sse4|aarch64|armv7-neon|riscv64|generic "
-           "(aliases avx512, avx2, sse4, neon, scalar)";
+    return "native|x86_64-avx512|x86_64-avx2|x86_64-sse4|aarch64|armv7-neon|riscv64|cortex-m7|generic "
+           "(aliases avx512, avx2, sse4, neon, scalar, cortex-m)";
 }

@@ -3,7 +3,8 @@
  * A target names the vector API header pasted into model.c (templates/), the
  * vector width in floats and the number of vector registers (the knobs the
  * schedules size their tiles and channel blocks by), and the compiler flags
- * the generated file needs. Nothing ISA-specific lives outside templates/:
+ * the generated file needs, with the compiler and (for Linux targets off the
+ * host) the qemu-user emulator the tests build and run it with. Nothing ISA-specific lives outside templates/:
  * passes and schedules only read these numbers. */
 #ifndef CTVM_IR_TARGET_H
 #define CTVM_IR_TARGET_H
@@ -15,12 +16,18 @@ typedef struct Target {
     int vl;               /* floats per vector (1 for scalar) */
     int n_vregs;          /* architectural vector (or FP) registers */
     const char *cflags;   /* flags the generated file needs with gcc */
+    const char *arch;     /* machine: x86_64, aarch64, arm, riscv64, arm-m, or "" (any) */
+    const char *cc;       /* Debian's compiler for it, named in the stamp ("gcc" on x86_64/any) */
+    const char *runner;   /* user-mode emulator that runs its Linux binaries off-host, or NULL */
+    int bare_metal;       /* no C library: the object may need only libgcc and libm */
 } Target;
 
 /* The target called `name` ("native" detects the host); NULL if unknown. */
 const Target *target_find(const char *name);
 /* The best target this host runs (x86: avx512 > avx2 > sse4 > generic). */
 const Target *target_native(void);
+/* 1 when code built for t runs on this host without emulation. */
+int target_runs_natively(const Target *t);
 /* Names accepted by --target, for usage text: "native|x86_64-avx512|...". */
 const char *target_names(void);
 

@@ -22,7 +22,7 @@ check() { local name=$1; shift; if "$@" > "$T/log" 2>&1; then ok "$name"; else b
 # (default: every ISA this host executes: generic, and x86_64-sse4/avx2/avx512
 # when /proc/cpuinfo lists them). The flags a generated file needs are the ones
 # its stamp names ("Build: gcc -O2 <flags> -c this_file.c"):
-tflags() { sed -n 's/^ \* Build: gcc -O2 \(.*\)-c this_file\.c.*/\1/p' "$1"; }
+tflags() { sed -n 's/^ \* Build: [^ ]*gcc -O2 \(.*\)-c this_file\.c.*/\1/p' "$1"; }
 host_targets() {
   local t=generic f; f=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
   [[ " $f " == *" sse4_1 "* ]] && t="$t x86_64-sse4"
@@ -152,7 +152,7 @@ reentrant() { # the _ws form with a caller workspace gives the same outputs
 #include <string.h>
 #include "r.h"
 static float x[model_INPUT0_SIZE], y1[model_OUTPUT0_SIZE], y2[model_OUTPUT0_SIZE];
-static double ws[model_WORKSPACE_SIZE / sizeof(double) + 1];
+static float ws[model_WORKSPACE_SIZE / 4 + 1];
 int main(void) {
     for (int i = 0; i < model_INPUT0_SIZE; i++) x[i] = (float)((i * 7919) % 101) / 50.0f - 1.0f;
     if (model_run(x, y1) || model_run_ws(ws, x, y2)) return 1;

@@ -4,7 +4,12 @@
 set -euo pipefail
 pkgs=(gcc make binutils protobuf-c-compiler libprotobuf-c-dev libjansson-dev libcmocka-dev
       libopenblas-dev libzip-dev libonnx-dev libonnx-testdata python3 python3-numpy
-      python3-torch python3-torchvision python3-onnx)
+      python3-torch python3-torchvision python3-onnx
+      # cross targets (issue 4): Linux cross compilers + their libc, qemu-user to
+      # run them, the Cortex-M toolchain with newlib's headers, clang
+      gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-riscv64-linux-gnu
+      libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-riscv64-cross qemu-user
+      gcc-arm-none-eabi libnewlib-arm-none-eabi clang)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
