@@ -59,19 +59,27 @@ void weights_emit(FILE *f, const WeightBlob *w)
 {
     if (w->size == 0)
         return;
+    /* as few rows as the literal limit allows, of equal length (a multiple of
+       4), so the last row pads by less than 4 bytes per row, not by up to a
+       whole row: that padding would be flash on a microcontroller */
     int64_t rows = (w->size + CTVM_ROW - 1) / CTVM_ROW;
-    fprintf(f, "/* weights: %lld bytes in %lld rows of %d */\n", (long long)w->size, (long long)rows, CTVM_ROW);
+    int64_t len = ((w->size + rows - 1) / rows + 3) / 4 * 4;
+    fprintf(f, "/* weights: %lld bytes in %lld rows of %lld */\n", (long long)w->size, (long long)rows,
+            (long long)len);
     /* The rows initialise the blob; kernels read it through the float member
        (reading a union member other than the one initialised is defined
        type punning, so no float is ever read through a char lvalue). */
-    fprintf(f, "static const union {\n    char rows[%lld][%d];\n    float f[%lld];\n    double align;\n"
+    fprintf(f, "static const union {\n    char rows[%lld][%lld];\n    float f[%lld];\n    double align;\n"
                "} ctvm_blob CTVM_WEIGHTS_SECTION = {{\n",
-            (long long)rows, CTVM_ROW, (long long)rows * (CTVM_ROW / 4));
+            (long long)rows, (long long)len, (long long)(rows * len / 4));
     for (int64_t r = 0; r < rows; r++) {
-        int64_t n = w->size - r * CTVM_ROW;
-        if (n > CTVM_ROW)
-            n = CTVM_ROW;
-        emit_row(f, w->bytes + r * CTVM_ROW, n);
+        int64_t n = w->size - r * len;
+        if (n > len)
+            n = len;
+        if (n > 0)
+            emit_row(f, w->bytes + r * len, n);
+        else
+            fputs("\"\"", f);
         fputs(",\n", f);
     }
     fputs("}};\n#define CTVM_W(off) (ctvm_blob.f + (off) / 4)\n\n", f);
