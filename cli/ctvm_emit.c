@@ -15,6 +15,8 @@ static void usage(FILE *f)
           "  --prefix NAME            API prefix: NAME_run, NAME_WORKSPACE_SIZE (default: model)\n"
           "  --target T               native (default: detect this host), x86_64-avx512,\n"
           "                           x86_64-avx2, x86_64-sse4, aarch64, armv7-neon, riscv64, generic\n"
+          "  --list-targets           print every target: name, vector API, lanes, registers,\n"
+          "                           compiler, runner (qemu-user or -), compiler flags\n"
           "  --threads N              parallel outer loops on N threads (OpenMP; default 1)\n"
           "  --arena static|caller    static: NAME_run uses a static workspace (default);\n"
           "                           caller: only NAME_run_ws, the caller passes the workspace\n"
@@ -55,6 +57,13 @@ int main(int argc, char **argv)
 #define TAKE(flag) (strcmp(a, flag) == 0 && val && (++i, 1))
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--list-targets")) {
+            for (int k = 0; target_at(k); k++) {
+                const Target *t = target_at(k);
+                printf("%s %s %d %d %s %s %s\n", t->name, t->isa, t->vl, t->n_vregs, t->cc,
+                       t->runner ? t->runner : "-", t->cflags);
+            }
             return 0;
         } else if (TAKE("-o") || TAKE("--output")) {
             o.out_c = val;

@@ -55,6 +55,11 @@ const Target *target_find(const char *name)
     return NULL;
 }
 
+const Target *target_at(int i)
+{
+    return i >= 0 && i < N_TARGETS ? &TARGETS[i] : NULL;
+}
+
 int target_runs_natively(const Target *t)
 {
 #if defined(__x86_64__)

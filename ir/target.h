@@ -26,6 +26,8 @@ typedef struct Target {
 const Target *target_find(const char *name);
 /* The best target this host runs (x86: avx512 > avx2 > sse4 > generic). */
 const Target *target_native(void);
+/* The i-th target of the table, NULL past the end. */
+const Target *target_at(int i);
 /* 1 when code built for t runs on this host without emulation. */
 int target_runs_natively(const Target *t);
 /* Names accepted by --target, for usage text: "native|x86_64-avx512|...". */

@@ -26,10 +26,19 @@
 #define CTVM_INLINE
 #endif
 
+/* clang, unlike gcc, warns about unused static inline functions of the main
+   file, which this header becomes once pasted into model.c */
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-function"
+#endif
 static CTVM_INLINE float ctvm_minf(float a, float b) { return a < b ? a : b; }
 static CTVM_INLINE float ctvm_maxf(float a, float b) { return a > b ? a : b; }
 static CTVM_INLINE int ctvm_mini(int a, int b) { return a < b ? a : b; }
 static CTVM_INLINE int ctvm_maxi(int a, int b) { return a > b ? a : b; }
 static CTVM_INLINE float ctvm_sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 
 #endif

@@ -9,7 +9,10 @@
 # (default ~/.cache/ctvm/models); CTVM_SKIP_SEED=1 skips them.
 set -u
 cd "$(dirname "$0")/.."
-EMIT=build/ctvm-emit RUN=build/ctvm-run
+EMIT=build/ctvm-emit
+# CTVM_CFLAGS replaces ctvm-run's -O2 for every generated build, e.g. a whole
+# run under UBSan: CTVM_CFLAGS="-O1 -fsanitize=undefined,alignment -fno-sanitize-recover=all"
+RUN() { build/ctvm-run "$@" ${CTVM_CFLAGS:+--cflags "$CTVM_CFLAGS"}; }
 T=$(mktemp -d /tmp/ctvm-e2e-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 pass=0; fail=0; failed=()
@@ -18,11 +21,15 @@ bad()  { fail=$((fail+1)); failed+=("$1"); echo "FAIL $1"; }
 check() { local name=$1; shift; if "$@" > "$T/log" 2>&1; then ok "$name"; else bad "$name"; sed 's/^/     /' "$T/log" | tail -20; fi; }
 
 # --- targets ------------------------------------------------------------------
-# Every check that runs generated code runs it for each target in CTVM_TARGETS
-# (default: every ISA this host executes: generic, and x86_64-sse4/avx2/avx512
-# when /proc/cpuinfo lists them). The flags a generated file needs are the ones
-# its stamp names ("Build: gcc -O2 <flags> -c this_file.c"):
+# Every check that runs generated code runs it for each target in TARGETS:
+#  - CTVM_TARGETS (default: every ISA this host executes: generic, and
+#    x86_64-sse4/avx2/avx512 when /proc/cpuinfo lists them), and
+#  - CTVM_CROSS_TARGETS (default: aarch64 armv7-neon riscv64): built -static
+#    with Debian's cross gcc and run under qemu-user by ctvm-run.
+# The compiler and flags a generated file needs are the ones its stamp names
+# ("Build: <cc> -O2 <flags> -c this_file.c"):
 tflags() { sed -n 's/^ \* Build: [^ ]*gcc -O2 \(.*\)-c this_file\.c.*/\1/p' "$1"; }
+tcc() { sed -n 's/^ \* Build: \([^ ]*gcc\) -O2 .*/\1/p' "$1"; }
 host_targets() {
   local t=generic f; f=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
   [[ " $f " == *" sse4_1 "* ]] && t="$t x86_64-sse4"
@@ -30,12 +37,22 @@ host_targets() {
   [[ " $f " == *" avx512f "* ]] && t="$t x86_64-avx512"
   echo $t
 }
-TARGETS=${CTVM_TARGETS:-$(host_targets)}
+HOST_TARGETS=${CTVM_TARGETS:-$(host_targets)}
+CROSS_TARGETS=${CTVM_CROSS_TARGETS-aarch64 armv7-neon riscv64}
+declare -A CROSS_CC=([aarch64]=aarch64-linux-gnu-gcc [armv7-neon]=arm-linux-gnueabihf-gcc [riscv64]=riscv64-linux-gnu-gcc)
+declare -A CROSS_QEMU=([aarch64]=qemu-aarch64 [armv7-neon]=qemu-arm [riscv64]=qemu-riscv64)
+toolchain() { # target: its cross gcc and qemu-user are installed
+  command -v "${CROSS_CC[$1]}" && command -v "${CROSS_QEMU[$1]}"
+}
+for t in $CROSS_TARGETS; do
+  check "cross toolchain for $t installed (${CROSS_CC[$t]}, ${CROSS_QEMU[$t]}; tools/deps.sh)" toolchain "$t"
+done
+TARGETS="$HOST_TARGETS $CROSS_TARGETS"
 echo "targets: $TARGETS"
 
 # --- models against PyTorch --------------------------------------------------
 golden_model() { # dir target
-  $RUN "$1/model.onnx" --inputs "$1/inputs.npz" --golden "$1/outputs.npz" --rtol 1e-3 --atol 1e-4 --target "$2"
+  RUN "$1/model.onnx" --inputs "$1/inputs.npz" --golden "$1/outputs.npz" --rtol 1e-3 --atol 1e-4 --target "$2"
 }
 for t in $TARGETS; do
   check "small_cnn matches PyTorch [$t]" golden_model golden/small_cnn "$t"
@@ -45,14 +62,18 @@ CACHE=${CTVM_CACHE:-$HOME/.cache/ctvm/models}
 SEED="resnet18 resnet50 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0 resnet18_bn mobilenet_v2_bn"
 if [ "${CTVM_SKIP_SEED:-0}" != 1 ]; then
   /usr/bin/python3 golden/export_models.py $SEED > "$T/export.log" 2>&1 || { cat "$T/export.log"; bad "export seed models"; }
+  # off-host targets run under qemu (~5-30x slower): CTVM_CROSS_SEED picks the
+  # models (default squeezenet1_1 mobilenet_v2; "$SEED" runs all of them)
+  CROSS_SEED=${CTVM_CROSS_SEED:-squeezenet1_1 mobilenet_v2}
   for t in $TARGETS; do
-    for m in $SEED; do
+    models=$SEED; [[ " $CROSS_TARGETS " == *" $t "* ]] && models=$CROSS_SEED
+    for m in $models; do
       check "$m matches PyTorch [$t]" golden_model "$CACHE/$m" "$t"
     done
   done
   strict_seed() { # target
     $EMIT "$CACHE/squeezenet1_1/model.onnx" -o "$T/sq.c" --target "$1" &&
-    gcc -std=c99 -Wall -Wextra -pedantic -Werror -O2 $(tflags "$T/sq.c") -c "$T/sq.c" -o "$T/sq.o"
+    $(tcc "$T/sq.c") -std=c99 -Wall -Wextra -pedantic -Werror -O2 $(tflags "$T/sq.c") -c "$T/sq.c" -o "$T/sq.o"
   }
   for t in $TARGETS; do
     check "squeezenet1_1's C is -std=c99 -pedantic -Wall -Wextra -Werror clean [$t]" strict_seed "$t"
@@ -71,7 +92,7 @@ conformance() { # case [input indices to freeze]
   fi
   for f in "$d"/input_*.pb; do [ -e "$f" ] && ins+=("$f"); done
   for f in "$c"/test_data_set_0/output_*.pb; do outs+=("$f"); done
-  $RUN "$d/model.onnx" --inputs "${ins[@]}" --golden "${outs[@]}" --rtol 1e-4 --atol 1e-5 --target "$TGT"
+  RUN "$d/model.onnx" --inputs "${ins[@]}" --golden "${outs[@]}" --rtol 1e-4 --atol 1e-5 --target "$TGT"
 }
 for TGT in $TARGETS; do
   while read -r case freeze; do
@@ -83,11 +104,10 @@ done
 # --- odd shapes against PyTorch, for every target -------------------------------
 # tests/odd_shapes.py: small models whose channel counts, widths, pads, strides,
 # groups and GEMM sizes fall off any vector/tile grid, with torch references;
-# each case's tolerance is in cases.txt. CTVM_TARGETS (space-separated, default
-# generic) names the targets; --target is passed only once ctvm-run knows it.
+# each case's tolerance is in cases.txt. Run for every target in TARGETS.
 odd() { # target case rtol atol
   local d=$T/odd/$2
-  $RUN "$d/model.onnx" --inputs "$d/inputs.npz" --golden "$d/outputs.npz" --rtol "$3" --atol "$4" --target "$1" < /dev/null
+  RUN "$d/model.onnx" --inputs "$d/inputs.npz" --golden "$d/outputs.npz" --rtol "$3" --atol "$4" --target "$1" < /dev/null
 }
 if /usr/bin/python3 tests/odd_shapes.py "$T/odd" > "$T/odd.log" 2>&1; then
   for t in $TARGETS; do
@@ -103,9 +123,9 @@ fi
 strict_c() { # target [threads]
   local f
   $EMIT golden/small_cnn/model.onnx -o "$T/s.c" --header "$T/s.h" --prefix small --target "$1" --threads "${2:-1}" &&
-  f=$(tflags "$T/s.c") &&
-  gcc -std=c99 -Wall -Wextra -pedantic -Werror -O2 $f -c "$T/s.c" -o "$T/s.o" &&
-  gcc -std=c99 -Wall -Wextra -pedantic -Werror -DCTVM_MAIN -DCTVM_PROFILE -O0 $f -c "$T/s.c" -o "$T/s_main.o" &&
+  f=$(tflags "$T/s.c") && cc=$(tcc "$T/s.c") &&
+  $cc -std=c99 -Wall -Wextra -pedantic -Werror -O2 $f -c "$T/s.c" -o "$T/s.o" &&
+  $cc -std=c99 -Wall -Wextra -pedantic -Werror -DCTVM_MAIN -DCTVM_PROFILE -O0 $f -c "$T/s.c" -o "$T/s_main.o" &&
   gcc -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -x c "$T/s.h"
 }
 for t in $TARGETS; do
@@ -115,7 +135,7 @@ done
 openmp_c() { # --threads 2 under -fopenmp: warning-free and still correct
   $EMIT golden/small_cnn/model.onnx -o "$T/o.c" --threads 2 &&
   gcc -std=c99 -Wall -Wextra -pedantic -Werror -O2 -march=native -fopenmp -c "$T/o.c" -o "$T/o.o" &&
-  $RUN golden/small_cnn/model.onnx --inputs golden/small_cnn/inputs.npz --golden golden/small_cnn/outputs.npz --threads 2
+  RUN golden/small_cnn/model.onnx --inputs golden/small_cnn/inputs.npz --golden golden/small_cnn/outputs.npz --threads 2
 }
 check "--threads 2 builds warning-free under -fopenmp and matches PyTorch" openmp_c
 
@@ -165,6 +185,57 @@ C
   gcc -O1 -march=native -I"$T" -o "$T/rm" "$T/rm.c" "$T/r.c" -lm && "$T/rm"
 }
 check "reentrant form with a caller workspace matches NAME_run" reentrant
+
+# --- portability: clang, no GCC extensions, UBSan, a Cortex-M7 object -------------
+G=golden/small_cnn
+declare -A CLANG_TARGET=([aarch64]=--target=aarch64-linux-gnu [armv7-neon]=--target=arm-linux-gnueabihf
+                         [riscv64]=--target=riscv64-linux-gnu)
+clang_model() { # target: built by clang, warning-free under -pedantic -Werror, matches PyTorch
+  RUN $G/model.onnx --inputs $G/inputs.npz --golden $G/outputs.npz --target "$1" \
+    --cc "clang ${CLANG_TARGET[$1]:-}" --cflags "-O2 -Wall -Wextra -pedantic -Werror"
+}
+for t in $TARGETS; do
+  check "small_cnn built by clang -std=c99 -pedantic -Wall -Wextra -Werror matches PyTorch [$t]" clang_model "$t"
+done
+no_extensions() { # model: the generic file is ISO C99 for gcc and clang, with no GCC extension
+  $EMIT "$1" -o "$T/x.c" --target generic || return 1
+  if grep -nE '__attribute__|__builtin|__extension__|__typeof__|\btypeof\b|\basm\b|__asm__|__int128|#pragma GCC' "$T/x.c"; then
+    echo "GCC extension above"; return 1
+  fi
+  gcc -std=c99 -pedantic-errors -Wall -Wextra -Werror -O2 -c "$T/x.c" -o "$T/x.o" &&
+  clang -std=c99 -pedantic-errors -Wall -Wextra -Werror -O2 -c "$T/x.c" -o "$T/x.o"
+}
+check "generic C (small_cnn) uses no GCC extension; gcc and clang -std=c99 -pedantic-errors" no_extensions $G/model.onnx
+[ "${CTVM_SKIP_SEED:-0}" = 1 ] ||
+  check "generic C (squeezenet1_1) uses no GCC extension; gcc and clang -std=c99 -pedantic-errors" no_extensions "$CACHE/squeezenet1_1/model.onnx"
+
+# Undefined behaviour, misaligned access: the x86 targets under UBSan (a full
+# e2e run under it: CTVM_CFLAGS as above, see README).
+UBSAN="-O1 -g -fsanitize=undefined,alignment -fno-sanitize-recover=all"
+ubsan() { # model-dir target
+  build/ctvm-run "$1/model.onnx" --inputs "$1/inputs.npz" --golden "$1/outputs.npz" --target "$2" --cflags "$UBSAN"
+}
+for t in $HOST_TARGETS; do
+  check "small_cnn under -fsanitize=undefined,alignment matches PyTorch [$t]" ubsan $G "$t"
+  [ "${CTVM_SKIP_SEED:-0}" = 1 ] || for m in squeezenet1_1 mobilenet_v2; do
+    check "$m under -fsanitize=undefined,alignment matches PyTorch [$t]" ubsan "$CACHE/$m" "$t"
+  done
+done
+
+# Cortex-M7: arm-none-eabi-gcc -mcpu=cortex-m7 -mthumb -mfloat-abi=hard; every
+# undefined symbol of the object is in libgcc or libm (tools/mcu_size.sh).
+mcu() { # expected-regex [ctvm-emit options]
+  local want=$1; shift
+  tools/mcu_size.sh $G/model.onnx "$@" > "$T/mcu.log" 2>&1; local rc=$?
+  cat "$T/mcu.log"
+  [ $rc -eq 0 ] && grep -Eq "$want" "$T/mcu.log"
+}
+check "cortex-m7 object needs only libgcc/libm; flash and RAM reported" mcu '^RAM: +[1-9][0-9]* bytes'
+check "cortex-m7: --weights-section/--arena-section place weights and arena" \
+  mcu '^ +\.bss\.ctvm_arena +NOBITS +WA +[1-9]' --weights-section .ctvm_weights --arena-section .bss.ctvm_arena
+mcu_sections() { mcu '^ +\.ctvm_weights +PROGBITS +A +[1-9]' --weights-section .ctvm_weights; }
+check "cortex-m7: the weights section is read-only data" mcu_sections
+check "cortex-m7: --arena caller leaves no arena in RAM" mcu '^RAM: +0 bytes.*' --arena caller
 
 # --- bad input: clear error, non-zero exit, no output file -----------------------
 refuse() { # name file expected-text [extra args]

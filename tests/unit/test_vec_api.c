@@ -7,8 +7,8 @@
  * -std=c99 -Wall -Wextra -pedantic -Werror -O2 and the ISA flags, and run:
  * natively when this CPU has the ISA (__builtin_cpu_supports), under
  * qemu-aarch64 / qemu-arm for NEON; otherwise only compiled. gcc, clang and
- * the aarch64 / armhf cross gcc are used when installed ("skipped: X not
- * installed" otherwise). Also: each header alone with an empty main
+ * the aarch64 / armhf cross gcc (tools/deps.sh installs them all; a missing
+ * one fails the test). Also: each header alone with an empty main
  * compiles without a warning at -O0 (unused functions are free), each
  * header gives its #error, and only that, without its ISA flags, and each
  * embedded header declares the whole API.
@@ -43,6 +43,7 @@ typedef struct VecConfig {
 
 #define QEMU_A64 "qemu-aarch64 -L /usr/aarch64-linux-gnu"
 #define QEMU_ARM "qemu-arm -L /usr/arm-linux-gnueabihf"
+#define QEMU_RV64 "qemu-riscv64 -L /usr/riscv64-linux-gnu"
 #define ARM_VFPV4 "-mfpu=neon-vfpv4 -mfloat-abi=hard"
 #define ARM_NEON "-mfpu=neon -mfloat-abi=hard" /* no VFPv4: vfma becomes vmla */
 
@@ -56,6 +57,8 @@ static const VecConfig CONFIGS[] = {
      QEMU_ARM, "neon", 4, NULL},
     {"armv7 neon gcc", "templates/ctvm_vec_neon.h", "arm-linux-gnueabihf-gcc", ARM_NEON, CPU_FOREIGN, QEMU_ARM,
      "neon", 4, NULL},
+    {"riscv64 gcc", "templates/ctvm_vec_scalar.h", "riscv64-linux-gnu-gcc", "", CPU_FOREIGN, QEMU_RV64, "scalar", 1,
+     NULL},
     {"generic clang", "templates/ctvm_vec_scalar.h", "clang", "", CPU_ANY, "", "scalar", 1, NULL},
     {"x86_64-sse4 clang", "templates/ctvm_vec_sse4.h", "clang", "-msse4.1", CPU_SSE41, "", "sse4", 4, NULL},
     {"x86_64-avx2 clang", "templates/ctvm_vec_avx2.h", "clang", "-mavx2 -mfma", CPU_AVX2_FMA, "", "avx2", 8, NULL},
@@ -66,6 +69,8 @@ static const VecConfig CONFIGS[] = {
      CPU_FOREIGN, QEMU_ARM, "neon", 4, "arm-linux-gnueabihf-gcc"},
     {"armv7 neon clang", "templates/ctvm_vec_neon.h", "clang --target=arm-linux-gnueabihf", ARM_NEON, CPU_FOREIGN,
      QEMU_ARM, "neon", 4, "arm-linux-gnueabihf-gcc"},
+    {"riscv64 clang", "templates/ctvm_vec_scalar.h", "clang --target=riscv64-linux-gnu", "", CPU_FOREIGN, QEMU_RV64,
+     "scalar", 1, "riscv64-linux-gnu-gcc"},
 };
 #define NCONFIGS ((int)(sizeof CONFIGS / sizeof CONFIGS[0]))
 
@@ -115,7 +120,8 @@ static const char *tool_of(const char *cmd, char *buf, size_t n)
     return buf;
 }
 
-/* 0 (with a printed "skipped: ..." line) when the compiler is not installed. */
+/* 0 (with a printed "skipped: ..." line) when the host cannot build for k;
+ * a failure when a compiler or emulator tools/deps.sh installs is missing. */
 static int have_compiler(const VecConfig *k)
 {
     char tool[64];
@@ -123,14 +129,10 @@ static int have_compiler(const VecConfig *k)
         printf("    skipped: %s: host is not x86\n", k->label);
         return 0;
     }
-    if (!cc_have(tool_of(k->cc, tool, sizeof tool))) {
-        printf("    skipped: %s: %s not installed\n", k->label, tool);
-        return 0;
-    }
-    if (k->needs && !cc_have(k->needs)) {
-        printf("    skipped: %s: %s not installed\n", k->label, k->needs);
-        return 0;
-    }
+    if (!cc_have(tool_of(k->cc, tool, sizeof tool)))
+        fail_msg("%s: %s not installed (bash tools/deps.sh installs it)", k->label, tool);
+    if (k->needs && !cc_have(k->needs))
+        fail_msg("%s: %s not installed (bash tools/deps.sh installs it)", k->label, k->needs);
     return 1;
 }
 
