@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# run_m7.sh - run the ctvm-emitted small CNN on an emulated Cortex-M7 and
+# check its outputs against PyTorch's.
+#
+#   tests/mcu/run_m7.sh [ctvm-emit options...]      (from the repo root)
+#
+# 1. emits golden/small_cnn/model.onnx with --target cortex-m7 plus the
+#    options given (e.g. --arena caller --weights-section .ctvm_weights);
+# 2. builds bare-metal firmware for QEMU's mps2-an500 board (Cortex-M7 with
+#    FPU) with the flags the stamp of model.c names (arm-none-eabi-gcc -O2
+#    -mcpu=cortex-m7 -mthumb -mfloat-abi=hard): model.c, startup_m7.c,
+#    main_m7.c and the input as a C array made from inputs.npz
+#    (npz_to_c.py), linked by mps2_an500.ld with newlib's libm;
+# 3. runs it under qemu-system-arm with semihosting (timeout 60 s) and
+#    compares the printed outputs with outputs.npz (check_m7.py):
+#    max|out-ref| <= 1e-4 + 1e-3*max|ref|. CTVM_M7_TIMEOUT changes the 60 s.
+# Exit 1 on a build failure, a timeout, a fault in the firmware or a mismatch.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+M=tests/mcu
+G=golden/small_cnn
+PY=/usr/bin/python3 # Debian's, with numpy (the first python3 on PATH may lack it)
+CC=arm-none-eabi-gcc
+QEMU=qemu-system-arm
+die() { echo "run_m7: $*" >&2; exit 1; }
+for t in $CC $QEMU; do
+  command -v "$t" > /dev/null || die "$t not found (bash tools/deps.sh installs it)"
+done
+$PY -c 'import numpy' 2> /dev/null || die "$PY has no numpy (bash tools/deps.sh installs python3-numpy)"
+[ -x build/ctvm-emit ] || die "build/ctvm-emit missing (run make)"
+
+T=$(mktemp -d /tmp/ctvm-m7-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+
+# 1. emit
+build/ctvm-emit $G/model.onnx -o "$T/model.c" --header "$T/model.h" --target cortex-m7 "$@"
+
+# 2. build: the compiler and flags come from the stamp of model.c
+#    (" * Build: arm-none-eabi-gcc -O2 <flags> -c this_file.c")
+read -r -a CPU <<< "$(sed -n 's/^ \* Build: arm-none-eabi-gcc -O2 \(.*\) -c this_file\.c.*/\1/p' "$T/model.c")"
+[ ${#CPU[@]} -gt 0 ] || die "model.c's stamp names no arm-none-eabi-gcc build line"
+echo "flags: ${CPU[*]}"
+CFLAGS=(-O2 "${CPU[@]}" -std=c99 -Wall -Wextra -Werror)
+$CC "${CFLAGS[@]}" -pedantic -c "$T/model.c" -o "$T/model.o"
+echo "model.o undefined symbols (libgcc/libm only, see tools/mcu_size.sh): $(arm-none-eabi-nm -u "$T/model.o" | awk '{printf "%s ", $2}')"
+$PY $M/npz_to_c.py $G/inputs.npz input ctvm_m7_input "$T/input_m7.h"
+arena=()
+if ! grep -q '^int model_run(' "$T/model.h"; then arena=(-DCTVM_M7_CALLER_ARENA); fi
+$CC "${CFLAGS[@]}" -c $M/startup_m7.c -o "$T/startup_m7.o"
+$CC "${CFLAGS[@]}" "${arena[@]}" -I"$T" -c $M/main_m7.c -o "$T/main_m7.o"
+# own startup (-nostartfiles); newlib-nano's libc and libnosys only back
+# libm (errno); printing goes through startup_m7.c's semihosting calls
+$CC "${CPU[@]}" -nostartfiles --specs=nano.specs --specs=nosys.specs \
+  -T $M/mps2_an500.ld -Wl,-Map="$T/fw.map" \
+  "$T/startup_m7.o" "$T/main_m7.o" "$T/model.o" -lm -o "$T/fw.elf"
+arm-none-eabi-size -A "$T/fw.elf" | awk '$2 ~ /^[0-9]+$/ && $2 > 0 && $1 ~ /^\.(vectors|text|ctvm_weights|data|bss)$/ {printf "  %-14s %8d bytes at 0x%08x\n", $1, $2, $3}'
+
+# 3. run on the emulated board
+TMO=${CTVM_M7_TIMEOUT:-60}
+t0=$(date +%s.%N)
+rc=0
+timeout "$TMO" $QEMU -M mps2-an500 -nographic -monitor none -serial null \
+  -semihosting-config enable=on,target=native -kernel "$T/fw.elf" > "$T/qemu.log" 2>&1 || rc=$?
+t1=$(date +%s.%N)
+echo "qemu: exit $rc, wall time $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b - a}') s"
+if [ $rc -ne 0 ]; then
+  sed 's/^/  | /' "$T/qemu.log" | tail -20
+  [ $rc -eq 124 ] && die "timed out after $TMO s"
+  die "firmware failed (qemu exit $rc)"
+fi
+$PY $M/check_m7.py "$T/qemu.log" $G/outputs.npz output 1e-3 1e-4
