@@ -39,13 +39,14 @@ host_targets() {
 }
 HOST_TARGETS=${CTVM_TARGETS:-$(host_targets)}
 CROSS_TARGETS=${CTVM_CROSS_TARGETS-aarch64 armv7-neon riscv64}
-declare -A CROSS_CC=([aarch64]=aarch64-linux-gnu-gcc [armv7-neon]=arm-linux-gnueabihf-gcc [riscv64]=riscv64-linux-gnu-gcc)
-declare -A CROSS_QEMU=([aarch64]=qemu-aarch64 [armv7-neon]=qemu-arm [riscv64]=qemu-riscv64)
+# each target's compiler and qemu-user runner, from the compiler's own table
+declare -A TCC TRUNNER
+while read -r name _ _ _ cc runner _; do TCC[$name]=$cc TRUNNER[$name]=$runner; done < <($EMIT --list-targets)
 toolchain() { # target: its cross gcc and qemu-user are installed
-  command -v "${CROSS_CC[$1]}" && command -v "${CROSS_QEMU[$1]}"
+  command -v "${TCC[$1]}" && command -v "${TRUNNER[$1]}"
 }
 for t in $CROSS_TARGETS; do
-  check "cross toolchain for $t installed (${CROSS_CC[$t]}, ${CROSS_QEMU[$t]}; tools/deps.sh)" toolchain "$t"
+  check "cross toolchain for $t installed (${TCC[$t]:-?}, ${TRUNNER[$t]:-?}; tools/deps.sh)" toolchain "$t"
 done
 TARGETS="$HOST_TARGETS $CROSS_TARGETS"
 echo "targets: $TARGETS"
@@ -188,11 +189,10 @@ check "reentrant form with a caller workspace matches NAME_run" reentrant
 
 # --- portability: clang, no GCC extensions, UBSan, a Cortex-M7 object -------------
 G=golden/small_cnn
-declare -A CLANG_TARGET=([aarch64]=--target=aarch64-linux-gnu [armv7-neon]=--target=arm-linux-gnueabihf
-                         [riscv64]=--target=riscv64-linux-gnu)
 clang_model() { # target: built by clang, warning-free under -pedantic -Werror, matches PyTorch
+  local triple=; [ "${TCC[$1]}" = gcc ] || triple="--target=${TCC[$1]%-gcc}"  # aarch64-linux-gnu-gcc -> aarch64-linux-gnu
   RUN $G/model.onnx --inputs $G/inputs.npz --golden $G/outputs.npz --target "$1" \
-    --cc "clang ${CLANG_TARGET[$1]:-}" --cflags "-O2 -Wall -Wextra -pedantic -Werror"
+    --cc "clang $triple" --cflags "-O2 -Wall -Wextra -pedantic -Werror"
 }
 for t in $TARGETS; do
   check "small_cnn built by clang -std=c99 -pedantic -Wall -Wextra -Werror matches PyTorch [$t]" clang_model "$t"
@@ -236,6 +236,10 @@ check "cortex-m7: --weights-section/--arena-section place weights and arena" \
 mcu_sections() { mcu '^ +\.ctvm_weights +PROGBITS +A +[1-9]' --weights-section .ctvm_weights; }
 check "cortex-m7: the weights section is read-only data" mcu_sections
 check "cortex-m7: --arena caller leaves no arena in RAM" mcu '^RAM: +0 bytes.*' --arena caller
+# ... and the firmware runs on an emulated Cortex-M7 (qemu-system-arm mps2-an500)
+check "cortex-m7: small_cnn runs on qemu mps2-an500 and matches PyTorch" bash tests/mcu/run_m7.sh
+check "cortex-m7: --arena caller --weights-section runs on qemu mps2-an500 and matches PyTorch" \
+  bash tests/mcu/run_m7.sh --arena caller --weights-section .ctvm_weights
 
 # --- bad input: clear error, non-zero exit, no output file -----------------------
 refuse() { # name file expected-text [extra args]
