@@ -187,10 +187,11 @@ int onnx_tensor_fill(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType 
             memcpy(dst, tp->raw_data.data, (size_t)bytes);
         return 0;
     }
+    /* an empty field has a NULL array: memcpy(dst, NULL, 0) is undefined */
     switch (dt) {
-    case DT_FLOAT32: memcpy(dst, tp->float_data, tp->n_float_data * sizeof(float)); break;
-    case DT_INT64: memcpy(dst, tp->int64_data, tp->n_int64_data * sizeof(int64_t)); break;
-    case DT_FLOAT64: memcpy(dst, tp->double_data, tp->n_double_data * sizeof(double)); break;
+    case DT_FLOAT32: if (tp->n_float_data) memcpy(dst, tp->float_data, tp->n_float_data * sizeof(float)); break;
+    case DT_INT64: if (tp->n_int64_data) memcpy(dst, tp->int64_data, tp->n_int64_data * sizeof(int64_t)); break;
+    case DT_FLOAT64: if (tp->n_double_data) memcpy(dst, tp->double_data, tp->n_double_data * sizeof(double)); break;
     default: fill_from_int32(tp->int32_data, dt, tp->n_int32_data, dst); break;
     }
     return 0;
