@@ -128,6 +128,10 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (o.emit.arena_caller && o.emit.arena_section) {
+        fprintf(stderr, "ctvm-emit: --arena-section places the static workspace, which --arena caller removes\n");
+        return 2;
+    }
     if (!emit_target_known(o.emit.target)) {
         fprintf(stderr, "ctvm-emit: unknown target '%s' (known: %s)\n", o.emit.target, target_names());
         return 2;

@@ -38,6 +38,10 @@ const Target *target_native(void)
         return target_find("x86_64-sse4");
 #elif defined(__aarch64__)
     return target_find("aarch64");
+#elif defined(__arm__) && defined(__ARM_NEON) && defined(__ARM_FEATURE_FMA)
+    return target_find("armv7-neon"); /* ctvm itself was built for NEON + VFPv4 */
+#elif defined(__riscv) && __riscv_xlen == 64
+    return target_find("riscv64");
 #endif
     return target_find("generic");
 }

@@ -259,6 +259,9 @@ check "missing file refused" refuse "$T/nope.onnx" "nope.onnx"
 /usr/bin/python3 tests/make_bad_models.py "$T" > "$T/mk.log" 2>&1 || cat "$T/mk.log"
 check "unsupported op refused, naming the node" refuse "$T/unsupported.onnx" "node 'weird_node' (Einsum)"
 check "symbolic input without --input-shapes refused" refuse "$T/symbolic.onnx" "input-shapes"
+check "section name that is not [A-Za-z0-9._\$] refused" refuse golden/small_cnn/model.onnx "a section name is" --weights-section 'x") int y; ("'
+check "--arena-section with --arena caller refused" refuse golden/small_cnn/model.onnx "removes" --arena caller --arena-section .bss.a
+check "unknown target refused" refuse golden/small_cnn/model.onnx "unknown target 'cortex-m0'" --target cortex-m0
 symbolic_ok() { $EMIT "$T/symbolic.onnx" -o "$T/sym.c" --input-shapes 'x:[2,3]'; }
 check "symbolic input accepted with --input-shapes" symbolic_ok
 
