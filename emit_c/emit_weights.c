@@ -70,7 +70,7 @@ void weights_emit(FILE *f, const WeightBlob *w)
        (reading a union member other than the one initialised is defined
        type punning, so no float is ever read through a char lvalue). */
     fprintf(f, "static const union {\n    char rows[%lld][%lld];\n    float f[%lld];\n    double align;\n"
-               "} ctvm_blob CTVM_WEIGHTS_SECTION = {{\n",
+               "} ctvm_blob CTVM_DATA_ALIGN CTVM_WEIGHTS_SECTION = {{\n",
             (long long)rows, (long long)len, (long long)(rows * len / 4));
     for (int64_t r = 0; r < rows; r++) {
         int64_t n = w->size - r * len;

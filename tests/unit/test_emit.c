@@ -101,7 +101,7 @@ static void test_weights_roundtrip(void **state)
     size_t cap = len + 2048;
     char *text = malloc(cap);
     snprintf(text, cap,
-             "#include <stdio.h>\n#define CTVM_WEIGHTS_SECTION\n%s"
+             "#include <stdio.h>\n#define CTVM_WEIGHTS_SECTION\n#define CTVM_DATA_ALIGN\n%s"
              "int main(void)\n{\n"
              "    const unsigned char *p = (const unsigned char *)(const void *)CTVM_W(0);\n"
              "    long i;\n"
