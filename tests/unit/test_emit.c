@@ -220,13 +220,14 @@ static void test_emit_model_text(void **state)
     assert_int_equal(rc, 0);
 }
 
-/* Link the model with a main and check its numbers. */
-static void test_emit_model_runs(void **state)
+/* Links the emitted tnet model with a main whose body is `body` (x, y and a
+ * float workspace ws are declared; body prints y with "%.9g" after each run
+ * and, last, the status of a call with a NULL pointer). Checks that `runs`
+ * printed results are the model's numbers and that the NULL call returned
+ * CTVM_ERR_NULL. Frees t. */
+static void check_tnet_main(char *t, const char *body, int runs)
 {
-    (void)state;
-    Graph *g = small_model();
-    char *t = emit_text(g, "tnet");
-    size_t cap = strlen(t) + 1024;
+    size_t cap = strlen(t) + strlen(body) + 1024;
     char *text = malloc(cap);
     snprintf(text, cap,
              "%s\n#include <stdio.h>\n"
@@ -234,13 +235,9 @@ static void test_emit_model_runs(void **state)
              "    float x[4] = {1.0f, 0.5f, -3.0f, 4.0f}, y[4] = {9, 9, 9, 9};\n"
              "    static float ws[tnet_WORKSPACE_SIZE / 4 + 1];\n"
              "    int i;\n"
-             "    if (tnet_run(x, y) != 0) return 1;\n"
-             "    for (i = 0; i < 4; i++) printf(\"%%.9g\\n\", (double)y[i]);\n"
-             "    if (tnet_run_ws(ws, x, y) != 0) return 1;\n"
-             "    for (i = 0; i < 4; i++) printf(\"%%.9g\\n\", (double)y[i]);\n"
-             "    printf(\"%%d\\n\", tnet_run(0, y));\n"
+             "%s"
              "    return 0;\n}\n",
-             t);
+             t, body);
     CcDir c;
     assert_int_equal(cc_dir_open(&c), 0);
     int rc = cc_compile(&c, text, 0);
@@ -248,12 +245,11 @@ static void test_emit_model_runs(void **state)
     cc_dir_close(&c);
     free(text);
     free(t);
-    graph_free(g);
     assert_int_equal(rc, 0);
     assert_non_null(out);
     const float want[4] = {1.5f, 0.0f, 0.0f, 1.0f};
     char *s = out, *end;
-    for (int k = 0; k < 8; k++) {
+    for (int k = 0; k < 4 * runs; k++) {
         float v = strtof(s, &end);
         assert_true(end != s);
         if (v != want[k % 4])
@@ -264,6 +260,22 @@ static void test_emit_model_runs(void **state)
     free(out);
 }
 
+#define PRINT_Y "    for (i = 0; i < 4; i++) printf(\"%.9g\\n\", (double)y[i]);\n"
+
+/* Link the model with a main and check its numbers. */
+static void test_emit_model_runs(void **state)
+{
+    (void)state;
+    Graph *g = small_model();
+    char *t = emit_text(g, "tnet");
+    graph_free(g);
+    check_tnet_main(t,
+                    "    if (tnet_run(x, y) != 0) return 1;\n" PRINT_Y
+                    "    if (tnet_run_ws(ws, x, y) != 0) return 1;\n" PRINT_Y
+                    "    printf(\"%d\\n\", tnet_run(0, y));\n",
+                    2);
+}
+
 /* --arena caller: no static workspace and no NAME_run; NAME_run_ws with the
  * caller's float workspace gives the same numbers as the static form. */
 static void test_emit_arena_caller(void **state)
@@ -271,42 +283,13 @@ static void test_emit_arena_caller(void **state)
     (void)state;
     Graph *g = small_model();
     char *t = emit_text_opts(g, "tnet", 1);
+    graph_free(g);
     assert_null(strstr(t, "int tnet_run("));
     assert_null(strstr(t, "ctvm_arena"));
-    size_t cap = strlen(t) + 1024;
-    char *text = malloc(cap);
-    snprintf(text, cap,
-             "%s\n#include <stdio.h>\n"
-             "int main(void)\n{\n"
-             "    float x[4] = {1.0f, 0.5f, -3.0f, 4.0f}, y[4] = {9, 9, 9, 9};\n"
-             "    static float ws[tnet_WORKSPACE_SIZE / 4 + 1];\n"
-             "    int i;\n"
-             "    if (tnet_run_ws(ws, x, y) != 0) return 1;\n"
-             "    for (i = 0; i < 4; i++) printf(\"%%.9g\\n\", (double)y[i]);\n"
-             "    printf(\"%%d\\n\", tnet_WORKSPACE_SIZE > 0 ? tnet_run_ws(0, x, y) : 1);\n"
-             "    return 0;\n}\n",
-             t);
-    CcDir c;
-    assert_int_equal(cc_dir_open(&c), 0);
-    int rc = cc_compile(&c, text, 0);
-    char *out = rc == 0 ? cc_run(&c) : NULL;
-    cc_dir_close(&c);
-    free(text);
-    free(t);
-    graph_free(g);
-    assert_int_equal(rc, 0);
-    assert_non_null(out);
-    const float want[4] = {1.5f, 0.0f, 0.0f, 1.0f};
-    char *s = out, *end;
-    for (int k = 0; k < 4; k++) {
-        float v = strtof(s, &end);
-        assert_true(end != s);
-        if (v != want[k])
-            fail_msg("y[%d] = %g, want %g", k, (double)v, (double)want[k]);
-        s = end;
-    }
-    assert_int_equal(strtol(s, &end, 10), 1); /* CTVM_ERR_NULL */
-    free(out);
+    check_tnet_main(t,
+                    "    if (tnet_run_ws(ws, x, y) != 0) return 1;\n" PRINT_Y
+                    "    printf(\"%d\\n\", tnet_WORKSPACE_SIZE > 0 ? tnet_run_ws(0, x, y) : 1);\n",
+                    1);
 }
 
 int main(void)
