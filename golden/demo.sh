@@ -9,7 +9,8 @@ out=${DEMO_OUT:-build/demo}
 mkdir -p "$out"
 echo "== ctvm-emit golden/small_cnn/model.onnx -o $out/model.c"
 build/ctvm-emit golden/small_cnn/model.onnx -o "$out/model.c" --header "$out/model.h" --verbose
-flags=$(sed -n 's/^ \* Build: [^ ]*gcc -O2 \(.*\)-c this_file\.c.*/\1/p' "$out/model.c")
+. tools/stamp.sh
+flags=$(stamp_flags "$out/model.c")
 echo "== gcc -O2 ${flags}-c $out/model.c"
 gcc -O2 $flags -std=c99 -Wall -Wextra -pedantic -c "$out/model.c" -o "$out/model.o"
 ls -l "$out/model.c" "$out/model.o" | awk '{print "   " $5 " bytes  " $9}'

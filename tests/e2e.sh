@@ -28,8 +28,7 @@ check() { local name=$1; shift; if "$@" > "$T/log" 2>&1; then ok "$name"; else b
 #    with Debian's cross gcc and run under qemu-user by ctvm-run.
 # The compiler and flags a generated file needs are the ones its stamp names
 # ("Build: <cc> -O2 <flags> -c this_file.c"):
-tflags() { sed -n 's/^ \* Build: [^ ]*gcc -O2 \(.*\)-c this_file\.c.*/\1/p' "$1"; }
-tcc() { sed -n 's/^ \* Build: \([^ ]*gcc\) -O2 .*/\1/p' "$1"; }
+. tools/stamp.sh # stamp_cc FILE, stamp_flags FILE
 host_targets() {
   local t=generic f; f=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null)
   [[ " $f " == *" sse4_1 "* ]] && t="$t x86_64-sse4"
@@ -74,7 +73,7 @@ if [ "${CTVM_SKIP_SEED:-0}" != 1 ]; then
   done
   strict_seed() { # target
     $EMIT "$CACHE/squeezenet1_1/model.onnx" -o "$T/sq.c" --target "$1" &&
-    $(tcc "$T/sq.c") -std=c99 -Wall -Wextra -pedantic -Werror -O2 $(tflags "$T/sq.c") -c "$T/sq.c" -o "$T/sq.o"
+    $(stamp_cc "$T/sq.c") -std=c99 -Wall -Wextra -pedantic -Werror -O2 $(stamp_flags "$T/sq.c") -c "$T/sq.c" -o "$T/sq.o"
   }
   for t in $TARGETS; do
     check "squeezenet1_1's C is -std=c99 -pedantic -Wall -Wextra -Werror clean [$t]" strict_seed "$t"
@@ -124,7 +123,7 @@ fi
 strict_c() { # target [threads]
   local f
   $EMIT golden/small_cnn/model.onnx -o "$T/s.c" --header "$T/s.h" --prefix small --target "$1" --threads "${2:-1}" &&
-  f=$(tflags "$T/s.c") && cc=$(tcc "$T/s.c") &&
+  f=$(stamp_flags "$T/s.c") && cc=$(stamp_cc "$T/s.c") &&
   $cc -std=c99 -Wall -Wextra -pedantic -Werror -O2 $f -c "$T/s.c" -o "$T/s.o" &&
   $cc -std=c99 -Wall -Wextra -pedantic -Werror -DCTVM_MAIN -DCTVM_PROFILE -O0 $f -c "$T/s.c" -o "$T/s_main.o" &&
   gcc -std=c99 -Wall -Wextra -pedantic -Werror -fsyntax-only -x c "$T/s.h"

@@ -18,12 +18,14 @@ cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: $0 model.onnx [ctvm-emit options...]" >&2; exit 2; }
 model=$1; shift
 CC=arm-none-eabi-gcc
-CPU=(-mcpu=cortex-m7 -mthumb -mfloat-abi=hard)
 command -v $CC > /dev/null || { echo "mcu_size: $CC not found (bash tools/deps.sh installs gcc-arm-none-eabi)" >&2; exit 1; }
 T=$(mktemp -d /tmp/ctvm-mcu-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 
 build/ctvm-emit "$model" -o "$T/model.c" --target cortex-m7 "$@"
+. tools/stamp.sh # the CPU flags are the ones the stamp names
+[ "$(stamp_cc "$T/model.c")" = $CC ] || { echo "mcu_size: model.c's stamp names no $CC build line" >&2; exit 1; }
+read -r -a CPU <<< "$(stamp_flags "$T/model.c")"
 $CC -O2 "${CPU[@]}" -std=c99 -Wall -Wextra -pedantic -Werror -c "$T/model.c" -o "$T/model.o"
 
 # symbols the object needs, and the ones libgcc and libm for this CPU define

@@ -37,8 +37,10 @@ build/ctvm-emit $G/model.onnx -o "$T/model.c" --header "$T/model.h" --target cor
 
 # 2. build: the compiler and flags come from the stamp of model.c
 #    (" * Build: arm-none-eabi-gcc -O2 <flags> -c this_file.c")
-read -r -a CPU <<< "$(sed -n 's/^ \* Build: arm-none-eabi-gcc -O2 \(.*\) -c this_file\.c.*/\1/p' "$T/model.c")"
-[ ${#CPU[@]} -gt 0 ] || die "model.c's stamp names no arm-none-eabi-gcc build line"
+. tools/stamp.sh
+[ "$(stamp_cc "$T/model.c")" = $CC ] || die "model.c's stamp names no $CC build line"
+read -r -a CPU <<< "$(stamp_flags "$T/model.c")"
+[ ${#CPU[@]} -gt 0 ] || die "model.c's stamp names no flags for $CC"
 echo "flags: ${CPU[*]}"
 CFLAGS=(-O2 "${CPU[@]}" -std=c99 -Wall -Wextra -Werror)
 $CC "${CFLAGS[@]}" -pedantic -c "$T/model.c" -o "$T/model.o"
