@@ -167,20 +167,35 @@ static void emit_api(FILE *f, const Graph *g, const char *P, int arena_caller)
     fprintf(f, ";\n#endif /* %s_CTVM_API */\n", P);
 }
 
-/* CTVM_WEIGHTS_SECTION / CTVM_ARENA_SECTION: empty, or a section attribute
- * when --weights-section / --arena-section name one; -D at build time
- * overrides either. The attribute is a GCC/clang extension, so it is only
- * used when asked for, and other compilers get an #error naming the macro. */
-static void emit_section_macro(FILE *f, const char *macro, const char *section)
+/* `#ifndef macro` guarding its definition as __attribute__((attr)) under
+ * GCC/clang and, for other compilers, as empty or an #error with
+ * other_error; just empty when attr is NULL. -D at build time overrides.
+ * Used for CTVM_WEIGHTS_SECTION / CTVM_ARENA_SECTION (--weights-section /
+ * --arena-section; an #error elsewhere) and CTVM_DATA_ALIGN (SIMD targets
+ * only, so the generic file stays ISO C). */
+static void emit_attr_macro(FILE *f, const char *macro, const char *attr, const char *other_error)
 {
     fprintf(f, "#ifndef %s\n", macro);
-    if (section)
-        fprintf(f, "#if defined(__GNUC__) || defined(__clang__)\n#define %s __attribute__((section(\"%s\")))\n"
-                   "#else\n#error \"ctvm: define %s to place data in section %s with this compiler\"\n#endif\n",
-                macro, section, macro, section);
-    else
+    if (attr) {
+        fprintf(f, "#if defined(__GNUC__) || defined(__clang__)\n#define %s __attribute__((%s))\n#else\n", macro, attr);
+        if (other_error)
+            fprintf(f, "#error \"%s\"\n", other_error);
+        else
+            fprintf(f, "#define %s\n", macro);
+        fputs("#endif\n", f);
+    } else {
         fprintf(f, "#define %s\n", macro);
+    }
     fputs("#endif\n", f);
+}
+
+static void emit_section_macro(FILE *f, const char *macro, const char *section)
+{
+    char attr[96], err[192];
+    snprintf(attr, sizeof attr, "section(\"%s\")", section ? section : "");
+    snprintf(err, sizeof err, "ctvm: define %s to place data in section %s with this compiler", macro,
+             section ? section : "");
+    emit_attr_macro(f, macro, section ? attr : NULL, err);
 }
 
 static void emit_banner_file(FILE *f, const char *path)
@@ -305,14 +320,12 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
     emit_section_macro(out, "CTVM_WEIGHTS_SECTION", o->weights_section);
     emit_section_macro(out, "CTVM_ARENA_SECTION", o->arena_section);
     fputc('\n', out);
-    if (tg->vl > 1) /* SIMD targets: whole cache lines for vector loads (the generic file stays ISO C) */
+    if (tg->vl > 1) /* SIMD targets: whole cache lines for vector loads */
         fputs("/* 64-byte alignment of the weights and the static workspace: vector loads\n"
-              "   then never straddle a cache line at the start of a tensor. */\n"
-              "#ifndef CTVM_DATA_ALIGN\n#if defined(__GNUC__) || defined(__clang__)\n"
-              "#define CTVM_DATA_ALIGN __attribute__((aligned(64)))\n#else\n#define CTVM_DATA_ALIGN\n#endif\n#endif\n\n",
+              "   then never straddle a cache line at the start of a tensor. */\n",
               out);
-    else
-        fputs("#ifndef CTVM_DATA_ALIGN\n#define CTVM_DATA_ALIGN\n#endif\n\n", out);
+    emit_attr_macro(out, "CTVM_DATA_ALIGN", tg->vl > 1 ? "aligned(64)" : NULL, NULL);
+    fputc('\n', out);
     emit_banner_file(out, "runtime_min/ctvm_runtime.h");
     emit_banner_file(out, tg->header);
     weights_emit(out, &e.blob);
