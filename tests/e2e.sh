@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 EMIT=build/ctvm-emit
 # CTVM_CFLAGS replaces ctvm-run's -O2 for every generated build, e.g. a whole
 # run under UBSan: CTVM_CFLAGS="-O1 -fsanitize=undefined,alignment -fno-sanitize-recover=all"
-RUN() { build/ctvm-run "$@" ${CTVM_CFLAGS:+--cflags "$CTVM_CFLAGS"}; }
+# (a check's own --cflags, given later, wins).
+RUN() { build/ctvm-run ${CTVM_CFLAGS:+--cflags "$CTVM_CFLAGS"} "$@"; }
 T=$(mktemp -d /tmp/ctvm-e2e-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 pass=0; fail=0; failed=()
@@ -51,8 +52,9 @@ TARGETS="$HOST_TARGETS $CROSS_TARGETS"
 echo "targets: $TARGETS"
 
 # --- models against PyTorch --------------------------------------------------
-golden_model() { # dir target
-  RUN "$1/model.onnx" --inputs "$1/inputs.npz" --golden "$1/outputs.npz" --rtol 1e-3 --atol 1e-4 --target "$2"
+golden_model() { # dir target [more ctvm-run options]
+  local d=$1 t=$2; shift 2
+  RUN "$d/model.onnx" --inputs "$d/inputs.npz" --golden "$d/outputs.npz" --rtol 1e-3 --atol 1e-4 --target "$t" "$@"
 }
 for t in $TARGETS; do
   check "small_cnn matches PyTorch [$t]" golden_model golden/small_cnn "$t"
@@ -190,8 +192,7 @@ check "reentrant form with a caller workspace matches NAME_run" reentrant
 G=golden/small_cnn
 clang_model() { # target: built by clang, warning-free under -pedantic -Werror, matches PyTorch
   local triple=; [ "${TCC[$1]}" = gcc ] || triple="--target=${TCC[$1]%-gcc}"  # aarch64-linux-gnu-gcc -> aarch64-linux-gnu
-  RUN $G/model.onnx --inputs $G/inputs.npz --golden $G/outputs.npz --target "$1" \
-    --cc "clang $triple" --cflags "-O2 -Wall -Wextra -pedantic -Werror"
+  golden_model $G "$1" --cc "clang $triple" --cflags "-O2 -Wall -Wextra -pedantic -Werror"
 }
 for t in $TARGETS; do
   check "small_cnn built by clang -std=c99 -pedantic -Wall -Wextra -Werror matches PyTorch [$t]" clang_model "$t"
@@ -211,9 +212,7 @@ check "generic C (small_cnn) uses no GCC extension; gcc and clang -std=c99 -peda
 # Undefined behaviour, misaligned access: the x86 targets under UBSan (a full
 # e2e run under it: CTVM_CFLAGS as above, see README).
 UBSAN="-O1 -g -fsanitize=undefined,alignment -fno-sanitize-recover=all"
-ubsan() { # model-dir target
-  build/ctvm-run "$1/model.onnx" --inputs "$1/inputs.npz" --golden "$1/outputs.npz" --target "$2" --cflags "$UBSAN"
-}
+ubsan() { golden_model "$1" "$2" --cflags "$UBSAN"; } # model-dir target
 for t in $HOST_TARGETS; do
   check "small_cnn under -fsanitize=undefined,alignment matches PyTorch [$t]" ubsan $G "$t"
   [ "${CTVM_SKIP_SEED:-0}" = 1 ] || for m in squeezenet1_1 mobilenet_v2; do
