@@ -5,8 +5,12 @@
  * output, and with --print-time --repeat N the median and min latency.
  *
  * An output passes when max|out - ref| <= atol + rtol * max|ref| (the
- * tolerance of the end-to-end tests). Exit status: 0 all pass, 1 a mismatch
- * or failure, 2 bad usage. */
+ * tolerance of the end-to-end tests), or with --elementwise when every
+ * element has |out - ref| <= atol + rtol * |ref| (numpy's allclose, NaN
+ * equal to NaN; the criterion of the ONNX backend tests).
+ * Exit status (RUN_* below): 0 all pass, 1 a mismatch, 2 bad usage, 3 the
+ * compiler refused the model, 4 building the generated C failed, 5 running
+ * it failed, 6 any other failure (unreadable inputs, missing outputs). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +23,8 @@
 #include "frontend/tensor_io.h"
 
 #define MAX_IO 64
+
+enum { RUN_OK = 0, RUN_MISMATCH = 1, RUN_USAGE = 2, RUN_REFUSED = 3, RUN_BUILD = 4, RUN_CRASH = 5, RUN_OTHER = 6 };
 
 typedef struct ModelIO { /* parsed from the generated file's stamp and API block */
     char prefix[128];
@@ -36,6 +42,7 @@ static void usage(FILE *f)
           "  --inputs FILE...       .npz (by name), .npy or .pb (in input order)\n"
           "  --golden FILE...       expected outputs (.npz by name, .npy/.pb in order)\n"
           "  --rtol R --atol A      pass when max|err| <= A + R*max|ref| (default 1e-3, 1e-4)\n"
+          "  --elementwise          pass when every |err| <= A + R*|ref| (allclose; NaN == NaN)\n"
           "  --output FILE.npz      write the outputs\n"
           "  --print-time --repeat N  time N runs after a warm-up; print median and min\n"
           "  --input-shapes SPEC  --prefix NAME (for a .c file)  --keep DIR (keep build files)\n"
@@ -141,7 +148,7 @@ int main(int argc, char **argv)
     const char *cc = getenv("CC"), *cflags = "-O2", *target = "native", *runner = NULL;
     int threads = 1, profile = 0;
     char *inputs[MAX_IO], *golden[MAX_IO];
-    int n_inputs = 0, n_golden = 0, print_time = 0, repeat = 1;
+    int n_inputs = 0, n_golden = 0, print_time = 0, repeat = 1, elementwise = 0;
     double rtol = 1e-3, atol = 1e-4;
     CompileOptions co;
     memset(&co, 0, sizeof co);
@@ -171,6 +178,8 @@ int main(int argc, char **argv)
             repeat = atoi(argv[++i]);
         } else if (!strcmp(a, "--profile")) {
             profile = print_time = 1;
+        } else if (!strcmp(a, "--elementwise")) {
+            elementwise = 1;
         } else if (!strcmp(a, "--print-time")) {
             print_time = 1;
         } else if (!strcmp(a, "--keep") && val) {
@@ -206,7 +215,7 @@ int main(int argc, char **argv)
             model = a;
         }
     }
-    if (!model || n_inputs == 0) {
+    if (!model) {
         usage(stderr);
         return 2;
     }
@@ -225,7 +234,7 @@ int main(int argc, char **argv)
     }
     char model_c[4200], exe[4200], cmd[16384];
     static char text[1 << 16];
-    int rc = 1;
+    int rc = RUN_OTHER;
     Arena *arena = arena_new();
     size_t len = strlen(model);
     if (len > 2 && strcmp(model + len - 2, ".c") == 0) {
@@ -239,8 +248,10 @@ int main(int argc, char **argv)
         co.emit.threads = threads;
         co.emit.command_line = "ctvm-run";
         co.emit.main_mode = 1;
-        if (driver_compile(&co, &d) != 0)
+        if (driver_compile(&co, &d) != 0) {
+            rc = RUN_REFUSED;
             goto done;
+        }
     }
     ModelIO io;
     if (parse_api(model_c, &io) != 0) {
@@ -266,6 +277,7 @@ int main(int argc, char **argv)
              cross ? " -static" : "", exe, model_c);
     if (run_cmd(cmd, text, sizeof text) != 0) {
         diag_error(&d, NULL, -1, "building the generated code failed:\n%s", text);
+        rc = RUN_BUILD;
         goto done;
     }
     Tensor *in_t;
@@ -291,6 +303,7 @@ int main(int argc, char **argv)
              print_time ? repeat : 1);
     if (run_cmd(cmd, text, sizeof text) != 0) {
         diag_error(&d, NULL, -1, "running the model failed:\n%s", text);
+        rc = RUN_CRASH;
         goto done;
     }
     if (print_time) {
@@ -317,12 +330,12 @@ int main(int argc, char **argv)
     }
     if (output && tensor_write_npz(output, outs, io.n_out, &d) != 0)
         goto done;
-    rc = 0;
+    rc = RUN_OK;
     if (n_golden) {
         Tensor *ref;
         int n_ref;
         if (read_all(golden, n_golden, arena, &ref, &n_ref, &d) != 0) {
-            rc = 1;
+            rc = RUN_OTHER;
             goto done;
         }
         for (int i = 0; i < io.n_out; i++) {
@@ -330,13 +343,18 @@ int main(int argc, char **argv)
             int64_t numel = 0;
             if (!r || !shape_numel(&r->shape, &numel) || numel != io.out_size[i]) {
                 printf("output '%s': no reference of %ld elements: FAIL\n", io.out_name[i], io.out_size[i]);
-                rc = 1;
+                rc = RUN_MISMATCH;
                 continue;
             }
             double max_abs = 0, max_ref = 0, max_rel = 0;
+            int64_t bad_elems = 0;
             const float *o = outs[i].data;
             for (int64_t k = 0; k < numel; k++) {
                 double rv = tensor_get_f64(r->dtype, r->data, k), err = fabs((double)o[k] - rv);
+                if (isnan(rv) && isnan((double)o[k]))
+                    err = 0; /* NaN where NaN is expected */
+                if (elementwise && !(err <= atol + rtol * fabs(rv)))
+                    bad_elems++;
                 if (!(err <= max_abs)) /* also catches NaN */
                     max_abs = isnan(err) ? INFINITY : err;
                 if (fabs(rv) > max_ref)
@@ -346,11 +364,15 @@ int main(int argc, char **argv)
                     max_rel = rel;
             }
             double tol = atol + rtol * max_ref;
-            int ok = max_abs <= tol;
-            printf("output '%s': max_abs_err=%.3g max_rel_err=%.3g max|ref|=%.4g tol=%.3g %s\n", io.out_name[i],
-                   max_abs, max_rel, max_ref, tol, ok ? "OK" : "FAIL");
+            int ok = elementwise ? bad_elems == 0 : max_abs <= tol;
+            if (elementwise)
+                printf("output '%s': max_abs_err=%.3g max_rel_err=%.3g elements outside %.3g+%.3g*|ref|: %lld %s\n",
+                       io.out_name[i], max_abs, max_rel, atol, rtol, (long long)bad_elems, ok ? "OK" : "FAIL");
+            else
+                printf("output '%s': max_abs_err=%.3g max_rel_err=%.3g max|ref|=%.4g tol=%.3g %s\n", io.out_name[i],
+                       max_abs, max_rel, max_ref, tol, ok ? "OK" : "FAIL");
             if (!ok)
-                rc = 1;
+                rc = RUN_MISMATCH;
         }
     }
 done:

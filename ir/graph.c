@@ -160,7 +160,7 @@ int value_bytes(const Value *v, int64_t *bytes)
     int64_t n;
     if (!shape_numel(&v->shape, &n))
         return 0;
-    return i64_mul(n, (int64_t)dtype_size(v->dtype), bytes);
+    return dtype_bytes(v->dtype, n, bytes);
 }
 
 int value_is_const(const Value *v)
