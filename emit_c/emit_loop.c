@@ -45,6 +45,7 @@ static void collect_stmt(const Stmt *s, KernelParams *p)
     case ST_IF:
         collect_expr(s->cond, p);
         collect_stmt(s->body, p);
+        collect_stmt(s->else_body, p);
         break;
     case ST_STORE:
         collect_expr(s->index, p);
@@ -54,6 +55,10 @@ static void collect_stmt(const Stmt *s, KernelParams *p)
     case ST_SEQ:
         for (int i = 0; i < s->n; i++)
             collect_stmt(s->items[i], p);
+        break;
+    case ST_CALL:
+        for (int i = 0; i < s->n_bufs; i++)
+            add_param(p, s->bufs[i], s->buf_written[i]);
         break;
     }
 }
@@ -70,37 +75,48 @@ void emit_buf_name(FILE *f, const LBuf *b)
     fprintf(f, "%s%d", b->kind == LB_LOCAL ? "t" : "b", b->id);
 }
 
-static void emit_float(FILE *f, double v)
+static void emit_float(FILE *f, double v, LType t)
 {
+    const char *cast = t == LT_F64 ? "(double)" : "";
     if (isinf(v)) {
-        fprintf(f, v < 0 ? "(-INFINITY)" : "INFINITY");
+        fprintf(f, v < 0 ? "(-%sINFINITY)" : "(%sINFINITY)", cast);
         return;
     }
     if (isnan(v)) { /* C99 <math.h> NAN; "nanf" would not be a literal */
-        fputs("NAN", f);
+        fprintf(f, "(%sNAN)", cast);
         return;
     }
     char buf[64];
-    snprintf(buf, sizeof buf, "%.9g", (double)(float)v);
+    if (t == LT_F64)
+        snprintf(buf, sizeof buf, "%.17g", v);
+    else
+        snprintf(buf, sizeof buf, "%.9g", (double)(float)v);
     if (!strpbrk(buf, ".en"))
         strcat(buf, ".0");
-    fprintf(f, v < 0 ? "(%sf)" : "%sf", buf);
+    const char *suf = t == LT_F64 ? "" : "f";
+    fprintf(f, v < 0 || signbit(v) ? "(%s%s)" : "%s%s", buf, suf);
 }
 
-static const char *bin_c(BinOp op)
+static void emit_int(FILE *f, int64_t v, LType t)
 {
-    switch (op) {
-    case BO_ADD: return "+";
-    case BO_SUB: return "-";
-    case BO_MUL: return "*";
-    case BO_DIV: return "/";
-    case BO_MOD: return "%";
-    case BO_LT: return "<";
-    case BO_LE: return "<=";
-    case BO_GE: return ">=";
-    case BO_EQ: return "==";
-    case BO_AND: return "&&";
-    default: return "?";
+    switch (t) {
+    case LT_IDX:
+    case LT_BOOL: fprintf(f, v < 0 ? "(%lld)" : "%lld", (long long)v); break;
+    case LT_I64:
+        if (v == INT64_MIN)
+            fputs("((int64_t)(-9223372036854775807LL - 1))", f);
+        else
+            fprintf(f, "((int64_t)%lldLL)", (long long)v);
+        break;
+    case LT_U64: fprintf(f, "((uint64_t)%lluULL)", (unsigned long long)(uint64_t)v); break;
+    case LT_I32:
+        if (v == INT32_MIN)
+            fputs("((int32_t)(-2147483647 - 1))", f);
+        else
+            fprintf(f, "((int32_t)%lld)", (long long)v);
+        break;
+    case LT_U32: fprintf(f, "((uint32_t)%lluU)", (unsigned long long)v); break;
+    default: fprintf(f, "((%s)%lld)", lt_c_type(t), (long long)v); break;
     }
 }
 
@@ -153,6 +169,35 @@ static const Expr *canon(const Em *m, const Expr *index)
     return m->cfg.lb ? lx_canon_index(m->cfg.lb, (Expr *)index) : index;
 }
 
+/* ---- the vector API's coverage ---- */
+
+/* ctvm_v* function of a call the vector API has, or NULL */
+static const char *vcall_name(CallOp fn)
+{
+    switch (fn) {
+    case CO_EXP: return "ctvm_vexp";
+    case CO_SQRT: return "ctvm_vsqrt";
+    case CO_TANH: return "ctvm_vtanh";
+    case CO_SIGMOID: return "ctvm_vsigmoid";
+    case CO_NEG: return "ctvm_vneg";
+    case CO_ABS: return "ctvm_vabs";
+    default: return NULL;
+    }
+}
+
+static const char *vbin_name(BinOp op)
+{
+    switch (op) {
+    case BO_ADD: return "ctvm_vadd";
+    case BO_SUB: return "ctvm_vsub";
+    case BO_MUL: return "ctvm_vmul";
+    case BO_DIV: return "ctvm_vdiv";
+    case BO_MIN: return "ctvm_vmin";
+    case BO_MAX: return "ctvm_vmax";
+    default: return NULL;
+    }
+}
+
 /* ---- the vectorizability test ---- */
 
 static int vexpr_ok(const Em *m, const Expr *e, const LVar *v);
@@ -169,24 +214,24 @@ static int vmask_ok(const Em *m, const Expr *e, const LVar *v)
         return 0;
     if (e->op == BO_AND)
         return vmask_ok(m, e->a, v) && vmask_ok(m, e->b, v);
-    if (e->op == BO_LT || e->op == BO_LE || e->op == BO_GE || e->op == BO_EQ)
-        return e->a->type == LT_FLOAT && vexpr_ok(m, e->a, v) && vexpr_ok(m, e->b, v);
+    if (e->op == BO_LT || e->op == BO_LE || e->op == BO_GE || e->op == BO_EQ || e->op == BO_GT)
+        return e->a->type == LT_F32 && vexpr_ok(m, e->a, v) && vexpr_ok(m, e->b, v);
     return 0;
 }
 
 static int vexpr_ok(const Em *m, const Expr *e, const LVar *v)
 {
     if (!lx_uses_var(e, v))
-        return 1; /* uniform: broadcast */
+        return e->type == LT_F32; /* uniform: broadcast */
     switch (e->kind) {
-    case EX_LOAD: return contiguous(e->a, v);
+    case EX_LOAD: return e->buf->dtype == DT_FLOAT32 && contiguous(e->a, v);
     case EX_BIN:
-        if (e->type != LT_FLOAT)
+        if (e->type != LT_F32 || !vbin_name(e->op))
             return 0;
-        return e->op <= BO_MAX && e->op != BO_MOD && vexpr_ok(m, e->a, v) && vexpr_ok(m, e->b, v);
-    case EX_CALL: return e->fn != CO_ITOF && vexpr_ok(m, e->a, v);
+        return vexpr_ok(m, e->a, v) && vexpr_ok(m, e->b, v);
+    case EX_CALL: return e->type == LT_F32 && vcall_name(e->fn) && vexpr_ok(m, e->a, v);
     case EX_SELECT:
-        if (lx_uses_var(e->c, v) && !vmask_ok(m, e->c, v))
+        if (e->type != LT_F32 || (lx_uses_var(e->c, v) && !vmask_ok(m, e->c, v)))
             return 0;
         return vexpr_ok(m, e->a, v) && vexpr_ok(m, e->b, v);
     default: return 0;
@@ -201,8 +246,10 @@ static int vstmt_ok(const Em *m, const Stmt *s, const LVar *v)
             if (!vstmt_ok(m, s->items[i], v))
                 return 0;
         return 1;
-    case ST_STORE: return s->value->type == LT_FLOAT && contiguous(s->index, v) && vexpr_ok(m, s->value, v);
-    case ST_IF: return !lx_uses_var(s->cond, v) && vstmt_ok(m, s->body, v);
+    case ST_STORE:
+        return s->buf->dtype == DT_FLOAT32 && s->value->type == LT_F32 && contiguous(s->index, v) &&
+               vexpr_ok(m, s->value, v);
+    case ST_IF: return !s->else_body && !lx_uses_var(s->cond, v) && vstmt_ok(m, s->body, v);
     default: return 0;
     }
 }
@@ -265,6 +312,7 @@ static void scan_stmt(const Em *m, ScanState *st, const Stmt *s, const LVar *v)
     case ST_IF:
         scan_expr(m, st, s->cond, v);
         scan_stmt(m, st, s->body, v);
+        scan_stmt(m, st, s->else_body, v);
         break;
     case ST_STORE:
         if (s->buf == st->buf)
@@ -276,10 +324,15 @@ static void scan_stmt(const Em *m, ScanState *st, const Stmt *s, const LVar *v)
         for (int i = 0; i < s->n; i++)
             scan_stmt(m, st, s->items[i], v);
         break;
+    case ST_CALL:
+        for (int i = 0; i < s->n_bufs; i++)
+            if (s->bufs[i] == st->buf)
+                st->bad = 1;
+        break;
     }
 }
 
-/* ---- printing ---- */
+/* ---- scalar printing ---- */
 
 static void pexpr(Em *m, const Expr *e);
 static void vexpr(Em *m, const Expr *e, const LVar *v);
@@ -298,46 +351,287 @@ static void local_ref(Em *m, const LBuf *b, const Expr *index, const LVar *v)
     }
 }
 
-static void pexpr(Em *m, const Expr *e)
+/* How a stored element of a storage type becomes its compute value and
+ * back: "fn(" ... ")" around the element (float16, bfloat16, float8), or an
+ * accessor taking the array and the index (packed sub-byte types). */
+typedef struct StorageIO {
+    const char *load;   /* decode the element: fn(b[i]) */
+    const char *store;  /* encode the value: b[i] = fn(v) (may take ", 1)" etc.) */
+    const char *store_args; /* extra arguments after v, e.g. ", 1" (saturate) */
+    const char *pload;  /* packed: fn(b, i) */
+    const char *pstore; /* packed: fn(b, i, v) */
+} StorageIO;
+
+static StorageIO storage_io(DType t)
 {
-    static const char *const FN[] = {"expf", "sqrtf", "tanhf", "ctvm_sigmoidf", "-", "fabsf", "(float)"};
+    StorageIO io = {0};
+    switch (t) {
+    case DT_FLOAT16: io.load = "ctvm_f16_to_f32"; io.store = "ctvm_f32_to_f16"; break;
+    case DT_BFLOAT16: io.load = "ctvm_bf16_to_f32"; io.store = "ctvm_f32_to_bf16"; break;
+    case DT_FLOAT8E4M3FN: io.load = "ctvm_f8e4m3fn_to_f32"; io.store = "ctvm_f32_to_f8e4m3fn"; io.store_args = ", 1"; break;
+    case DT_FLOAT8E4M3FNUZ: io.load = "ctvm_f8e4m3fnuz_to_f32"; io.store = "ctvm_f32_to_f8e4m3fnuz"; io.store_args = ", 1"; break;
+    case DT_FLOAT8E5M2: io.load = "ctvm_f8e5m2_to_f32"; io.store = "ctvm_f32_to_f8e5m2"; io.store_args = ", 1"; break;
+    case DT_FLOAT8E5M2FNUZ: io.load = "ctvm_f8e5m2fnuz_to_f32"; io.store = "ctvm_f32_to_f8e5m2fnuz"; io.store_args = ", 1"; break;
+    case DT_FLOAT8E8M0: io.load = "ctvm_f8e8m0_to_f32"; io.store = "ctvm_f32_to_f8e8m0"; io.store_args = ", 1, 0"; break;
+    case DT_FLOAT4E2M1: io.pload = "ctvm_ld_f4e2m1"; io.pstore = "ctvm_st_f4e2m1"; break;
+    case DT_INT4: io.pload = "ctvm_ld_i4"; io.pstore = "ctvm_st_4"; break;
+    case DT_UINT4: io.pload = "ctvm_ld_u4"; io.pstore = "ctvm_st_4"; break;
+    case DT_INT2: io.pload = "ctvm_ld_i2"; io.pstore = "ctvm_st_2"; break;
+    case DT_UINT2: io.pload = "ctvm_ld_u2"; io.pstore = "ctvm_st_2"; break;
+    default: break;
+    }
+    return io;
+}
+
+static void pload(Em *m, const Expr *e)
+{
     FILE *f = m->f;
-    switch (e->kind) {
-    case EX_INT: fprintf(f, e->i < 0 ? "(%lld)" : "%lld", (long long)e->i); break;
-    case EX_FLOAT: emit_float(f, e->f); break;
-    case EX_VAR: fprintf(f, "%s_%d", e->var->name, e->var->id); break;
-    case EX_LOAD:
-        if (local_mode(m, e->buf) == LM_SREG) {
-            local_ref(m, e->buf, e->a, NULL);
-            break;
-        }
+    if (local_mode(m, e->buf) == LM_SREG) {
+        local_ref(m, e->buf, e->a, NULL);
+        return;
+    }
+    StorageIO io = e->buf->kind == LB_LOCAL ? (StorageIO){0} : storage_io(e->buf->dtype);
+    if (io.pload) {
+        fprintf(f, "%s(", io.pload);
         emit_buf_name(f, e->buf);
-        fputc('[', f);
+        fputs(", ", f);
         pexpr(m, canon(m, e->a));
-        fputc(']', f);
-        break;
-    case EX_BIN:
-        if (e->op == BO_MIN || e->op == BO_MAX) {
-            const char *fn = e->a->type == LT_FLOAT ? (e->op == BO_MIN ? "ctvm_minf" : "ctvm_maxf")
-                                                    : (e->op == BO_MIN ? "ctvm_mini" : "ctvm_maxi");
-            fprintf(f, "%s(", fn);
+        fputc(')', f);
+        return;
+    }
+    if (io.load)
+        fprintf(f, "%s(", io.load);
+    emit_buf_name(f, e->buf);
+    fputc('[', f);
+    pexpr(m, canon(m, e->a));
+    fputc(']', f);
+    if (io.load)
+        fputc(')', f);
+}
+
+/* Unsigned type integer arithmetic of type t wraps in. */
+static const char *wrap_type(LType t)
+{
+    return lt_bits(t) == 64 ? "uint64_t" : "uint32_t";
+}
+
+static void pbin_int(Em *m, const Expr *e)
+{
+    FILE *f = m->f;
+    LType t = e->type;
+    const char *ct = lt_c_type(t), *ut = wrap_type(t);
+    int uns = !lt_is_signed_int(t);
+    switch (e->op) {
+    case BO_ADD:
+    case BO_SUB:
+    case BO_MUL:
+    case BO_AND:
+    case BO_OR:
+    case BO_XOR:
+        fprintf(f, "((%s)((%s)", ct, ut);
+        pexpr(m, e->a);
+        fprintf(f, " %s (%s)", lx_bin_name(e->op), ut);
+        pexpr(m, e->b);
+        fputs("))", f);
+        return;
+    case BO_DIV:
+    case BO_MOD:
+    case BO_MIN:
+    case BO_MAX: {
+        static const char *const FN[] = {[BO_DIV] = "div", [BO_MOD] = "mod", [BO_MIN] = "min", [BO_MAX] = "max"};
+        const char *wide = uns ? "uint64_t" : "int64_t";
+        fprintf(f, "((%s)ctvm_%s_%s((%s)", ct, FN[e->op], uns ? "u64" : "i64", wide);
+        pexpr(m, e->a);
+        fprintf(f, ", (%s)", wide);
+        pexpr(m, e->b);
+        fputs("))", f);
+        return;
+    }
+    case BO_SHL:
+    case BO_SHR:
+        /* a shift by the width or more gives 0 (or -1 for a negative value shifted right) */
+        fputs("((", f);
+        pexpr(m, e->b);
+        fprintf(f, ") >= %d ? ", lt_bits(t));
+        if (e->op == BO_SHR && !uns) {
+            fputs("(", f);
             pexpr(m, e->a);
-            fputs(", ", f);
-            pexpr(m, e->b);
-            fputc(')', f);
+            fprintf(f, " < 0 ? (%s)-1 : (%s)0)", ct, ct);
         } else {
-            fputc('(', f);
-            pexpr(m, e->a);
-            fprintf(f, " %s ", bin_c(e->op));
-            pexpr(m, e->b);
-            fputc(')', f);
+            fprintf(f, "(%s)0", ct);
         }
-        break;
-    case EX_CALL:
-        fprintf(f, "%s(", FN[e->fn]);
+        fprintf(f, " : (%s)(", ct);
+        if (e->op == BO_SHL) {
+            fprintf(f, "(%s)", ut);
+            pexpr(m, e->a);
+            fputs(" << ", f);
+        } else {
+            pexpr(m, e->a);
+            fputs(" >> ", f);
+        }
+        pexpr(m, e->b);
+        fputs("))", f);
+        return;
+    default: /* comparisons */
+        fputc('(', f);
+        pexpr(m, e->a);
+        fprintf(f, " %s ", lx_bin_name(e->op));
+        pexpr(m, e->b);
+        fputc(')', f);
+        return;
+    }
+}
+
+static void pcall2(Em *m, const char *fn, const Expr *a, const Expr *b)
+{
+    fprintf(m->f, "%s(", fn);
+    pexpr(m, a);
+    fputs(", ", m->f);
+    pexpr(m, b);
+    fputc(')', m->f);
+}
+
+static void pbin(Em *m, const Expr *e)
+{
+    FILE *f = m->f;
+    LType t = e->a->type;
+    if (lt_is_int(t)) { /* wrapping arithmetic, safe division, comparisons */
+        pbin_int(m, e);
+        return;
+    }
+    if (lt_is_float(t)) {
+        int d = t == LT_F64;
+        if (e->op == BO_MIN || e->op == BO_MAX) {
+            pcall2(m, e->op == BO_MIN ? (d ? "ctvm_mind" : "ctvm_minf") : (d ? "ctvm_maxd" : "ctvm_maxf"), e->a, e->b);
+            return;
+        }
+        if (e->op == BO_POW || e->op == BO_MOD) {
+            pcall2(m, e->op == BO_POW ? (d ? "pow" : "powf") : (d ? "fmod" : "fmodf"), e->a, e->b);
+            return;
+        }
+    }
+    if (t == LT_IDX && (e->op == BO_MIN || e->op == BO_MAX)) {
+        pcall2(m, e->op == BO_MIN ? "ctvm_mini" : "ctvm_maxi", e->a, e->b);
+        return;
+    }
+    const char *op = lx_bin_name(e->op);
+    if (lt_is_cond(e->type) && e->op == BO_AND)
+        op = "&&";
+    else if (lt_is_cond(e->type) && e->op == BO_OR)
+        op = "||";
+    if (lt_is_cond(e->type) && e->op == BO_XOR) {
+        fputs("(!", f);
+        pexpr(m, e->a);
+        fputs(" != !", f);
+        pexpr(m, e->b);
+        fputc(')', f);
+        return;
+    }
+    fputc('(', f);
+    pexpr(m, e->a);
+    fprintf(f, " %s ", op);
+    pexpr(m, e->b);
+    fputc(')', f);
+}
+
+/* libm name of a float call (float32 form; float64 drops the 'f'), or NULL */
+static const char *libm_name(CallOp fn)
+{
+    static const char *const N[CO_COUNT] = {
+        [CO_EXP] = "expf", [CO_SQRT] = "sqrtf", [CO_TANH] = "tanhf", [CO_ABS] = "fabsf", [CO_LOG] = "logf",
+        [CO_ERF] = "erff", [CO_SIN] = "sinf", [CO_COS] = "cosf", [CO_TAN] = "tanf", [CO_ASIN] = "asinf",
+        [CO_ACOS] = "acosf", [CO_ATAN] = "atanf", [CO_SINH] = "sinhf", [CO_COSH] = "coshf",
+        [CO_ASINH] = "asinhf", [CO_ACOSH] = "acoshf", [CO_ATANH] = "atanhf", [CO_FLOOR] = "floorf",
+        [CO_CEIL] = "ceilf", [CO_ROUND] = "rintf", [CO_LOG1P] = "log1pf", [CO_EXPM1] = "expm1f",
+    };
+    return fn < CO_COUNT ? N[fn] : NULL;
+}
+
+static void pcall(Em *m, const Expr *e)
+{
+    FILE *f = m->f;
+    LType t = e->a->type;
+    const char *n = libm_name(e->fn);
+    if (lt_is_float(t) && n) {
+        if (t == LT_F64)
+            fprintf(f, "%.*s(", (int)strlen(n) - 1, n);
+        else
+            fprintf(f, "%s(", n);
         pexpr(m, e->a);
         fputc(')', f);
+        return;
+    }
+    switch (e->fn) {
+    case CO_SIGMOID: fputs(t == LT_F64 ? "ctvm_sigmoid(" : "ctvm_sigmoidf(", f); break;
+    case CO_NEG:
+        if (lt_is_int(t)) {
+            fprintf(f, "((%s)(0u - (%s)", lt_c_type(t), wrap_type(t));
+            pexpr(m, e->a);
+            fputs("))", f);
+            return;
+        }
+        fputs("(-", f);
         break;
+    case CO_ABS:
+        fprintf(f, "((%s)ctvm_abs_i64((int64_t)", lt_c_type(t));
+        pexpr(m, e->a);
+        fputs("))", f);
+        return;
+    case CO_NOT:
+        if (lt_is_int(t))
+            fprintf(f, "((%s)~", lt_c_type(t));
+        else
+            fputs("(!", f);
+        break;
+    case CO_ISNAN: fputs("(isnan(", f); pexpr(m, e->a); fputs(") != 0)", f); return;
+    case CO_ISINF: fputs("(isinf(", f); pexpr(m, e->a); fputs(") != 0)", f); return;
+    case CO_ISPOSINF:
+    case CO_ISNEGINF:
+        fputs("(isinf(", f);
+        pexpr(m, e->a);
+        fputs(") && ", f);
+        pexpr(m, e->a);
+        fputs(e->fn == CO_ISPOSINF ? " > 0)" : " < 0)", f);
+        return;
+    default: fputs("?(", f); break;
+    }
+    pexpr(m, e->a);
+    fputc(')', f);
+}
+
+static void pcast(Em *m, const Expr *e)
+{
+    FILE *f = m->f;
+    LType to = e->type, from = e->a->type;
+    if (to == LT_BOOL) {
+        fputs("(", f);
+        pexpr(m, e->a);
+        fputs(" != 0)", f);
+        return;
+    }
+    if (lt_is_float(from) && (lt_is_int(to) || to == LT_IDX) && lt_bits(to) < 64) {
+        /* through int64, so out-of-range values wrap as numpy does on x86 */
+        fprintf(f, "((%s)(int64_t)", lt_c_type(to));
+        pexpr(m, e->a);
+        fputc(')', f);
+        return;
+    }
+    fprintf(f, "((%s)", lt_c_type(to));
+    pexpr(m, e->a);
+    fputc(')', f);
+}
+
+static void pexpr(Em *m, const Expr *e)
+{
+    FILE *f = m->f;
+    switch (e->kind) {
+    case EX_INT: emit_int(f, e->i, e->type); break;
+    case EX_FLOAT: emit_float(f, e->f, e->type); break;
+    case EX_VAR: fprintf(f, "%s_%d", e->var->name, e->var->id); break;
+    case EX_LOAD: pload(m, e); break;
+    case EX_BIN: pbin(m, e); break;
+    case EX_CALL: pcall(m, e); break;
+    case EX_CAST: pcast(m, e); break;
     case EX_SELECT:
         fputc('(', f);
         pexpr(m, e->c);
@@ -349,6 +643,8 @@ static void pexpr(Em *m, const Expr *e)
         break;
     }
 }
+
+/* ---- vector printing ---- */
 
 static void vcall2(Em *m, const char *fn, const Expr *a, const Expr *b, const LVar *v)
 {
@@ -369,6 +665,8 @@ static void vmask(Em *m, const Expr *e, const LVar *v)
         fputs(", ", m->f);
         vmask(m, e->b, v);
         fputc(')', m->f);
+    } else if (e->op == BO_GT) {
+        vcall2(m, "ctvm_vlt", e->b, e->a, v);
     } else {
         vcall2(m, CMP[e->op], e->a, e->b, v);
     }
@@ -376,15 +674,11 @@ static void vmask(Em *m, const Expr *e, const LVar *v)
 
 static int is_fmul(const Expr *e)
 {
-    return e->kind == EX_BIN && e->op == BO_MUL && e->type == LT_FLOAT;
+    return e->kind == EX_BIN && e->op == BO_MUL && e->type == LT_F32;
 }
 
 static void vexpr(Em *m, const Expr *e, const LVar *v)
 {
-    static const char *const VFN[] = {"ctvm_vexp", "ctvm_vsqrt", "ctvm_vtanh", "ctvm_vsigmoid", "ctvm_vneg",
-                                      "ctvm_vabs", "?"};
-    static const char *const VBIN[] = {"ctvm_vadd", "ctvm_vsub", "ctvm_vmul", "ctvm_vdiv",
-                                       "?",         "ctvm_vmin", "ctvm_vmax"};
     FILE *f = m->f;
     if (!lx_uses_var(e, v)) {
         if (e->kind == EX_FLOAT && e->f == 0.0 && !signbit(e->f)) {
@@ -419,11 +713,11 @@ static void vexpr(Em *m, const Expr *e, const LVar *v)
             vexpr(m, add, v);
             fputc(')', f);
         } else {
-            vcall2(m, VBIN[e->op], e->a, e->b, v);
+            vcall2(m, vbin_name(e->op), e->a, e->b, v);
         }
         break;
     case EX_CALL:
-        fprintf(f, "%s(", VFN[e->fn]);
+        fprintf(f, "%s(", vcall_name(e->fn));
         vexpr(m, e->a, v);
         fputc(')', f);
         break;
@@ -445,6 +739,8 @@ static void vexpr(Em *m, const Expr *e, const LVar *v)
     default: fputs("?", f); break; /* excluded by vexpr_ok */
     }
 }
+
+/* ---- statements ---- */
 
 static void pstmt(Em *m, const Stmt *s, int ind, const LVar *v);
 
@@ -472,14 +768,33 @@ static void pstore(Em *m, const Stmt *s, int ind, const LVar *v)
     }
     if (mode == LM_SREG) {
         local_ref(m, s->buf, s->index, NULL);
-    } else {
-        emit_buf_name(f, s->buf);
-        fputc('[', f);
-        pexpr(m, canon(m, s->index));
-        fputc(']', f);
+        fputs(" = ", f);
+        pexpr(m, s->value);
+        fputs(";\n", f);
+        return;
     }
-    fputs(" = ", f);
+    StorageIO io = s->buf->kind == LB_LOCAL ? (StorageIO){0} : storage_io(s->buf->dtype);
+    if (io.pstore) {
+        fprintf(f, "%s(", io.pstore);
+        emit_buf_name(f, s->buf);
+        fputs(", ", f);
+        pexpr(m, canon(m, s->index));
+        fputs(", ", f);
+        pexpr(m, s->value);
+        fputs(");\n", f);
+        return;
+    }
+    emit_buf_name(f, s->buf);
+    fputc('[', f);
+    pexpr(m, canon(m, s->index));
+    fputs("] = ", f);
+    if (io.store)
+        fprintf(f, "%s(", io.store);
+    else if (s->buf->dtype == DT_BOOL)
+        fputs("(uint8_t)", f);
     pexpr(m, s->value);
+    if (io.store)
+        fprintf(f, "%s)", io.store_args ? io.store_args : "");
     fputs(";\n", f);
 }
 
@@ -492,13 +807,14 @@ static void palloc(Em *m, const Stmt *s, int ind, const LVar *v)
     int mode = LM_MEM;
     if (m->cfg.lb && !st.bad && st.vec != st.scal && !v)
         mode = st.vec ? LM_VREG : LM_SREG;
+    const char *ct = lt_c_type(lt_of_dtype(s->buf->dtype)); /* locals hold compute values */
     fprintf(f, "%*s{\n%*s", ind, "", ind + 4, "");
     if (mode == LM_MEM) {
-        fputs("float ", f);
+        fprintf(f, "%s ", ct);
         emit_buf_name(f, s->buf);
         fprintf(f, "[%lld];\n", (long long)s->buf->numel);
     } else {
-        fputs(mode == LM_VREG ? "ctvm_vf " : "float ", f);
+        fprintf(f, "%s ", mode == LM_VREG ? "ctvm_vf" : ct);
         int first = 1;
         for (int k = 0; k < MAX_REG_SLOTS; k++)
             if (st.used >> k & 1) {
@@ -514,6 +830,24 @@ static void palloc(Em *m, const Stmt *s, int ind, const LVar *v)
     pstmt(m, s->body, ind + 4, v);
     m->n_scope--;
     fprintf(f, "%*s}\n", ind, "");
+}
+
+static void pcallstmt(Em *m, const Stmt *s, int ind)
+{
+    FILE *f = m->f;
+    fprintf(f, "%*s%s(", ind, "", s->fn);
+    int k = 0;
+    for (int i = 0; i < s->n_bufs; i++, k++) {
+        fputs(k ? ", " : "", f);
+        emit_buf_name(f, s->bufs[i]);
+    }
+    for (int i = 0; i < s->n_iargs; i++, k++)
+        fprintf(f, "%s%lldLL", k ? ", " : "", (long long)s->iargs[i]);
+    for (int i = 0; i < s->n_fargs; i++, k++) {
+        fputs(k ? ", " : "", f);
+        emit_float(f, s->fargs[i], LT_F64);
+    }
+    fputs(");\n", f);
 }
 
 static void pstmt(Em *m, const Stmt *s, int ind, const LVar *v)
@@ -544,9 +878,14 @@ static void pstmt(Em *m, const Stmt *s, int ind, const LVar *v)
         pexpr(m, s->cond);
         fputs(") {\n", f);
         pstmt(m, s->body, ind + 4, v);
+        if (s->else_body) {
+            fprintf(f, "%*s} else {\n", ind, "");
+            pstmt(m, s->else_body, ind + 4, v);
+        }
         fprintf(f, "%*s}\n", ind, "");
         break;
     case ST_ALLOC: palloc(m, s, ind, v); break;
+    case ST_CALL: pcallstmt(m, s, ind); break;
     }
 }
 
@@ -570,7 +909,8 @@ void emit_kernel_cfg(FILE *f, const char *name, const char *comment, const Stmt 
     Em m = {.f = f, .cfg = cfg ? *cfg : SCALAR_CFG};
     fprintf(f, "/* %s */\nstatic void %s(", comment, name);
     for (int i = 0; i < p->n; i++) {
-        fprintf(f, "%s%sfloat *CTVM_RESTRICT ", i ? ", " : "", p->written[i] ? "" : "const ");
+        fprintf(f, "%s%s%s *CTVM_RESTRICT ", i ? ", " : "", p->written[i] ? "" : "const ",
+                dtype_c_storage(p->buf[i]->dtype));
         emit_buf_name(f, p->buf[i]);
     }
     if (p->n == 0)

@@ -1,12 +1,22 @@
-/* loop.h - the TIR-like loop IR that schedules produce and emit_c prints.
+/* loop.h - the TIR-like loop IR that compute definitions and schedules
+ * produce, emit_c prints and the interpreter (loop_interp.h) runs.
  *
- * Expressions are trees over loop variables, integer and float constants,
- * buffer loads, arithmetic, calls and selects. Statements are loops (with a
- * kind: serial, unrolled, vectorized, parallel), stores, sequences,
- * conditionals and local buffer allocations. Index arithmetic is done in C
- * `int` (ctvm refuses tensors of 2^31 elements or more); values are float32.
- * Builders simplify as they go (constant folding, x+0, x*1, x*0), so the
- * printed C stays readable. All nodes live in an Arena. */
+ * Expressions are typed trees over loop variables, constants, buffer loads,
+ * arithmetic, calls, casts and selects. Every expression has an LType:
+ * LT_IDX is C `int` and carries loop variables, index arithmetic and
+ * conditions (ctvm refuses tensors of 2^31 elements or more); the other
+ * types are the compute types of tensor elements (ir/dtype.h). A load from
+ * a buffer yields the compute type of the buffer's storage dtype (float16
+ * loads as LT_F32, int4 as LT_I8, ...) and a store converts back, so the
+ * arithmetic never sees storage formats. Integer arithmetic wraps (two's
+ * complement, no undefined behaviour), integer division by zero gives 0.
+ *
+ * Statements are loops (serial, unrolled, vectorized, parallel), stores,
+ * sequences, conditionals, local buffer allocations and calls of runtime
+ * kernels (ST_CALL: sorting, NMS and the like, written once in C and run
+ * both by generated code and by the interpreter). Builders simplify as they
+ * go (constant folding, x+0, x*1, x*0), so the printed C stays readable.
+ * All nodes live in an Arena. */
 #ifndef CTVM_IR_LOOP_H
 #define CTVM_IR_LOOP_H
 
@@ -14,31 +24,66 @@
 #include <stdio.h>
 
 #include "arena.h"
+#include "dtype.h"
 
-typedef enum LType { LT_INT, LT_FLOAT } LType;
+typedef enum LType {
+    LT_IDX = 0, /* C int: loop variables, indices, conditions */
+    LT_BOOL,    /* 0 or 1 */
+    LT_I8, LT_I16, LT_I32, LT_I64,
+    LT_U8, LT_U16, LT_U32, LT_U64,
+    LT_F32, LT_F64,
+    LT_COUNT
+} LType;
+#define LT_INT LT_IDX   /* older name */
+#define LT_FLOAT LT_F32 /* older name */
+
+LType lt_of_dtype(DType t);   /* of dtype_compute(t); LT_F32 for unsupported types */
+DType lt_dtype(LType t);      /* LT_IDX -> DT_INT32, LT_BOOL -> DT_BOOL, ... */
+const char *lt_c_type(LType t); /* "int", "int8_t", ..., "float", "double" */
+const char *lt_name(LType t);   /* "idx", "bool", "i8", ..., "f32" */
+int lt_is_float(LType t);
+int lt_is_int(LType t);       /* integer element types, not LT_IDX or LT_BOOL */
+int lt_is_signed_int(LType t);
+int lt_bits(LType t);         /* width of the integer types (32 for LT_IDX) */
+int lt_is_cond(LType t);      /* LT_IDX or LT_BOOL: usable as a condition */
 
 typedef enum ExprKind {
-    EX_INT,    /* integer constant */
-    EX_FLOAT,  /* float constant */
-    EX_VAR,    /* loop variable (int) */
+    EX_INT,    /* integer (or bool) constant of its type */
+    EX_FLOAT,  /* float constant of its type */
+    EX_VAR,    /* loop variable (LT_IDX) */
     EX_LOAD,   /* buf[index] */
     EX_BIN,    /* a op b */
     EX_CALL,   /* fn(a) */
     EX_SELECT, /* c ? a : b (only the chosen side is evaluated) */
+    EX_CAST,   /* (type)a */
 } ExprKind;
 
 typedef enum BinOp {
     BO_ADD, BO_SUB, BO_MUL,
-    BO_DIV,    /* float division; for ints: division of non-negative values */
-    BO_MOD,    /* ints: remainder of non-negative values */
-    BO_MIN, BO_MAX,
-    BO_LT, BO_LE, BO_GE, BO_EQ, /* comparisons: int result */
-    BO_AND,                     /* logical and of int conditions */
+    BO_DIV,    /* floats: IEEE; typed ints: truncating, x/0 = 0; LT_IDX: non-negative values */
+    BO_MOD,    /* floats: fmod; typed ints: C remainder (sign of a), x%0 = 0; LT_IDX: non-negative */
+    BO_MIN, BO_MAX, /* floats: a < b ? a : b and a > b ? a : b (as ctvm_minf/maxf) */
+    BO_LT, BO_LE, BO_GE, BO_EQ, /* comparisons: LT_IDX for LT_IDX operands, else LT_BOOL */
+    BO_AND,    /* conditions and bool: logical; integers: bitwise */
+    BO_OR,     /* conditions and bool: logical; integers: bitwise */
+    BO_XOR,    /* bool: logical; integers: bitwise */
+    BO_SHL, BO_SHR, /* integers; a shift by >= the width gives 0 (logical for unsigned) */
+    BO_POW,    /* floats: pow */
+    BO_GT, BO_NE,   /* comparisons, as above */
+    BO_COUNT
 } BinOp;
 
 typedef enum CallOp {
     CO_EXP, CO_SQRT, CO_TANH, CO_SIGMOID, CO_NEG, CO_ABS,
-    CO_ITOF, /* int -> float conversion */
+    CO_ITOF, /* LT_IDX -> LT_F32 (older form of EX_CAST) */
+    CO_LOG, CO_ERF, CO_SIN, CO_COS, CO_TAN, CO_ASIN, CO_ACOS, CO_ATAN,
+    CO_SINH, CO_COSH, CO_ASINH, CO_ACOSH, CO_ATANH,
+    CO_FLOOR, CO_CEIL,
+    CO_ROUND,  /* to nearest, ties to even */
+    CO_LOG1P, CO_EXPM1,
+    CO_NOT,    /* bool/conditions: logical not; integers: bitwise not */
+    CO_ISNAN, CO_ISINF, CO_ISPOSINF, CO_ISNEGINF, /* -> LT_BOOL */
+    CO_COUNT
 } CallOp;
 
 typedef enum BufKind {
@@ -52,6 +97,7 @@ typedef enum BufKind {
 typedef struct LBuf {
     const char *name; /* C identifier hint */
     BufKind kind;
+    DType dtype;      /* storage type of the elements */
     int64_t numel;    /* elements */
     int64_t offset;   /* LB_ARENA: bytes into the workspace; LB_CONST: bytes into the blob */
     int io_index;     /* LB_INPUT / LB_OUTPUT: position in the entry point */
@@ -62,23 +108,27 @@ typedef struct LBuf {
 typedef struct LVar {
     const char *name; /* hint, e.g. "oc" */
     int id;           /* unique: printed as name_id */
+    LType type;       /* LT_IDX for loops; placeholders (a stage's acc) take their value's type */
 } LVar;
 
 typedef struct Expr Expr;
 struct Expr {
     ExprKind kind;
     LType type;
-    int64_t i;      /* EX_INT */
+    int64_t i;      /* EX_INT (LT_U64 values keep their bits) */
     double f;       /* EX_FLOAT */
     LVar *var;      /* EX_VAR */
     LBuf *buf;      /* EX_LOAD */
     BinOp op;       /* EX_BIN */
     CallOp fn;      /* EX_CALL */
-    Expr *a, *b, *c; /* operands: LOAD index in a; SELECT cond in c */
+    Expr *a, *b, *c; /* operands: LOAD index in a; SELECT cond in c; CAST operand in a */
 };
 
-typedef enum StmtKind { ST_FOR, ST_STORE, ST_SEQ, ST_IF, ST_ALLOC } StmtKind;
+typedef enum StmtKind { ST_FOR, ST_STORE, ST_SEQ, ST_IF, ST_ALLOC, ST_CALL } StmtKind;
 typedef enum LoopKind { LOOP_SERIAL, LOOP_UNROLL, LOOP_VECTORIZE, LOOP_PARALLEL } LoopKind;
+
+#define LOOP_CALL_MAX_BUFS 16
+#define LOOP_CALL_MAX_ARGS 32
 
 typedef struct Stmt Stmt;
 struct Stmt {
@@ -96,6 +146,15 @@ struct Stmt {
     Stmt **items;
     /* ST_IF */
     Expr *cond;
+    Stmt *else_body; /* ST_IF: optional */
+    /* ST_CALL: fn(bufs..., iargs..., fargs...) of a runtime kernel
+     * (ir/loop_kernels.h); every buffer is passed whole */
+    const char *fn;
+    int n_bufs, n_iargs, n_fargs;
+    LBuf **bufs;
+    int *buf_written; /* per buffer: 1 when the kernel writes it */
+    int64_t *iargs;
+    double *fargs;
 };
 
 /* Context for building: the arena and counters for unique ids. */
@@ -105,34 +164,58 @@ typedef struct LoopBuilder {
 } LoopBuilder;
 
 LVar *lv_new(LoopBuilder *lb, const char *hint);
+LVar *lv_new_typed(LoopBuilder *lb, const char *hint, LType type);
+/* A float32 buffer (the common case), or one of another storage dtype. */
 LBuf *lbuf_new(LoopBuilder *lb, const char *hint, BufKind kind, int64_t numel);
+LBuf *lbuf_new_typed(LoopBuilder *lb, const char *hint, BufKind kind, DType dtype, int64_t numel);
 
-Expr *lx_int(LoopBuilder *lb, int64_t v);
-Expr *lx_float(LoopBuilder *lb, double v);
+Expr *lx_int(LoopBuilder *lb, int64_t v);                 /* LT_IDX constant */
+Expr *lx_float(LoopBuilder *lb, double v);                /* LT_F32 constant */
+Expr *lx_const_i(LoopBuilder *lb, LType t, int64_t v);    /* integer/bool constant of type t (wrapped) */
+Expr *lx_const_f(LoopBuilder *lb, LType t, double v);     /* constant of type t from a double
+                                                             (floats rounded to t, ints truncated) */
+Expr *lx_zero(LoopBuilder *lb, LType t);
+Expr *lx_one(LoopBuilder *lb, LType t);
+/* The lowest / highest value of t (-inf / +inf for floats): reduction identities. */
+Expr *lx_lowest(LoopBuilder *lb, LType t);
+Expr *lx_highest(LoopBuilder *lb, LType t);
 Expr *lx_var(LoopBuilder *lb, LVar *v);
 Expr *lx_load(LoopBuilder *lb, LBuf *buf, Expr *index);
-Expr *lx_bin(LoopBuilder *lb, BinOp op, Expr *a, Expr *b); /* simplifies */
+/* Binary op; operands of different types are an error caught by assert,
+ * except that LT_IDX and LT_BOOL mix in conditions and shifts. Simplifies. */
+Expr *lx_bin(LoopBuilder *lb, BinOp op, Expr *a, Expr *b);
 Expr *lx_call(LoopBuilder *lb, CallOp fn, Expr *a);
 Expr *lx_select(LoopBuilder *lb, Expr *cond, Expr *a, Expr *b);
+Expr *lx_cast(LoopBuilder *lb, LType t, Expr *a); /* no-op when a is already t */
 /* Shorthands */
 Expr *lx_add(LoopBuilder *lb, Expr *a, Expr *b);
+Expr *lx_sub(LoopBuilder *lb, Expr *a, Expr *b);
 Expr *lx_mul(LoopBuilder *lb, Expr *a, Expr *b);
+Expr *lx_div(LoopBuilder *lb, Expr *a, Expr *b);
 Expr *lx_muli(LoopBuilder *lb, Expr *a, int64_t k);
 /* Copy of e with every use of var replaced by r. */
 Expr *lx_subst(LoopBuilder *lb, Expr *e, const LVar *var, Expr *r);
 int lx_uses_var(const Expr *e, const LVar *var);
 
 Stmt *ls_for(LoopBuilder *lb, LVar *var, int64_t extent, LoopKind kind, Stmt *body);
+/* Store; a value of another type than the buffer's compute type is cast. */
 Stmt *ls_store(LoopBuilder *lb, LBuf *buf, Expr *index, Expr *value);
 Stmt *ls_seq(LoopBuilder *lb, int n, Stmt **items); /* items copied; NULL items skipped */
 Stmt *ls_seq2(LoopBuilder *lb, Stmt *a, Stmt *b);
 Stmt *ls_if(LoopBuilder *lb, Expr *cond, Stmt *then_s);
+Stmt *ls_if_else(LoopBuilder *lb, Expr *cond, Stmt *then_s, Stmt *else_s);
 Stmt *ls_alloc(LoopBuilder *lb, LBuf *local, Stmt *body);
+/* A runtime kernel call; arrays are copied. written[i] says whether the
+ * kernel writes bufs[i]. */
+Stmt *ls_call(LoopBuilder *lb, const char *fn, int n_bufs, LBuf *const *bufs, const int *written, int n_iargs,
+              const int64_t *iargs, int n_fargs, const double *fargs);
 /* Copy of s with var replaced by r in every expression. */
 Stmt *ls_subst(LoopBuilder *lb, Stmt *s, const LVar *var, Expr *r);
 
 /* Readable dump for tests and --dump-loops: "for oc_3 in 0..64 { ... }". */
 void loop_print(FILE *f, const Stmt *s, int indent);
 void loop_print_expr(FILE *f, const Expr *e);
+const char *lx_bin_name(BinOp op);  /* "+", "min", ... */
+const char *lx_call_name(CallOp fn); /* "exp", ... */
 
 #endif

@@ -22,14 +22,15 @@ Stmt *loop_expand_unrolled(LoopBuilder *lb, Stmt *s)
         return s->extent == 1 ? items[0] : ls_seq(lb, (int)s->extent, items);
     }
     case ST_ALLOC: return ls_alloc(lb, s->buf, loop_expand_unrolled(lb, s->body));
-    case ST_IF: return ls_if(lb, s->cond, loop_expand_unrolled(lb, s->body));
+    case ST_IF: return ls_if_else(lb, s->cond, loop_expand_unrolled(lb, s->body), loop_expand_unrolled(lb, s->else_body));
     case ST_SEQ: {
         Stmt **items = arena_array(lb->arena, (size_t)(s->n ? s->n : 1), sizeof(Stmt *));
         for (int i = 0; i < s->n; i++)
             items[i] = loop_expand_unrolled(lb, s->items[i]);
         return ls_seq(lb, s->n, items);
     }
-    case ST_STORE: return s;
+    case ST_STORE:
+    case ST_CALL: return s;
     }
     return s;
 }
@@ -81,6 +82,7 @@ int lx_equal(const Expr *a, const Expr *b)
     case EX_BIN: return a->op == b->op && lx_equal(a->a, b->a) && lx_equal(a->b, b->b);
     case EX_CALL: return a->fn == b->fn && lx_equal(a->a, b->a);
     case EX_SELECT: return lx_equal(a->a, b->a) && lx_equal(a->b, b->b) && lx_equal(a->c, b->c);
+    case EX_CAST: return lx_equal(a->a, b->a);
     }
     return 0;
 }

@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define CTVM_OK 0       /* success */
 #define CTVM_ERR_NULL 1 /* a required pointer (input, output, workspace) was NULL */
@@ -37,6 +38,24 @@ static CTVM_INLINE float ctvm_maxf(float a, float b) { return a > b ? a : b; }
 static CTVM_INLINE int ctvm_mini(int a, int b) { return a < b ? a : b; }
 static CTVM_INLINE int ctvm_maxi(int a, int b) { return a > b ? a : b; }
 static CTVM_INLINE float ctvm_sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+/* typed helpers: float64 min/max/sigmoid, and integer min/max/abs/division
+   without undefined behaviour (x/0 = x%0 = 0, INT64_MIN/-1 wraps); narrower
+   integers are computed through these and converted back */
+static CTVM_INLINE double ctvm_mind(double a, double b) { return a < b ? a : b; }
+static CTVM_INLINE double ctvm_maxd(double a, double b) { return a > b ? a : b; }
+static CTVM_INLINE double ctvm_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static CTVM_INLINE int64_t ctvm_min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
+static CTVM_INLINE int64_t ctvm_max_i64(int64_t a, int64_t b) { return a > b ? a : b; }
+static CTVM_INLINE uint64_t ctvm_min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+static CTVM_INLINE uint64_t ctvm_max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static CTVM_INLINE int64_t ctvm_abs_i64(int64_t a) { return a < 0 ? (int64_t)(0u - (uint64_t)a) : a; }
+static CTVM_INLINE int64_t ctvm_div_i64(int64_t a, int64_t b)
+{
+    return b == 0 ? 0 : b == -1 ? (int64_t)(0u - (uint64_t)a) : a / b;
+}
+static CTVM_INLINE uint64_t ctvm_div_u64(uint64_t a, uint64_t b) { return b ? a / b : 0; }
+static CTVM_INLINE int64_t ctvm_mod_i64(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
+static CTVM_INLINE uint64_t ctvm_mod_u64(uint64_t a, uint64_t b) { return b ? a % b : 0; }
 #if defined(__clang__)
 #pragma clang diagnostic pop
 #endif

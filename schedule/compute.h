@@ -20,7 +20,7 @@
 
 #define CTVM_MAX_STAGES 64
 
-typedef enum Reducer { RED_NONE, RED_SUM, RED_MAX } Reducer;
+typedef enum Reducer { RED_NONE, RED_SUM, RED_MAX, RED_MIN, RED_PROD } Reducer;
 
 typedef struct ComputeCtx ComputeCtx;
 

@@ -26,7 +26,7 @@ ComputeStage *compute_stage_new(ComputeCtx *cx, ComputeDef *def, const char *nam
         idx[i] = lx_var(cx->lb, st->axis[i]);
     }
     st->out_index = compute_flat_index(cx, shape, idx);
-    st->acc = lv_new(cx->lb, "acc");
+    st->acc = lv_new_typed(cx->lb, "acc", out ? lt_of_dtype(out->dtype) : LT_F32);
     st->red = RED_NONE;
     return st;
 }

@@ -51,14 +51,17 @@ Stmt *sched_tile(ComputeCtx *cx, const ComputeStage *st, Expr *const *at, const 
     if (st->red == RED_NONE)
         return wrap_tile(cx, t, r, u, j, lane, ls_store(lb, st->out, oidx, lx_subst(lb, fin, st->acc, body)));
 
-    LBuf *acc = lbuf_new(lb, "acc", LB_LOCAL, R * U * T * L);
+    LType acc_t = st->body->type; /* accumulate in the body's type */
+    LBuf *acc = lbuf_new_typed(lb, "acc", LB_LOCAL, lt_dtype(acc_t), R * U * T * L);
     /* slot ((r*U + u)*T + j)*L + lane */
     Expr *ue = t->uax >= 0 ? lx_var(lb, u) : lx_int(lb, 0), *je = t->tax >= 0 ? lx_var(lb, j) : lx_int(lb, 0);
     Expr *le = t->vax >= 0 ? lx_var(lb, lane) : lx_int(lb, 0), *re = R > 1 ? lx_var(lb, r) : lx_int(lb, 0);
     Expr *slot = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, re, U), ue), T), je), L), le);
     Expr *cur = lx_load(lb, acc, slot);
-    Expr *init = lx_float(lb, st->red == RED_SUM ? 0.0 : -INFINITY);
-    Expr *upd = st->red == RED_SUM ? lx_add(lb, cur, body) : lx_bin(lb, BO_MAX, cur, body);
+    Expr *init = st->red == RED_SUM ? lx_zero(lb, acc_t) : st->red == RED_PROD ? lx_one(lb, acc_t)
+               : st->red == RED_MAX ? lx_lowest(lb, acc_t) : lx_highest(lb, acc_t);
+    BinOp rop = st->red == RED_SUM ? BO_ADD : st->red == RED_PROD ? BO_MUL : st->red == RED_MAX ? BO_MAX : BO_MIN;
+    Expr *upd = lx_bin(lb, rop, cur, body);
     Stmt *loop = wrap_tile(cx, t, r, u, j, lane, ls_store(lb, acc, slot, upd));
     for (int r = st->n_raxes - 1; r >= 0; r--)
         loop = ls_for(lb, st->raxis[r], st->rextent[r], LOOP_SERIAL, loop);
