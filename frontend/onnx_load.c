@@ -3,11 +3,13 @@
  * 1. decode the bytes with protobuf-c and check that they are a model
  *    (ir_version, a graph with nodes and outputs) - random bytes often
  *    decode as an empty message, so decoding alone proves nothing;
- * 2. the default-domain opset (7..18);
+ * 2. the default-domain opset (1 to onnx_max_opset());
  * 3. initializers become constant Values, decoded straight into their data;
  * 4. runtime inputs, --input-shapes overrides, static-shape check;
  * 5. nodes in file order; every input must already be defined (the file
  *    must be topologically sorted); "" names an omitted optional input;
+ *    each default-domain node gets the version of its operator in force
+ *    at the opset, which ctvm must implement (ir/op_table.h);
  * 6. graph outputs, in order.
  * Every failure reports one error and frees everything made so far. */
 #include "onnx_load.h"
@@ -54,11 +56,11 @@ static int read_opset(OnnxLoadCtx *c, const Onnx__ModelProto *m)
     }
     if (!found)
         return diag_error(c->d, c->g, -1, "the model imports no opset for the default ONNX domain");
-    if (c->g->opset < ONNX_MIN_OPSET || c->g->opset > ONNX_MAX_OPSET)
+    if (c->g->opset < ONNX_MIN_OPSET || c->g->opset > onnx_max_opset())
         return diag_error(c->d, c->g, -1,
-                          "opset %lld is not supported (ctvm supports default-domain opsets %d "
-                          "to %d; convert the model with onnx.version_converter)",
-                          (long long)c->g->opset, ONNX_MIN_OPSET, ONNX_MAX_OPSET);
+                          "opset %lld is not supported (ctvm knows default-domain opsets %d "
+                          "to %d)",
+                          (long long)c->g->opset, ONNX_MIN_OPSET, onnx_max_opset());
     return 0;
 }
 
@@ -119,6 +121,27 @@ static int add_outputs_of(OnnxLoadCtx *c, const Onnx__NodeProto *np, const char 
     return 0;
 }
 
+/* The version of node id's operator in force at the model's opset, which
+ * ctvm must implement. */
+static int resolve_version(OnnxLoadCtx *c, int id)
+{
+    Graph *g = c->g;
+    Node *n = &g->nodes[id];
+    int first, lo, hi;
+    int v = onnx_op_version(n->op_type, g->opset, &first);
+    op_kind_versions(n->op, &lo, &hi);
+    if (v == 0)
+        return diag_error(c->d, g, id, "operator %s does not exist at opset %lld (ONNX introduced it at opset %d)",
+                          n->op_type, (long long)g->opset, first);
+    if (v < 0 || v < lo || v > hi)
+        return diag_error(c->d, g, id,
+                          "operator %s version %d (in force at opset %lld) is not supported; ctvm implements "
+                          "versions %d to %d of %s",
+                          n->op_type, v, (long long)g->opset, lo, hi, n->op_type);
+    n->version = v;
+    return 0;
+}
+
 static int add_node(OnnxLoadCtx *c, const Onnx__NodeProto *np)
 {
     Graph *g = c->g;
@@ -142,6 +165,8 @@ static int add_node(OnnxLoadCtx *c, const Onnx__NodeProto *np)
     }
     if (strncmp(np->op_type, "ctvm.", 5) == 0)
         n->op = OP_UNKNOWN; /* ctvm's internal operators are made by passes only */
+    if (n->op != OP_UNKNOWN && resolve_version(c, id))
+        return -1;
     return onnx_attrs_decode(c, id, np);
 }
 

@@ -1,7 +1,9 @@
 /* onnx_load.h - the frontend's entry point: an ONNX model file into a Graph.
  *
- * The loader decodes the ModelProto with protobuf-c, checks it (opset 7..18
- * in the default domain, topological node order, tensor sizes), turns
+ * The loader decodes the ModelProto with protobuf-c, checks it (a
+ * default-domain opset from 1 to the newest ctvm knows, every operator's
+ * version in force at that opset implemented, topological node order,
+ * tensor sizes), turns
  * initializers into constant Values and the other graph inputs into runtime
  * inputs with static shapes (after --input-shapes overrides). On any failure
  * it reports one error through the Diag and returns NULL; bad input never
@@ -15,8 +17,7 @@
 #include "ir/graph.h"
 #include "ir/shape.h"
 
-#define ONNX_MIN_OPSET 7
-#define ONNX_MAX_OPSET 18
+#define ONNX_MIN_OPSET 1
 #define ONNX_MAX_INPUT_SHAPES 32
 #define ONNX_MAX_INPUT_NAME 256
 

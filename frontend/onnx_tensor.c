@@ -54,7 +54,7 @@ int onnx_tensor_info(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType 
     if (!tp->has_data_type)
         return tensor_err(c, tp, d, "has no data type");
     *dt = dtype_from_onnx(tp->data_type);
-    if (*dt == DT_UNDEFINED) {
+    if (!dtype_supported(*dt)) {
         snprintf(why, sizeof why, "unsupported data type %s (%d)", onnx_dtype_name(tp->data_type),
                  (int)tp->data_type);
         return tensor_err(c, tp, d, why);

@@ -78,6 +78,10 @@ int graph_add_node(Graph *g, const char *op_type, const char *name,
     memset(n, 0, sizeof *n);
     n->op_type = arena_strdup(g->arena, op_type);
     n->op = op_kind_from_name(op_type);
+    if (n->op != OP_UNKNOWN && g->opset > 0) { /* the frontend checks it; passes' nodes take the graph's */
+        int first, v = onnx_op_version(op_type, g->opset, &first);
+        n->version = v > 0 ? v : 0;
+    }
     n->domain = "";
     n->name = name && *name ? arena_strdup(g->arena, name)
                             : arena_printf(g->arena, "%s_%d", op_type, id);

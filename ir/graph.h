@@ -71,6 +71,7 @@ typedef struct Node {
     const char *op_type;  /* ONNX name as written in the model */
     const char *domain;   /* "" for the default domain */
     OpKind op;
+    int version;          /* the operator version in force at the model's opset (0: internal) */
     int n_in, n_out;
     int *in;              /* value ids; -1 for an omitted optional input */
     int *out;

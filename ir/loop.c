@@ -41,7 +41,7 @@ int lt_is_cond(LType t) { return t == LT_IDX || t == LT_BOOL; }
 
 /* v reduced to the values of type t: wrapped to its width, sign- or
  * zero-extended back to 64 bits (LT_U64 keeps its bits; bool is 0/1). */
-static int64_t wrap_int(LType t, int64_t v)
+int64_t loop_wrap_int(LType t, int64_t v)
 {
     switch (t) {
     case LT_BOOL: return v != 0;
@@ -107,7 +107,7 @@ Expr *lx_const_i(LoopBuilder *lb, LType t, int64_t v)
     if (lt_is_float(t))
         return lx_const_f(lb, t, (double)v);
     Expr *e = expr_new(lb, EX_INT, t);
-    e->i = wrap_int(t, v);
+    e->i = loop_wrap_int(t, v);
     return e;
 }
 
@@ -186,8 +186,7 @@ static int is_cmp(BinOp op)
     return op == BO_LT || op == BO_LE || op == BO_GE || op == BO_EQ || op == BO_GT || op == BO_NE;
 }
 
-/* Integer op on constants of type t (values already wrapped to t). */
-static int fold_int(LType t, BinOp op, int64_t a, int64_t b, int64_t *out)
+int loop_int_op(LType t, BinOp op, int64_t a, int64_t b, int64_t *out)
 {
     int uns = t == LT_U64;
     uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
@@ -242,11 +241,11 @@ static int fold_int(LType t, BinOp op, int64_t a, int64_t b, int64_t *out)
         break;
     default: return 0;
     }
-    *out = wrap_int(t, *out);
+    *out = loop_wrap_int(t, *out);
     return 1;
 }
 
-static int fold_float(LType t, BinOp op, double a, double b, double *out)
+int loop_float_op(LType t, BinOp op, double a, double b, double *out)
 {
     switch (op) {
     case BO_ADD: *out = a + b; break;
@@ -329,7 +328,7 @@ Expr *lx_bin(LoopBuilder *lb, BinOp op, Expr *a, Expr *b)
     LType rt = is_cmp(op) ? (t == LT_IDX ? LT_IDX : LT_BOOL) : t;
     if (a->kind == EX_INT && b->kind == EX_INT && !lt_is_float(t)) {
         int64_t r;
-        if (fold_int(t, op, a->i, b->i, &r))
+        if (loop_int_op(t, op, a->i, b->i, &r))
             return lx_const_i(lb, rt, r);
     }
     if (a->kind == EX_FLOAT && b->kind == EX_FLOAT) {
@@ -339,7 +338,7 @@ Expr *lx_bin(LoopBuilder *lb, BinOp op, Expr *a, Expr *b)
                   : op == BO_GT ? a->f > b->f : op == BO_EQ ? a->f == b->f : a->f != b->f;
             return lx_const_i(lb, LT_BOOL, c);
         }
-        if (fold_float(t, op, a->f, b->f, &r))
+        if (loop_float_op(t, op, a->f, b->f, &r))
             return lx_const_f(lb, t, r);
     }
     if (t == LT_IDX) {

@@ -212,6 +212,15 @@ Stmt *ls_call(LoopBuilder *lb, const char *fn, int n_bufs, LBuf *const *bufs, co
 /* Copy of s with var replaced by r in every expression. */
 Stmt *ls_subst(LoopBuilder *lb, Stmt *s, const LVar *var, Expr *r);
 
+/* Arithmetic of the IR on constants, shared by the builders' folding and
+ * the interpreter. loop_int_op: integer, bool and index types (values
+ * wrapped to t; comparisons give 0/1); 0 when op does not apply (or an
+ * index division by zero). loop_float_op: + - * / min max on floats,
+ * rounded to t; 0 for other ops. loop_wrap_int: v as a value of type t. */
+int loop_int_op(LType t, BinOp op, int64_t a, int64_t b, int64_t *out);
+int loop_float_op(LType t, BinOp op, double a, double b, double *out);
+int64_t loop_wrap_int(LType t, int64_t v);
+
 /* Readable dump for tests and --dump-loops: "for oc_3 in 0..64 { ... }". */
 void loop_print(FILE *f, const Stmt *s, int indent);
 void loop_print_expr(FILE *f, const Expr *e);

@@ -1,53 +1,80 @@
-/* op_table.c - names of the operators in ir/op_table.h. */
+/* op_table.c - names, implemented versions and flags of the operators in
+ * ir/op_table.h, and the ONNX operator history (ir/onnx_op_history.inc). */
 #include "op_table.h"
 
 #include <string.h>
 
-static const char *const NAMES[OP_COUNT] = {
-    [OP_UNKNOWN] = "?",
-#define X(e, name, fam) [OP_##e] = name,
+static const struct {
+    const char *name;
+    int lo, hi, flags;
+} OPS[OP_COUNT] = {
+    [OP_UNKNOWN] = {"?", 0, 0, 0},
+#define X(e, name, fam, lo, hi, fl) [OP_##e] = {name, lo, hi, fl},
     CTVM_OPS(X)
 #undef X
+};
+
+#define H_MAX 16
+static const struct {
+    const char *name;
+    int since[H_MAX];
+} HISTORY[] = {
+#define H(name, ...) {name, {__VA_ARGS__, 0}},
+#include "onnx_op_history.inc"
+#undef H
 };
 
 OpKind op_kind_from_name(const char *onnx_name)
 {
     for (int k = 1; k < OP_COUNT; k++)
-        if (strcmp(NAMES[k], onnx_name) == 0)
+        if (strcmp(OPS[k].name, onnx_name) == 0)
             return (OpKind)k;
     return OP_UNKNOWN;
 }
 
 const char *op_kind_name(OpKind k)
 {
-    return k > 0 && k < OP_COUNT ? NAMES[k] : "?";
+    return k > 0 && k < OP_COUNT ? OPS[k].name : "?";
+}
+
+void op_kind_versions(OpKind k, int *lo, int *hi)
+{
+    *lo = k > 0 && k < OP_COUNT ? OPS[k].lo : 0;
+    *hi = k > 0 && k < OP_COUNT ? OPS[k].hi : 0;
+}
+
+int onnx_max_opset(void)
+{
+    return ONNX_HISTORY_MAX_OPSET;
+}
+
+int onnx_op_version(const char *name, int64_t opset, int *first)
+{
+    for (size_t i = 0; i < sizeof HISTORY / sizeof HISTORY[0]; i++) {
+        if (strcmp(HISTORY[i].name, name) != 0)
+            continue;
+        int v = 0;
+        *first = HISTORY[i].since[0];
+        for (int j = 0; j < H_MAX && HISTORY[i].since[j]; j++)
+            if (HISTORY[i].since[j] <= opset)
+                v = HISTORY[i].since[j];
+        return v;
+    }
+    *first = 0;
+    return -1;
 }
 
 int op_is_elementwise(OpKind k)
 {
-    switch (k) {
-    case OP_RELU: case OP_CLIP: case OP_SIGMOID: case OP_TANH: case OP_EXP: case OP_SQRT:
-    case OP_NEG: case OP_ABS: case OP_LEAKYRELU: case OP_HARDSIGMOID: case OP_HARDSWISH:
-    case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV:
-        return 1;
-    default:
-        return 0;
-    }
+    return k > 0 && k < OP_COUNT && (OPS[k].flags & OPF_E);
 }
 
 int op_takes_epilogue(OpKind k)
 {
-    switch (k) {
-    case OP_CONV: case OP_CONV_NCHWC: case OP_GEMM: case OP_MATMUL: case OP_MAXPOOL: case OP_AVGPOOL:
-    case OP_GLOBALAVGPOOL: case OP_GLOBALMAXPOOL: case OP_REDUCEMEAN: case OP_REDUCESUM:
-    case OP_REDUCEMAX: case OP_BATCHNORM: case OP_TRANSPOSE: case OP_SLICE:
-        return 1;
-    default:
-        return op_is_elementwise(k);
-    }
+    return k > 0 && k < OP_COUNT && (OPS[k].flags & OPF_P);
 }
 
 int op_is_reshape(OpKind k)
 {
-    return k == OP_RESHAPE || k == OP_FLATTEN || k == OP_SQUEEZE || k == OP_UNSQUEEZE;
+    return k > 0 && k < OP_COUNT && (OPS[k].flags & OPF_V);
 }

@@ -39,7 +39,7 @@
 #include "ir/diag.h"
 #include "ir/graph.h"
 
-#define X(e, name, fam)                                 \
+#define X(e, name, fam, lo, hi, fl)                                 \
     int op_##fam##_infer(Graph *g, int node, Diag *d);  \
     int op_##fam##_eval(Graph *g, int node, Diag *d);
 CTVM_OPS(X)

@@ -6,13 +6,13 @@
 typedef int (*OpFn)(Graph *g, int node, Diag *d);
 
 static const OpFn INFER[OP_COUNT] = {
-#define X(e, name, fam) [OP_##e] = op_##fam##_infer,
+#define X(e, name, fam, lo, hi, fl) [OP_##e] = op_##fam##_infer,
     CTVM_OPS(X)
 #undef X
 };
 
 static const OpFn EVAL[OP_COUNT] = {
-#define X(e, name, fam) [OP_##e] = op_##fam##_eval,
+#define X(e, name, fam, lo, hi, fl) [OP_##e] = op_##fam##_eval,
     CTVM_OPS(X)
 #undef X
 };

@@ -13,15 +13,15 @@
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
-static int axes_from_input(const Graph *g, OpKind k)
+static int axes_from_input(const Node *n)
 {
-    return k == OP_REDUCESUM ? g->opset >= 13 : g->opset >= 18;
+    return n->op == OP_REDUCESUM ? n->version >= 13 : n->version >= 18;
 }
 
 int op_reduce_infer(Graph *g, int node, Diag *d)
 {
     Node *n = &g->nodes[node];
-    int from_input = axes_from_input(g, n->op);
+    int from_input = axes_from_input(n);
     if (opu_check_arity(g, node, d, 1, from_input ? 2 : 1, 1, 1))
         return -1;
     Value *x = opu_in(g, node, 0);

@@ -39,7 +39,7 @@ static int infer_reshape(Graph *g, int node, Diag *d, Value *x)
     Node *n = &g->nodes[node];
     int64_t sh[CTVM_MAX_RANK];
     int ns = 0;
-    if (g->opset >= 5) {
+    if (g->nodes[node].version >= 5) {
         if (opu_check_arity(g, node, d, 2, 2, 1, 1) ||
             opu_const_ints(g, node, d, 1, sh, CTVM_MAX_RANK, &ns))
             return -1;
@@ -105,7 +105,7 @@ static int infer_flatten(Graph *g, int node, Diag *d, Value *x)
 static int read_axes(Graph *g, int node, Diag *d, int64_t *ax, int *na)
 {
     *na = -1;
-    if (g->opset >= 13) {
+    if (g->nodes[node].version >= 13) {
         if (!opu_in(g, node, 1))
             return 0;
         return opu_const_ints(g, node, d, 1, ax, CTVM_MAX_RANK, na);
@@ -123,7 +123,7 @@ static int read_axes(Graph *g, int node, Diag *d, int64_t *ax, int *na)
 
 static int infer_squeeze(Graph *g, int node, Diag *d, Value *x, int unsqueeze)
 {
-    if (opu_check_arity(g, node, d, 1, g->opset >= 13 ? 2 : 1, 1, 1))
+    if (opu_check_arity(g, node, d, 1, g->nodes[node].version >= 13 ? 2 : 1, 1, 1))
         return -1;
     int64_t ax[CTVM_MAX_RANK];
     int na, rank = x->shape.rank;

@@ -17,7 +17,7 @@
 static int read_list(Graph *g, int node, Diag *d, int input, const char *attr, int64_t *out,
                      int *n)
 {
-    if (g->opset >= 10) {
+    if (g->nodes[node].version >= 10) {
         if (!opu_in(g, node, input)) {
             *n = -1;
             return 0;
@@ -42,7 +42,7 @@ static int64_t clamp(int64_t v, int64_t lo, int64_t hi)
 
 int op_slice_infer(Graph *g, int node, Diag *d)
 {
-    if (opu_check_arity(g, node, d, g->opset >= 10 ? 3 : 1, g->opset >= 10 ? 5 : 1, 1, 1))
+    if (opu_check_arity(g, node, d, g->nodes[node].version >= 10 ? 3 : 1, g->nodes[node].version >= 10 ? 5 : 1, 1, 1))
         return -1;
     Value *x = opu_in(g, node, 0);
     int rank = x->shape.rank, ns, ne, na, nst;

@@ -18,7 +18,7 @@ int op_softmax_infer(Graph *g, int node, Diag *d)
     Value *x = opu_in(g, node, 0);
     if (x->dtype != DT_FLOAT32)
         return diag_error(d, g, node, "only float32 is supported");
-    int coerce = g->opset < 13, axis;
+    int coerce = g->nodes[node].version < 13, axis;
     if (x->shape.rank < 1)
         return diag_error(d, g, node, "input must have rank >= 1");
     if (opu_norm_axis(g, node, d, attr_int(n, "axis", coerce ? 1 : -1), x->shape.rank, "axis",

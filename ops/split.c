@@ -14,7 +14,7 @@ enum { MAX_PARTS = 1024 };
 int op_split_infer(Graph *g, int node, Diag *d)
 {
     Node *n = &g->nodes[node];
-    if (opu_check_arity(g, node, d, 1, g->opset >= 13 ? 2 : 1, 1, MAX_PARTS))
+    if (opu_check_arity(g, node, d, 1, g->nodes[node].version >= 13 ? 2 : 1, 1, MAX_PARTS))
         return -1;
     Value *x = opu_in(g, node, 0);
     int axis, ns = 0, parts = n->n_out;
@@ -22,7 +22,7 @@ int op_split_infer(Graph *g, int node, Diag *d)
         return -1;
     int64_t dim = x->shape.dims[axis];
     int64_t sizes[MAX_PARTS];
-    if (g->opset >= 13) {
+    if (g->nodes[node].version >= 13) {
         if (opu_in(g, node, 1) && opu_const_ints(g, node, d, 1, sizes, MAX_PARTS, &ns))
             return -1;
     } else {
@@ -34,7 +34,7 @@ int op_split_infer(Graph *g, int node, Diag *d)
     }
     if (ns == 0) {
         int64_t chunk = (dim + parts - 1) / parts;
-        if (dim % parts && g->opset < 18)
+        if (dim % parts && g->nodes[node].version < 18)
             return diag_error(d, g, node, "axis of size %lld does not split into %d equal parts",
                               (long long)dim, parts);
         for (int i = 0; i < parts; i++) {

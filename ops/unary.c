@@ -37,7 +37,7 @@ static int clip_bound(Graph *g, int node, Diag *d, int i, float def, float *out)
 int op_unary_infer(Graph *g, int node, Diag *d)
 {
     Node *n = &g->nodes[node];
-    int max_in = n->op == OP_CLIP && g->opset >= 11 ? 3 : 1;
+    int max_in = n->op == OP_CLIP && g->nodes[node].version >= 11 ? 3 : 1;
     if (opu_check_arity(g, node, d, 1, max_in, 1, 1))
         return -1;
     Value *x = opu_in(g, node, 0);
@@ -46,7 +46,7 @@ int op_unary_infer(Graph *g, int node, Diag *d)
     switch (n->op) {
     case OP_CLIP: {
         float lo, hi;
-        if (g->opset >= 11) {
+        if (g->nodes[node].version >= 11) {
             if (clip_bound(g, node, d, 1, -FLT_MAX, &lo) || clip_bound(g, node, d, 2, FLT_MAX, &hi))
                 return -1;
         } else {

@@ -4,6 +4,7 @@
 
 
 #include "ir/loop_lower.h"
+#include "schedule_conv.h"
 #include "schedule_tile.h"
 
 /* Apply epilogue node `epi`, whose input `from` is the running value `cur`
@@ -126,7 +127,7 @@ Stmt *schedule_group(ComputeCtx *cx, int anchor)
         return def.custom;
     Stmt *items[CTVM_MAX_STAGES];
     for (int i = 0; i < def.n_stages; i++)
-        items[i] = def.stages[i].sched ? def.stages[i].sched(cx, &def.stages[i])
-                                       : schedule_stage_default(cx, &def.stages[i]);
+        items[i] = def.stages[i].sched == SCHED_CONV ? schedule_conv(cx, &def.stages[i])
+                                                     : schedule_stage_default(cx, &def.stages[i]);
     return def.n_stages == 1 ? items[0] : ls_seq(cx->lb, def.n_stages, items);
 }

@@ -10,7 +10,7 @@
 #ifndef CTVM_SCHEDULE_SCHEDULE_H
 #define CTVM_SCHEDULE_SCHEDULE_H
 
-#include "compute.h"
+#include "ops/compute.h"
 
 /* Loop nest of the group anchored at `anchor`; NULL after an error. */
 Stmt *schedule_group(ComputeCtx *cx, int anchor);

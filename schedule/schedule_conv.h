@@ -10,7 +10,7 @@
 #ifndef CTVM_SCHEDULE_SCHEDULE_CONV_H
 #define CTVM_SCHEDULE_SCHEDULE_CONV_H
 
-#include "compute.h"
+#include "ops/compute.h"
 
 Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st);
 

@@ -6,7 +6,7 @@
 #ifndef CTVM_SCHEDULE_SCHEDULE_TILE_H
 #define CTVM_SCHEDULE_SCHEDULE_TILE_H
 
-#include "compute.h"
+#include "ops/compute.h"
 
 /* A register tile of stage `st`: axis i takes the value at[i], except
  *   axis tax = at[tax] + j   for j in 0..T   (unrolled; tax < 0: none)

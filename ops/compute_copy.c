@@ -2,7 +2,7 @@
  * slab of the output), Split (one stage per output reading its slab),
  * Slice (strided read), Transpose (permuted read), and Reshape-family nodes
  * that could not become views (a plain copy of the flat elements). */
-#include "compute.h"
+#include "ops/compute.h"
 
 /* Index vector of a stage's axes with `add` added on dimension `axis`. */
 static void axes_shifted(ComputeCtx *cx, const ComputeStage *s, int axis, int64_t add, Expr **idx)

@@ -1,6 +1,6 @@
 /* compute_gemm.c - Gemm (alpha, beta, transA/transB, broadcast C) and MatMul
  * (numpy broadcasting of batch dims, 1-D operands) as a sum over k. */
-#include "compute.h"
+#include "ops/compute.h"
 
 static int compute_gemm_op(ComputeCtx *cx, int node, ComputeDef *def)
 {

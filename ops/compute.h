@@ -24,6 +24,10 @@ typedef enum Reducer { RED_NONE, RED_SUM, RED_MAX, RED_MIN, RED_PROD } Reducer;
 
 typedef struct ComputeCtx ComputeCtx;
 
+/* Which schedule lowers a stage (schedule/): the default one, or a
+ * template of an op family with its own knobs. */
+typedef enum SchedKind { SCHED_DEFAULT = 0, SCHED_CONV } SchedKind;
+
 typedef struct ComputeStage {
     const char *name;
     LBuf *out;
@@ -42,7 +46,7 @@ typedef struct ComputeStage {
     /* A schedule of its own (schedule/schedule_<kind>.c) instead of the
      * default; it reads body/finalize (epilogues already composed) and the
      * knobs below. */
-    Stmt *(*sched)(ComputeCtx *cx, const struct ComputeStage *st);
+    SchedKind sched;
     int knob[4];       /* per-schedule knobs (tile sizes), 0 = schedule's default */
 } ComputeStage;
 
@@ -61,7 +65,7 @@ struct ComputeCtx {
     void *user;
 };
 
-#define X(e, name, fam) int compute_##fam(ComputeCtx *cx, int node, ComputeDef *def);
+#define X(e, name, fam, lo, hi, fl) int compute_##fam(ComputeCtx *cx, int node, ComputeDef *def);
 CTVM_OPS(X)
 #undef X
 

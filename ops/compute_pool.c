@@ -6,7 +6,7 @@
  * [N,Cb,H,W,B] with the channel lanes innermost. */
 #include <math.h>
 
-#include "compute.h"
+#include "ops/compute.h"
 
 static int compute_global(ComputeCtx *cx, int node, ComputeDef *def, int is_max)
 {

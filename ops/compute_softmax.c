@@ -4,7 +4,7 @@
  * nest with two local accumulators per row. */
 #include <math.h>
 
-#include "compute.h"
+#include "ops/compute.h"
 
 int compute_softmax(ComputeCtx *cx, int node, ComputeDef *def)
 {

@@ -1,6 +1,6 @@
 /* compute_reduce.c - ReduceMean / ReduceSum / ReduceMax over the normalised
  * "axes" (keepdims 0 or 1) as one reduction stage. */
-#include "compute.h"
+#include "ops/compute.h"
 
 int compute_reduce(ComputeCtx *cx, int node, ComputeDef *def)
 {

@@ -2,7 +2,7 @@
  * but still get a correct definition when they do not: BatchNormalization
  * (per-channel affine), and the shape-subgraph family at run time (Gather
  * with constant indices, Expand, Cast float32 -> float32). */
-#include "compute.h"
+#include "ops/compute.h"
 
 int compute_batchnorm(ComputeCtx *cx, int node, ComputeDef *def)
 {

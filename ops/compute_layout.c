@@ -2,7 +2,7 @@
  * channel blocks, zero lanes past the channels), ctvm.Unpack (back) and
  * ctvm.PadHW (zero border on dims 2 and 3). One copy stage each; on blocked
  * tensors the lanes are the innermost axis, so PadHW vectorizes. */
-#include "compute.h"
+#include "ops/compute.h"
 
 int compute_layout(ComputeCtx *cx, int node, ComputeDef *def)
 {

@@ -2,10 +2,9 @@
  * stage over the blocked output [n, ocb, oh, ow, ol]: a sum over (input
  * block in group, kh, kw, input lane), or over (kh, kw) when depthwise, plus
  * bias. Pads, when present (depthwise), read zeros through a select whose
- * condition does not depend on the lanes. It is scheduled by schedule_conv
- * (schedule/schedule_conv.c). */
-#include "compute.h"
-#include "schedule_conv.h"
+ * condition does not depend on the lanes. It is scheduled by the blocked-conv
+ * schedule (SCHED_CONV, schedule/schedule_conv.c). */
+#include "ops/compute.h"
 
 int compute_convnchwc(ComputeCtx *cx, int node, ComputeDef *def)
 {
@@ -28,7 +27,7 @@ int compute_convnchwc(ComputeCtx *cx, int node, ComputeDef *def)
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     s->out_is_node_output = 1;
     s->red = RED_SUM;
-    s->sched = schedule_conv;
+    s->sched = SCHED_CONV;
     Expr *nn = lx_var(lb, s->axis[0]), *ocb = lx_var(lb, s->axis[1]), *ol = lx_var(lb, s->axis[4]);
     /* reduction order: input blocks outermost; with one-channel blocks
      * (IB = 1) the channels go innermost instead, so consecutive iterations

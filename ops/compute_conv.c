@@ -2,7 +2,7 @@
  * optional bias) as a sum over (input channel in group, kh, kw). Padding is a
  * select that reads zero outside the input; bounds that can never be crossed
  * are dropped at definition time. */
-#include "compute.h"
+#include "ops/compute.h"
 
 int compute_conv(ComputeCtx *cx, int node, ComputeDef *def)
 {

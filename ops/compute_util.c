@@ -4,7 +4,7 @@
 #include <float.h>
 #include <string.h>
 
-#include "compute.h"
+#include "ops/compute.h"
 #include "ir/target.h"
 
 static const char *const AXIS_HINTS[CTVM_MAX_RANK] = {"i0", "i1", "i2", "i3", "i4", "i5", "i6", "i7"};
@@ -131,7 +131,7 @@ int compute_node(ComputeCtx *cx, int node, ComputeDef *def)
 {
     memset(def, 0, sizeof *def);
     switch (cx->g->nodes[node].op) {
-#define X(e, name, fam) \
+#define X(e, name, fam, lo, hi, fl) \
     case OP_##e: return compute_##fam(cx, node, def);
         CTVM_OPS(X)
 #undef X
