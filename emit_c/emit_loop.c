@@ -437,8 +437,10 @@ static void pbin_int(Em *m, const Expr *e)
     case BO_DIV:
     case BO_MOD:
     case BO_MIN:
-    case BO_MAX: {
-        static const char *const FN[] = {[BO_DIV] = "div", [BO_MOD] = "mod", [BO_MIN] = "min", [BO_MAX] = "max"};
+    case BO_MAX:
+    case BO_POW: {
+        static const char *const FN[] = {[BO_DIV] = "div", [BO_MOD] = "mod", [BO_MIN] = "min", [BO_MAX] = "max",
+                                         [BO_POW] = "pow"};
         const char *wide = uns ? "uint64_t" : "int64_t";
         fprintf(f, "((%s)ctvm_%s_%s((%s)", ct, FN[e->op], uns ? "u64" : "i64", wide);
         pexpr(m, e->a);
@@ -450,7 +452,7 @@ static void pbin_int(Em *m, const Expr *e)
     case BO_SHL:
     case BO_SHR:
         /* a shift by the width or more gives 0 (or -1 for a negative value shifted right) */
-        fputs("((", f);
+        fputs("((uint64_t)(", f);
         pexpr(m, e->b);
         fprintf(f, ") >= %d ? ", lt_bits(t));
         if (e->op == BO_SHR && !uns) {

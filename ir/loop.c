@@ -231,6 +231,22 @@ int loop_int_op(LType t, BinOp op, int64_t a, int64_t b, int64_t *out)
     case BO_OR: *out = lt_is_cond(t) ? (a || b) : (a | b); break;
     case BO_XOR: *out = lt_is_cond(t) ? (!a != !b) : (a ^ b); break;
     case BO_SHL: *out = ub >= (uint64_t)bits ? 0 : (int64_t)(ua << ub); break;
+    case BO_POW: {
+        if (t == LT_IDX || t == LT_BOOL)
+            return 0;
+        uint64_t r = 1, p = ua;
+        if (!uns && b < 0) {
+            *out = a == 1 ? 1 : a == -1 ? ((b & 1) ? -1 : 1) : 0;
+            break;
+        }
+        for (uint64_t e = ub; e; e >>= 1) {
+            if (e & 1)
+                r *= p;
+            p *= p;
+        }
+        *out = (int64_t)r;
+        break;
+    }
     case BO_SHR:
         if (ub >= (uint64_t)bits)
             *out = lt_is_signed_int(t) && a < 0 ? -1 : 0;

@@ -68,7 +68,8 @@ typedef enum BinOp {
     BO_OR,     /* conditions and bool: logical; integers: bitwise */
     BO_XOR,    /* bool: logical; integers: bitwise */
     BO_SHL, BO_SHR, /* integers; a shift by >= the width gives 0 (logical for unsigned) */
-    BO_POW,    /* floats: pow */
+    BO_POW,    /* floats: pow; integers: exact power (wrapping), a negative exponent gives 0
+                  unless the base is 1 or -1 */
     BO_GT, BO_NE,   /* comparisons, as above */
     BO_COUNT
 } BinOp;

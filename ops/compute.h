@@ -8,11 +8,16 @@
  * (schedule.h) turns stages into loop nests. Fused epilogues (bias, Relu,
  * Clip, residual Add, ...) are composed into the last stage's finalize.
  *
- * One file per operator family, schedule/compute_<family>.c, defines
+ * Every operator family defines
  *   int compute_<family>(ComputeCtx *cx, int node, ComputeDef *def);
- * reading the node's attributes as normalised by ops/<family>.c infer. */
-#ifndef CTVM_SCHEDULE_COMPUTE_H
-#define CTVM_SCHEDULE_COMPUTE_H
+ * reading the node's attributes as normalised by its infer function. The
+ * definition serves twice: schedule/ turns it into the generated kernel,
+ * and constant folding runs it in the loop IR interpreter
+ * (ops_eval_compute in compute_eval.c), so the semantics are written once.
+ * Definitions never depend on the target (vector width, threads): that is
+ * the schedule's business. */
+#ifndef CTVM_OPS_COMPUTE_H
+#define CTVM_OPS_COMPUTE_H
 
 #include "ir/diag.h"
 #include "ir/graph.h"
@@ -72,6 +77,11 @@ CTVM_OPS(X)
 /* Dispatch by op kind through the X-macro table. */
 int compute_node(ComputeCtx *cx, int node, ComputeDef *def);
 
+/* A stage as a plain loop nest: spatial loops in order, a local
+ * accumulator around the reduction loops (compute_eval.c; the schedules of
+ * schedule/ make the fast ones). */
+Stmt *compute_lower_naive(LoopBuilder *lb, const ComputeStage *st);
+
 /* --- helpers shared by the compute files (compute_util.c) --- */
 
 /* A new stage writing `out` over the dims of `shape`, row-major; axes named
@@ -83,10 +93,15 @@ LVar *compute_add_raxis(ComputeCtx *cx, ComputeStage *st, const char *hint, int6
 /* Row-major flat index of `idx` (rank entries) into `shape`. */
 Expr *compute_flat_index(ComputeCtx *cx, const Shape *shape, Expr *const *idx);
 /* Load of value `vid` broadcast (numpy rules) against the output `shape`
- * indexed by `axes`. */
+ * indexed by `axes`; a constant of one element becomes an immediate. */
 Expr *compute_load_broadcast(ComputeCtx *cx, int vid, const Shape *shape, LVar *const *axes);
-/* The elementwise function of a unary/binary node applied to operand
- * expressions (one per node input; NULL for an omitted input). */
+/* The same with the value's dims aligned to the output's starting at `first`
+ * (numpy aligns them to the right: first = rank(shape) - rank(value)). */
+Expr *compute_load_aligned(ComputeCtx *cx, int vid, const Shape *shape, LVar *const *axes, int first);
+/* A one-element constant as an immediate of its compute type, else NULL. */
+Expr *compute_const_scalar(ComputeCtx *cx, int vid);
+/* The elementwise function of an elementwise node applied to operand
+ * expressions (one per node input; NULL for an omitted input); ops/eltwise.c. */
 Expr *compute_eltwise_expr(ComputeCtx *cx, int node, Expr *const *operands);
 /* cond && c in [0, size), where c is an input coordinate reaching down to
  * -pad and up to max_c: only the sides that can be crossed are tested. */

@@ -48,84 +48,40 @@ Expr *compute_flat_index(ComputeCtx *cx, const Shape *shape, Expr *const *idx)
     return flat;
 }
 
-Expr *compute_load_broadcast(ComputeCtx *cx, int vid, const Shape *shape, LVar *const *axes)
+Expr *compute_const_scalar(ComputeCtx *cx, int vid)
 {
     const Value *v = &cx->g->values[vid];
-    int off = shape->rank - v->shape.rank;
+    int64_t n = 0;
+    if (!v->data || !shape_numel(&v->shape, &n) || n != 1)
+        return NULL;
+    LType t = lt_of_dtype(v->dtype);
+    if (lt_is_float(t))
+        return lx_const_f(cx->lb, t, tensor_get_f64(v->dtype, v->data, 0));
+    return lx_const_i(cx->lb, t, tensor_get_i64(v->dtype, v->data, 0));
+}
+
+Expr *compute_load_aligned(ComputeCtx *cx, int vid, const Shape *shape, LVar *const *axes, int first)
+{
+    const Value *v = &cx->g->values[vid];
+    Expr *k = compute_const_scalar(cx, vid);
+    if (k)
+        return k;
     Expr *idx[CTVM_MAX_RANK];
     for (int i = 0; i < v->shape.rank; i++)
-        idx[i] = v->shape.dims[i] == 1 ? lx_int(cx->lb, 0) : lx_var(cx->lb, axes[i + off]);
+        idx[i] = v->shape.dims[i] == 1 && shape->dims[i + first] != 1 ? lx_int(cx->lb, 0)
+                                                                       : lx_var(cx->lb, axes[i + first]);
     return lx_load(cx->lb, cx->buf_of(cx, vid), compute_flat_index(cx, &v->shape, idx));
 }
 
-Expr *compute_eltwise_expr(ComputeCtx *cx, int node, Expr *const *x)
+Expr *compute_load_broadcast(ComputeCtx *cx, int vid, const Shape *shape, LVar *const *axes)
 {
-    LoopBuilder *lb = cx->lb;
-    const Node *n = &cx->g->nodes[node];
-    Expr *zero = lx_float(lb, 0.0), *one = lx_float(lb, 1.0);
-    switch (n->op) {
-    case OP_RELU: return lx_bin(lb, BO_MAX, x[0], zero);
-    case OP_CLIP: {
-        float lo = attr_float(n, "min", -FLT_MAX), hi = attr_float(n, "max", FLT_MAX);
-        Expr *e = x[0];
-        if (lo > -FLT_MAX)
-            e = lx_bin(lb, BO_MAX, e, lx_float(lb, lo));
-        if (hi < FLT_MAX)
-            e = lx_bin(lb, BO_MIN, e, lx_float(lb, hi));
-        return e;
-    }
-    case OP_SIGMOID: return lx_call(lb, CO_SIGMOID, x[0]);
-    case OP_TANH: return lx_call(lb, CO_TANH, x[0]);
-    case OP_EXP: return lx_call(lb, CO_EXP, x[0]);
-    case OP_SQRT: return lx_call(lb, CO_SQRT, x[0]);
-    case OP_NEG: return lx_call(lb, CO_NEG, x[0]);
-    case OP_ABS: return lx_call(lb, CO_ABS, x[0]);
-    case OP_LEAKYRELU:
-        return lx_select(lb, lx_bin(lb, BO_LT, x[0], zero),
-                         lx_mul(lb, x[0], lx_float(lb, attr_float(n, "alpha", 0.01f))), x[0]);
-    case OP_HARDSIGMOID: {
-        Expr *e = lx_add(lb, lx_mul(lb, x[0], lx_float(lb, attr_float(n, "alpha", 0.2f))),
-                         lx_float(lb, attr_float(n, "beta", 0.5f)));
-        return lx_bin(lb, BO_MAX, lx_bin(lb, BO_MIN, e, one), zero);
-    }
-    case OP_HARDSWISH: {
-        Expr *e = lx_add(lb, lx_mul(lb, x[0], lx_float(lb, 1.0 / 6.0)), lx_float(lb, 0.5));
-        return lx_mul(lb, x[0], lx_bin(lb, BO_MAX, lx_bin(lb, BO_MIN, e, one), zero));
-    }
-    case OP_ADD: return lx_bin(lb, BO_ADD, x[0], x[1]);
-    case OP_SUB: return lx_bin(lb, BO_SUB, x[0], x[1]);
-    case OP_MUL: return lx_bin(lb, BO_MUL, x[0], x[1]);
-    case OP_DIV: return lx_bin(lb, BO_DIV, x[0], x[1]);
-    default: return NULL;
-    }
+    return compute_load_aligned(cx, vid, shape, axes, shape->rank - cx->g->values[vid].shape.rank);
 }
 
 int compute_fail(ComputeCtx *cx, int node, const char *reason)
 {
     return diag_error(cx->d, cx->g, node, "%s", reason);
 }
-
-/* Elementwise operators standalone: one stage over the output, operands
- * loaded with broadcasting. */
-static int compute_eltwise(ComputeCtx *cx, int node, ComputeDef *def)
-{
-    const Node *n = &cx->g->nodes[node];
-    const Value *out = &cx->g->values[n->out[0]];
-    ComputeStage *st = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &out->shape);
-    Expr *ops[4] = {0};
-    int n_ops = n->op == OP_CLIP ? 1 : n->n_in;
-    for (int i = 0; i < n_ops && i < 4; i++)
-        if (n->in[i] >= 0)
-            ops[i] = compute_load_broadcast(cx, n->in[i], &out->shape, st->axis);
-    st->body = compute_eltwise_expr(cx, node, ops);
-    if (!st->body)
-        return compute_fail(cx, node, "not an elementwise operator");
-    st->out_is_node_output = 1;
-    return 0;
-}
-
-int compute_unary(ComputeCtx *cx, int node, ComputeDef *def) { return compute_eltwise(cx, node, def); }
-int compute_binary(ComputeCtx *cx, int node, ComputeDef *def) { return compute_eltwise(cx, node, def); }
 
 int compute_node(ComputeCtx *cx, int node, ComputeDef *def)
 {

@@ -45,6 +45,11 @@
 CTVM_OPS(X)
 #undef X
 
+/* Evaluation by running the node's compute definition in the loop IR
+ * interpreter (compute_eval.c): the op_<family>_eval of every family that
+ * has no faster hand-written one. 1 folded, -1 error. */
+int ops_eval_compute(Graph *g, int node, Diag *d);
+
 /* Dispatch on g->nodes[node].op; an unknown op is an error naming it. */
 int ops_infer(Graph *g, int node, Diag *d);
 int ops_eval(Graph *g, int node, Diag *d);

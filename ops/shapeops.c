@@ -1,5 +1,5 @@
 /* shapeops.c - the small operators of shape computations and constants:
- * Constant, Shape, Gather, Cast, ConstantOfShape, Range, Equal, Where, Expand.
+ * Constant, Shape, Gather, Cast, ConstantOfShape, Range, Expand.
  *
  * They exist mostly to be folded away (torch exports Shape -> Gather ->
  * Unsqueeze -> Concat -> Reshape chains), so every one handles any dtype
@@ -320,85 +320,7 @@ static int eval_range(Graph *g, int node, Diag *d)
     return 1;
 }
 
-/* ---- Equal, Where, Expand: broadcasting ---- */
-
-static int infer_equal(Graph *g, int node, Diag *d)
-{
-    if (opu_check_arity(g, node, d, 2, 2, 1, 1))
-        return -1;
-    Value *a = opu_in(g, node, 0), *b = opu_in(g, node, 1);
-    Shape out;
-    if (a->dtype != b->dtype)
-        return diag_error(d, g, node, "input dtypes %s and %s differ", dtype_name(a->dtype),
-                          dtype_name(b->dtype));
-    if (!shape_broadcast(&a->shape, &b->shape, &out))
-        return diag_error(d, g, node, "shapes %s and %s do not broadcast",
-                          opu_shape_str(&a->shape), opu_shape_str(&b->shape));
-    opu_set_out(g, node, 0, DT_BOOL, out);
-    return 0;
-}
-
-static int eval_equal(Graph *g, int node, Diag *d)
-{
-    Value *a = opu_in(g, node, 0), *b = opu_in(g, node, 1), *yv = opu_out(g, node, 0);
-    int64_t cnt, sa[CTVM_MAX_RANK], sb[CTVM_MAX_RANK];
-    if (opu_numel(g, node, d, &yv->shape, &cnt))
-        return -1;
-    opu_bcast_strides(&a->shape, &yv->shape, sa);
-    opu_bcast_strides(&b->shape, &yv->shape, sb);
-    unsigned char *y = opu_alloc_out(g, node, 0, d);
-    if (!y)
-        return -1;
-    int fl = opu_is_float(a->dtype) || a->dtype == DT_FLOAT16;
-    for (int64_t i = 0; i < cnt; i++) {
-        int64_t ia = opu_bcast_offset(&yv->shape, sa, i), ib = opu_bcast_offset(&yv->shape, sb, i);
-        y[i] = fl ? tensor_get_f64(a->dtype, a->data, ia) == tensor_get_f64(b->dtype, b->data, ib)
-                  : tensor_get_i64(a->dtype, a->data, ia) == tensor_get_i64(b->dtype, b->data, ib);
-    }
-    return 1;
-}
-
-static int infer_where(Graph *g, int node, Diag *d)
-{
-    if (opu_check_arity(g, node, d, 3, 3, 1, 1))
-        return -1;
-    Value *c = opu_in(g, node, 0), *x = opu_in(g, node, 1), *y = opu_in(g, node, 2);
-    Shape t, out;
-    if (c->dtype != DT_BOOL)
-        return diag_error(d, g, node, "condition must be bool, not %s", dtype_name(c->dtype));
-    if (x->dtype != y->dtype)
-        return diag_error(d, g, node, "X and Y dtypes %s and %s differ", dtype_name(x->dtype),
-                          dtype_name(y->dtype));
-    if (!shape_broadcast(&c->shape, &x->shape, &t) || !shape_broadcast(&t, &y->shape, &out))
-        return diag_error(d, g, node, "shapes %s, %s and %s do not broadcast",
-                          opu_shape_str(&c->shape), opu_shape_str(&x->shape),
-                          opu_shape_str(&y->shape));
-    opu_set_out(g, node, 0, x->dtype, out);
-    return 0;
-}
-
-static int eval_where(Graph *g, int node, Diag *d)
-{
-    Value *c = opu_in(g, node, 0), *x = opu_in(g, node, 1), *yy = opu_in(g, node, 2);
-    Value *ov = opu_out(g, node, 0);
-    int64_t cnt, sc[CTVM_MAX_RANK], sx[CTVM_MAX_RANK], sy[CTVM_MAX_RANK];
-    if (opu_numel(g, node, d, &ov->shape, &cnt))
-        return -1;
-    opu_bcast_strides(&c->shape, &ov->shape, sc);
-    opu_bcast_strides(&x->shape, &ov->shape, sx);
-    opu_bcast_strides(&yy->shape, &ov->shape, sy);
-    char *o = opu_alloc_out(g, node, 0, d);
-    if (!o)
-        return -1;
-    size_t es = dtype_size(ov->dtype);
-    for (int64_t i = 0; i < cnt; i++) {
-        int take_x = ((const unsigned char *)c->data)[opu_bcast_offset(&ov->shape, sc, i)] != 0;
-        const Value *src = take_x ? x : yy;
-        int64_t at = opu_bcast_offset(&ov->shape, take_x ? sx : sy, i);
-        memcpy(o + (size_t)i * es, (const char *)src->data + (size_t)at * es, es);
-    }
-    return 1;
-}
+/* ---- Expand: broadcasting ---- */
 
 static int infer_expand(Graph *g, int node, Diag *d)
 {
@@ -446,8 +368,6 @@ int op_shapeops_infer(Graph *g, int node, Diag *d)
     case OP_CAST: return infer_cast(g, node, d);
     case OP_CONSTANTOFSHAPE: return infer_cos(g, node, d);
     case OP_RANGE: return infer_range(g, node, d);
-    case OP_EQUAL: return infer_equal(g, node, d);
-    case OP_WHERE: return infer_where(g, node, d);
     case OP_EXPAND: return infer_expand(g, node, d);
     default: return diag_error(d, g, node, "not a shape operator");
     }
@@ -462,8 +382,6 @@ int op_shapeops_eval(Graph *g, int node, Diag *d)
     case OP_CAST: return eval_cast(g, node, d);
     case OP_CONSTANTOFSHAPE: return eval_cos(g, node, d);
     case OP_RANGE: return eval_range(g, node, d);
-    case OP_EQUAL: return eval_equal(g, node, d);
-    case OP_WHERE: return eval_where(g, node, d);
     case OP_EXPAND: return eval_expand(g, node, d);
     default: return diag_error(d, g, node, "not a shape operator");
     }

@@ -56,6 +56,21 @@ static CTVM_INLINE int64_t ctvm_div_i64(int64_t a, int64_t b)
 static CTVM_INLINE uint64_t ctvm_div_u64(uint64_t a, uint64_t b) { return b ? a / b : 0; }
 static CTVM_INLINE int64_t ctvm_mod_i64(int64_t a, int64_t b) { return b == 0 || b == -1 ? 0 : a % b; }
 static CTVM_INLINE uint64_t ctvm_mod_u64(uint64_t a, uint64_t b) { return b ? a % b : 0; }
+/* exact integer power, wrapping; a negative exponent gives 0 unless |a| == 1 */
+static CTVM_INLINE uint64_t ctvm_pow_u64(uint64_t a, uint64_t e)
+{
+    uint64_t r = 1;
+    for (; e; e >>= 1, a *= a)
+        if (e & 1)
+            r *= a;
+    return r;
+}
+static CTVM_INLINE int64_t ctvm_pow_i64(int64_t a, int64_t e)
+{
+    if (e < 0)
+        return a == 1 ? 1 : a == -1 ? ((e & 1) ? -1 : 1) : 0;
+    return (int64_t)ctvm_pow_u64((uint64_t)a, (uint64_t)e);
+}
 #if defined(__clang__)
 #pragma clang diagnostic pop
 #endif

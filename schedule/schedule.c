@@ -13,15 +13,19 @@ static Expr *apply_epilogue(ComputeCtx *cx, const ComputeStage *st, int epi, int
 {
     const Node *n = &cx->g->nodes[epi];
     const Value *y = &cx->g->values[n->out[0]];
-    Expr *ops[4] = {0};
+    Expr *ops[64] = {0};
     int used = 0;
-    for (int i = 0; i < n->n_in && i < 4; i++) {
+    if (n->n_in > 64)
+        return NULL;
+    for (int i = 0; i < n->n_in; i++) {
         if (n->in[i] < 0)
             continue;
         if (n->in[i] == from && !used) {
             ops[i] = cur;
             used = 1;
-        } else if (n->op != OP_CLIP) {
+        } else if (i == 1 && node_attr(n, "legacy_axis")) { /* opset < 7 broadcast at an axis */
+            ops[i] = compute_load_aligned(cx, n->in[i], &y->shape, st->axis, (int)attr_int(n, "legacy_axis", 0));
+        } else {
             ops[i] = compute_load_broadcast(cx, n->in[i], &y->shape, st->axis);
         }
     }
