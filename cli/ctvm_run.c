@@ -33,6 +33,8 @@ typedef struct ModelIO { /* parsed from the generated file's stamp and API block
     int n_in, n_out;
     char in_name[MAX_IO][256], out_name[MAX_IO][256];
     long in_size[MAX_IO], out_size[MAX_IO];
+    long in_bytes[MAX_IO], out_bytes[MAX_IO];
+    DType in_dtype[MAX_IO], out_dtype[MAX_IO];
     Shape out_shape[MAX_IO];
 } ModelIO;
 
@@ -82,7 +84,13 @@ static int parse_api(const char *path, ModelIO *io)
             snprintf(io->in_name[i], 256, "%s", rest);
         else if (sscanf(m, "_OUTPUT%d_NAME \"%255[^\"]\"", &i, rest) == 2 && i < MAX_IO)
             snprintf(io->out_name[i], 256, "%s", rest);
-        else if (sscanf(m, "_INPUT%d_SIZE %ld", &i, &io->in_size[i < MAX_IO ? i : 0]) == 2) {
+        else if (sscanf(m, "_INPUT%d_DTYPE \"%255[^\"]\"", &i, rest) == 2 && i < MAX_IO)
+            io->in_dtype[i] = dtype_from_name(rest);
+        else if (sscanf(m, "_OUTPUT%d_DTYPE \"%255[^\"]\"", &i, rest) == 2 && i < MAX_IO)
+            io->out_dtype[i] = dtype_from_name(rest);
+        else if (sscanf(m, "_INPUT%d_BYTES %ld", &i, &io->in_bytes[i < MAX_IO ? i : 0]) == 2) {
+        } else if (sscanf(m, "_OUTPUT%d_BYTES %ld", &i, &io->out_bytes[i < MAX_IO ? i : 0]) == 2) {
+        } else if (sscanf(m, "_INPUT%d_SIZE %ld", &i, &io->in_size[i < MAX_IO ? i : 0]) == 2) {
         } else if (sscanf(m, "_OUTPUT%d_SIZE %ld", &i, &io->out_size[i < MAX_IO ? i : 0]) == 2) {
         } else if (sscanf(m, "_OUTPUT%d_SHAPE {%255[^}]}", &i, rest) == 2 && i < MAX_IO) {
             Shape s = shape_unknown();
@@ -287,14 +295,15 @@ int main(int argc, char **argv)
     for (int i = 0; i < io.n_in; i++) {
         const Tensor *t = pick(in_t, n_in_t, io.in_name[i], i);
         int64_t numel = 0;
-        if (!t || !shape_numel(&t->shape, &numel) || numel != io.in_size[i] || t->dtype != DT_FLOAT32) {
-            diag_error(&d, NULL, -1, "no float32 tensor of %ld elements for input '%s'", io.in_size[i],
-                       io.in_name[i]);
+        if (!t || !shape_numel(&t->shape, &numel) || numel != io.in_size[i] || t->dtype != io.in_dtype[i]) {
+            diag_error(&d, NULL, -1, "no %s tensor of %ld elements for input '%s'%s%s", dtype_name(io.in_dtype[i]),
+                       io.in_size[i], io.in_name[i], t && t->dtype != io.in_dtype[i] ? ": got " : "",
+                       t && t->dtype != io.in_dtype[i] ? dtype_name(t->dtype) : "");
             goto done;
         }
         char p[4200];
         snprintf(p, sizeof p, "%s/in%d.bin", dir, i);
-        if (write_raw(p, t->data, (size_t)numel * 4) != 0) {
+        if (write_raw(p, t->data, (size_t)io.in_bytes[i]) != 0) {
             diag_error(&d, NULL, -1, "cannot write %s", p);
             goto done;
         }
@@ -317,16 +326,16 @@ int main(int argc, char **argv)
     for (int i = 0; i < io.n_out; i++) {
         char p[4200];
         snprintf(p, sizeof p, "%s/out%d.bin", dir, i);
-        float *buf = arena_array(arena, (size_t)io.out_size[i] + 1, sizeof(float));
+        unsigned char *buf = arena_alloc(arena, (size_t)io.out_bytes[i] + 8);
         FILE *f = fopen(p, "rb");
-        size_t got = f ? fread(buf, sizeof(float), (size_t)io.out_size[i], f) : 0;
+        size_t got = f ? fread(buf, 1, (size_t)io.out_bytes[i], f) : 0;
         if (f)
             fclose(f);
-        if (got != (size_t)io.out_size[i]) {
+        if (got != (size_t)io.out_bytes[i]) {
             diag_error(&d, NULL, -1, "output %d missing or short", i);
             goto done;
         }
-        outs[i] = (Tensor){.name = io.out_name[i], .dtype = DT_FLOAT32, .shape = io.out_shape[i], .data = buf};
+        outs[i] = (Tensor){.name = io.out_name[i], .dtype = io.out_dtype[i], .shape = io.out_shape[i], .data = buf};
     }
     if (output && tensor_write_npz(output, outs, io.n_out, &d) != 0)
         goto done;
@@ -346,25 +355,45 @@ int main(int argc, char **argv)
                 rc = RUN_MISMATCH;
                 continue;
             }
+            if (r->dtype != outs[i].dtype) {
+                printf("output '%s': reference is %s, the model's output is %s: FAIL\n", io.out_name[i],
+                       dtype_name(r->dtype), dtype_name(outs[i].dtype));
+                rc = RUN_MISMATCH;
+                continue;
+            }
             double max_abs = 0, max_ref = 0, max_rel = 0;
             int64_t bad_elems = 0;
-            const float *o = outs[i].data;
+            int exact = !dtype_is_float(r->dtype); /* integers and bool compare exactly */
             for (int64_t k = 0; k < numel; k++) {
-                double rv = tensor_get_f64(r->dtype, r->data, k), err = fabs((double)o[k] - rv);
-                if (isnan(rv) && isnan((double)o[k]))
-                    err = 0; /* NaN where NaN is expected */
-                if (elementwise && !(err <= atol + rtol * fabs(rv)))
-                    bad_elems++;
+                double rv, ov, err;
+                if (exact) {
+                    int64_t a = tensor_get_i64(r->dtype, r->data, k), b = tensor_get_i64(r->dtype, outs[i].data, k);
+                    rv = (double)a;
+                    ov = (double)b;
+                    err = a == b ? 0 : fabs(ov - rv) > 0 ? fabs(ov - rv) : 1;
+                    if (a != b)
+                        bad_elems++;
+                } else {
+                    rv = tensor_get_f64(r->dtype, r->data, k);
+                    ov = tensor_get_f64(r->dtype, outs[i].data, k);
+                    err = fabs(ov - rv);
+                    if (isnan(rv) && isnan(ov))
+                        err = 0; /* NaN where NaN is expected */
+                    if (isinf(rv) && ov == rv)
+                        err = 0;
+                    if (elementwise && !(err <= atol + rtol * fabs(rv)))
+                        bad_elems++;
+                }
                 if (!(err <= max_abs)) /* also catches NaN */
                     max_abs = isnan(err) ? INFINITY : err;
-                if (fabs(rv) > max_ref)
+                if (fabs(rv) > max_ref && !isinf(rv))
                     max_ref = fabs(rv);
                 double rel = err / (fabs(rv) > 1e-6 ? fabs(rv) : 1e-6);
                 if (rel > max_rel)
                     max_rel = rel;
             }
             double tol = atol + rtol * max_ref;
-            int ok = elementwise ? bad_elems == 0 : max_abs <= tol;
+            int ok = exact || elementwise ? bad_elems == 0 : max_abs <= tol;
             if (elementwise)
                 printf("output '%s': max_abs_err=%.3g max_rel_err=%.3g elements outside %.3g+%.3g*|ref|: %lld %s\n",
                        io.out_name[i], max_abs, max_rel, atol, rtol, (long long)bad_elems, ok ? "OK" : "FAIL");

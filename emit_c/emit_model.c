@@ -54,17 +54,18 @@ static LBuf *buf_of(ComputeCtx *cx, int vid)
         e->failed = 1;
         break;
     }
-    if (v->dtype != DT_FLOAT32) {
-        diag_error(cx->d, g, v->producer, "value '%s' is %s at run time; generated code computes in float32",
+    if (!dtype_supported(v->dtype)) {
+        diag_error(cx->d, g, v->producer, "value '%s' is of type %s, which ctvm does not support at run time",
                    v->name, dtype_name(v->dtype));
         e->failed = 1;
     }
-    LBuf *b = lbuf_new(&e->lb, v->name, kind, numel);
+    LBuf *b = lbuf_new_typed(&e->lb, v->name, kind, v->dtype, numel);
     b->io_index = v->io_index;
     if (kind == LB_ARENA)
         b->offset = v->offset;
-    if (kind == LB_CONST && v->data)
-        b->offset = weights_add(&e->blob, v->data, numel * 4);
+    int64_t bytes = 0;
+    if (kind == LB_CONST && v->data && value_bytes(v, &bytes))
+        b->offset = weights_add_typed(&e->blob, v->data, bytes, dtype_c_storage(v->dtype));
     e->by_value[r] = b;
     return b;
 }
@@ -104,16 +105,27 @@ static void emit_call_arg(FILE *f, const LBuf *b)
     switch (b->kind) {
     case LB_INPUT: fprintf(f, "in%d", b->io_index); break;
     case LB_OUTPUT: fprintf(f, "out%d", b->io_index); break;
-    case LB_ARENA: fprintf(f, "ws + %lld", (long long)b->offset / 4); break; /* offsets are 64-aligned */
-    case LB_CONST: fprintf(f, "CTVM_W(%lld)", (long long)b->offset); break;
+    case LB_ARENA: /* offsets are 64-aligned; each storage type has its own region */
+        if (b->dtype == DT_FLOAT32)
+            fprintf(f, "(float *)(ws + %lld)", (long long)b->offset);
+        else
+            fprintf(f, "(%s *)(ws + %lld)", dtype_c_storage(b->dtype), (long long)b->offset);
+        break;
+    case LB_CONST:
+        if (b->dtype == DT_FLOAT32)
+            fprintf(f, "CTVM_W(%lld)", (long long)b->offset);
+        else
+            fprintf(f, "CTVM_WT(%s, %lld)", weights_member_name(dtype_c_storage(b->dtype)), (long long)b->offset);
+        break;
     case LB_LOCAL: fputs("0", f); break;
     }
 }
 
 static void emit_shape_macro(FILE *f, const char *P, const char *kind, int i, const Value *v)
 {
-    int64_t numel = 0;
+    int64_t numel = 0, bytes = 0;
     shape_numel(&v->shape, &numel);
+    value_bytes(v, &bytes);
     fprintf(f, "#define %s_%s%d_NAME \"%s\"\n", P, kind, i, v->name);
     fprintf(f, "#define %s_%s%d_DTYPE \"%s\"\n", P, kind, i, dtype_name(v->dtype));
     fprintf(f, "#define %s_%s%d_RANK %d\n", P, kind, i, v->shape.rank);
@@ -121,27 +133,31 @@ static void emit_shape_macro(FILE *f, const char *P, const char *kind, int i, co
     for (int d = 0; d < v->shape.rank; d++)
         fprintf(f, "%s%lld", d ? ", " : "", (long long)v->shape.dims[d]);
     fprintf(f, "}\n#define %s_%s%d_SIZE %lld\n", P, kind, i, (long long)numel);
+    fprintf(f, "#define %s_%s%d_BYTES %lld\n", P, kind, i, (long long)bytes);
 }
 
 static void emit_params(FILE *f, const Graph *g, int with_ws)
 {
     fputc('(', f);
     if (with_ws)
-        fputs("float *workspace, ", f);
+        fputs(g->n_inputs + g->n_outputs ? "void *workspace, " : "void *workspace", f);
     for (int i = 0; i < g->n_inputs; i++)
-        fprintf(f, "const float *in%d, ", i);
+        fprintf(f, "const %s *in%d%s", dtype_c_storage(g->values[g->inputs[i]].dtype), i,
+                i + 1 < g->n_inputs || g->n_outputs ? ", " : "");
     for (int i = 0; i < g->n_outputs; i++)
-        fprintf(f, "float *out%d%s", i, i + 1 < g->n_outputs ? ", " : "");
+        fprintf(f, "%s *out%d%s", dtype_c_storage(g->values[g->outputs[i]].dtype), i, i + 1 < g->n_outputs ? ", " : "");
+    if (!with_ws && g->n_inputs + g->n_outputs == 0)
+        fputs("void", f);
     fputc(')', f);
 }
 
 /* The API block: shared verbatim by model.h and model.c. */
 static void emit_api(FILE *f, const Graph *g, const char *P, int arena_caller)
 {
-    fprintf(f, "#ifndef %s_CTVM_API\n#define %s_CTVM_API\n", P, P);
-    fprintf(f, "/* Bytes of workspace %s_run_ws needs: float storage, e.g.\n"
-               "   static float ws[%s_WORKSPACE_SIZE / 4]; (64-byte alignment is fastest). */\n",
-            P, P);
+    fprintf(f, "#ifndef %s_CTVM_API\n#define %s_CTVM_API\n#include <stdint.h>\n", P, P);
+    fprintf(f, "/* Bytes of workspace %s_run_ws needs, 8-byte aligned (64 is fastest), e.g.\n"
+               "   static double ws[%s_WORKSPACE_SIZE / 8 + 1]; or malloc(%s_WORKSPACE_SIZE). */\n",
+            P, P, P);
     fprintf(f, "#define %s_WORKSPACE_SIZE %lld\n", P, (long long)g->arena_bytes);
     fprintf(f, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", P, g->n_inputs, P, g->n_outputs);
     for (int i = 0; i < g->n_inputs; i++)
@@ -149,15 +165,16 @@ static void emit_api(FILE *f, const Graph *g, const char *P, int arena_caller)
     for (int i = 0; i < g->n_outputs; i++)
         emit_shape_macro(f, P, "OUTPUT", i, &g->values[g->outputs[i]]);
     if (!arena_caller) {
-        fprintf(f, "/* Runs the model; in<i>/out<i> hold %s_INPUT<i>_SIZE / %s_OUTPUT<i>_SIZE floats.\n"
+        fprintf(f, "/* Runs the model; in<i>/out<i> hold %s_INPUT<i>_SIZE / %s_OUTPUT<i>_SIZE elements\n"
+                   "   of the type %s_INPUT<i>_DTYPE / _OUTPUT<i>_DTYPE names (%s_..._BYTES bytes).\n"
                    "   Returns 0, or 1 when a pointer is NULL. Not reentrant: uses a static workspace. */\n",
-                P, P);
+                P, P, P, P);
         fprintf(f, "int %s_run", P);
         emit_params(f, g, 0);
         fprintf(f, ";\n/* Reentrant form: the caller provides %s_WORKSPACE_SIZE bytes of workspace. */\n", P);
     } else {
         fprintf(f, "/* Runs the model (emitted with --arena caller: there is no static workspace).\n"
-                   "   in<i>/out<i> hold %s_INPUT<i>_SIZE / %s_OUTPUT<i>_SIZE floats; the caller\n"
+                   "   in<i>/out<i> hold %s_INPUT<i>_SIZE / %s_OUTPUT<i>_SIZE elements; the caller\n"
                    "   provides %s_WORKSPACE_SIZE bytes of workspace. Returns 0, or 1 when a\n"
                    "   pointer is NULL. Reentrant. */\n",
                 P, P, P);
@@ -204,34 +221,41 @@ static void emit_banner_file(FILE *f, const char *path)
     fprintf(f, "/**** Begin %s ****/\n%s/**** End %s ****/\n\n", path, text ? text : "", path);
 }
 
+/* "uint8_t x[ELEMS + 1]" sized by element count, or by bytes for packed types */
+static void emit_io_buffer(FILE *f, const char *P, const char *kind, const char *lower, int i, const Value *v)
+{
+    fprintf(f, "static %s ctvm_main_%s%d[%s_%s%d_%s + 1];\n", dtype_c_storage(v->dtype), lower, i, P, kind, i,
+            dtype_is_packed(v->dtype) ? "BYTES" : "SIZE");
+}
+
 static void emit_harness(FILE *f, const Graph *g, const char *P, int arena_caller)
 {
     fputs("#ifdef CTVM_MAIN\n", f);
     fprintf(f, "#define CTVM_MAIN_NIN %d\n#define CTVM_MAIN_NOUT %d\n", g->n_inputs, g->n_outputs);
     for (int i = 0; i < g->n_inputs; i++)
-        fprintf(f, "static float ctvm_main_in%d[%s_INPUT%d_SIZE];\n", i, P, i);
+        emit_io_buffer(f, P, "INPUT", "in", i, &g->values[g->inputs[i]]);
     for (int i = 0; i < g->n_outputs; i++)
-        fprintf(f, "static float ctvm_main_out%d[%s_OUTPUT%d_SIZE];\n", i, P, i);
-    fputs("static float *const ctvm_main_in[] = {", f);
+        emit_io_buffer(f, P, "OUTPUT", "out", i, &g->values[g->outputs[i]]);
+    fputs("static void *const ctvm_main_in[] = {", f);
     for (int i = 0; i < g->n_inputs; i++)
         fprintf(f, "ctvm_main_in%d, ", i);
-    fputs("0};\nstatic float *const ctvm_main_out[] = {", f);
+    fputs("0};\nstatic void *const ctvm_main_out[] = {", f);
     for (int i = 0; i < g->n_outputs; i++)
         fprintf(f, "ctvm_main_out%d, ", i);
-    fputs("0};\nstatic const long ctvm_main_in_size[] = {", f);
+    fputs("0};\nstatic const long ctvm_main_in_bytes[] = {", f);
     for (int i = 0; i < g->n_inputs; i++)
-        fprintf(f, "%s_INPUT%d_SIZE, ", P, i);
-    fputs("0};\nstatic const long ctvm_main_out_size[] = {", f);
+        fprintf(f, "%s_INPUT%d_BYTES, ", P, i);
+    fputs("0};\nstatic const long ctvm_main_out_bytes[] = {", f);
     for (int i = 0; i < g->n_outputs; i++)
-        fprintf(f, "%s_OUTPUT%d_SIZE, ", P, i);
+        fprintf(f, "%s_OUTPUT%d_BYTES, ", P, i);
     if (arena_caller)
-        fprintf(f, "0};\nstatic float ctvm_main_ws[%s_WORKSPACE_SIZE / 4 + 1];\n"
-                   "static int ctvm_main_invoke(void)\n{\n    return %s_run_ws(ctvm_main_ws, ",
-                P, P);
+        fprintf(f, "0};\nstatic double ctvm_main_ws[%s_WORKSPACE_SIZE / 8 + 1];\n"
+                   "static int ctvm_main_invoke(void)\n{\n    return %s_run_ws(ctvm_main_ws%s",
+                P, P, g->n_inputs + g->n_outputs ? ", " : "");
     else
         fprintf(f, "0};\nstatic int ctvm_main_invoke(void)\n{\n    return %s_run(", P);
     for (int i = 0; i < g->n_inputs; i++)
-        fprintf(f, "ctvm_main_in%d, ", i);
+        fprintf(f, "ctvm_main_in%d%s", i, i + 1 < g->n_inputs || g->n_outputs ? ", " : "");
     for (int i = 0; i < g->n_outputs; i++)
         fprintf(f, "ctvm_main_out%d%s", i, i + 1 < g->n_outputs ? ", " : "");
     fputs(");\n}\n", f);
@@ -263,8 +287,8 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
                               g->values[v].name);
     }
     for (int i = 0; i < g->n_inputs; i++)
-        if (g->values[g->inputs[i]].dtype != DT_FLOAT32)
-            return diag_error(d, g, -1, "input '%s' is %s; only float32 inputs are supported",
+        if (!dtype_supported(g->values[g->inputs[i]].dtype))
+            return diag_error(d, g, -1, "input '%s' is of type %s, which ctvm does not support",
                               g->values[g->inputs[i]].name, dtype_name(g->values[g->inputs[i]].dtype));
 
     /* 1. schedule every group (this also lays out the weight blob) */
@@ -361,7 +385,7 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
     /* entry points */
     fprintf(out, "int %s_run_ws", P);
     emit_params(out, g, 1);
-    fputs("\n{\n    float *ws = workspace;\n    (void)ws;\n", out);
+    fputs("\n{\n    char *ws = (char *)workspace;\n    (void)ws;\n", out);
     fputs("    if (", out);
     fprintf(out, "(!workspace && %s_WORKSPACE_SIZE > 0)", P);
     for (int i = 0; i < g->n_inputs; i++)
@@ -383,10 +407,13 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
     }
     fputs("    return CTVM_OK;\n}\n\n", out);
     if (!o->arena_caller) {
-        fprintf(out, "static float ctvm_arena[%s_WORKSPACE_SIZE / 4 + 1] CTVM_DATA_ALIGN CTVM_ARENA_SECTION;\n\n", P);
+        /* a union, so the static workspace is storage of each type its regions hold */
+        fprintf(out, "static union {\n    float f[%s_WORKSPACE_SIZE / 4 + 1];\n    double d[%s_WORKSPACE_SIZE / 8 + 1];\n"
+                     "    int64_t i[%s_WORKSPACE_SIZE / 8 + 1];\n} ctvm_arena CTVM_DATA_ALIGN CTVM_ARENA_SECTION;\n\n",
+                P, P, P);
         fprintf(out, "int %s_run", P);
         emit_params(out, g, 0);
-        fprintf(out, "\n{\n    return %s_run_ws(ctvm_arena", P);
+        fprintf(out, "\n{\n    return %s_run_ws(&ctvm_arena", P);
         for (int i = 0; i < g->n_inputs; i++)
             fprintf(out, ", in%d", i);
         for (int i = 0; i < g->n_outputs; i++)

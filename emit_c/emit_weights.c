@@ -4,6 +4,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+int weights_member(const char *ctype)
+{
+    static const char *const T[] = {"double", "int8_t", "int16_t", "int32_t", "int64_t",
+                                    "uint8_t", "uint16_t", "uint32_t", "uint64_t"};
+    for (int i = 0; i < (int)(sizeof T / sizeof T[0]); i++)
+        if (strcmp(T[i], ctype) == 0)
+            return i;
+    return -1; /* float: the f member */
+}
+
+const char *weights_member_name(const char *ctype)
+{
+    static const char *const N[] = {"f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"};
+    int i = weights_member(ctype);
+    return i < 0 ? "f" : N[i];
+}
+
+int64_t weights_add_typed(WeightBlob *w, const void *data, int64_t bytes, const char *ctype)
+{
+    int m = weights_member(ctype);
+    if (m >= 0)
+        w->types |= 1u << m;
+    return weights_add(w, data, bytes);
+}
+
 int64_t weights_add(WeightBlob *w, const void *data, int64_t bytes)
 {
     int64_t off = (w->size + 63) / 64 * 64;
@@ -69,9 +94,17 @@ void weights_emit(FILE *f, const WeightBlob *w)
     /* The rows initialise the blob; kernels read it through the float member
        (reading a union member other than the one initialised is defined
        type punning, so no float is ever read through a char lvalue). */
-    fprintf(f, "static const union {\n    char rows[%lld][%lld];\n    float f[%lld];\n    double align;\n"
-               "} ctvm_blob CTVM_DATA_ALIGN CTVM_WEIGHTS_SECTION = {{\n",
-            (long long)rows, (long long)len, (long long)(rows * len / 4));
+    fprintf(f, "static const union {\n    char rows[%lld][%lld];\n    float f[%lld];\n", (long long)rows,
+            (long long)len, (long long)(rows * len / 4));
+    static const struct { const char *type, *member; int size; } M[] = {
+        {"double", "f64", 8},   {"int8_t", "i8", 1},   {"int16_t", "i16", 2}, {"int32_t", "i32", 4},
+        {"int64_t", "i64", 8},  {"uint8_t", "u8", 1},  {"uint16_t", "u16", 2}, {"uint32_t", "u32", 4},
+        {"uint64_t", "u64", 8},
+    };
+    for (size_t i = 0; i < sizeof M / sizeof M[0]; i++)
+        if (w->types & (1u << i))
+            fprintf(f, "    %s %s[%lld];\n", M[i].type, M[i].member, (long long)(rows * len / M[i].size));
+    fprintf(f, "    double align;\n} ctvm_blob CTVM_DATA_ALIGN CTVM_WEIGHTS_SECTION = {{\n");
     for (int64_t r = 0; r < rows; r++) {
         int64_t n = w->size - r * len;
         if (n > len)
@@ -82,5 +115,6 @@ void weights_emit(FILE *f, const WeightBlob *w)
             fputs("\"\"", f);
         fputs(",\n", f);
     }
-    fputs("}};\n#define CTVM_W(off) (ctvm_blob.f + (off) / 4)\n\n", f);
+    fputs("}};\n#define CTVM_W(off) (ctvm_blob.f + (off) / 4)\n"
+          "#define CTVM_WT(member, off) (ctvm_blob.member + (off) / sizeof ctvm_blob.member[0])\n\n", f);
 }

@@ -21,12 +21,20 @@
 typedef struct WeightBlob {
     unsigned char *bytes;
     int64_t size, cap;
+    unsigned types; /* union members needed besides float (bit i: weights_member i) */
 } WeightBlob;
 
 /* Appends data, 64-byte aligned; returns its byte offset. */
 int64_t weights_add(WeightBlob *w, const void *data, int64_t bytes);
-/* Writes `static const union {...} ctvm_blob CTVM_WEIGHTS_SECTION = ...;` and
- * CTVM_W(byte offset) -> const float * (or nothing when empty). */
+/* The same for data of C storage type ctype ("float", "int64_t", ...): the
+ * blob gets a union member of that type to read it through. */
+int64_t weights_add_typed(WeightBlob *w, const void *data, int64_t bytes, const char *ctype);
+/* The union member kernels read a C storage type through: "f" (float),
+ * "f64", "i8", ..., "u64". */
+const char *weights_member_name(const char *ctype);
+/* Writes `static const union {...} ctvm_blob CTVM_WEIGHTS_SECTION = ...;`,
+ * CTVM_W(byte offset) -> const float * and CTVM_WT(member, byte offset)
+ * -> a pointer of the member's type (or nothing when empty). */
 void weights_emit(FILE *f, const WeightBlob *w);
 void weights_free(WeightBlob *w);
 

@@ -8,8 +8,11 @@
  * the last step that reads it or any view of it. Offsets are chosen greedily
  * in order of definition, lowest 64-byte-aligned gap among the blocks live
  * at that step; a block read at step t is still live while outputs of step
- * t are placed, so a group never writes over its own inputs. */
+ * t are placed, so a group never writes over its own inputs. Each C storage
+ * type (float, int64_t, uint8_t, ...) has its own region of the arena, so
+ * bytes are only ever accessed as one type. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "ir/exec_order.h"
 #include "passes.h"
@@ -22,6 +25,20 @@ typedef struct Block {
 } Block;
 
 static int64_t align_up(int64_t x) { return (x + ALIGN - 1) / ALIGN * ALIGN; }
+
+/* Arena regions: values whose elements have the same C storage type share one. */
+static const char *const CLASSES[] = {"float", "double", "int64_t", "int32_t", "int16_t", "int8_t",
+                                      "uint8_t", "uint16_t", "uint32_t", "uint64_t"};
+enum { N_CLASSES = sizeof CLASSES / sizeof CLASSES[0] };
+
+static int storage_class(DType t)
+{
+    const char *c = dtype_c_storage(t);
+    for (int i = 0; i < N_CLASSES; i++)
+        if (strcmp(CLASSES[i], c) == 0)
+            return i;
+    return 0;
+}
 
 static int cmp_block(const void *a, const void *b)
 {
@@ -111,34 +128,44 @@ int pass_plan_memory(Graph *g, Diag *d)
                     def[n->out[k]] = s;
         }
     }
-    int n_live = 0;
-    int64_t peak = 0;
-    for (int s = 0; s < steps; s++) {
-        int w = 0; /* drop blocks whose last read was before this step */
-        for (int i = 0; i < n_live; i++)
-            if (live[i].last >= s)
-                live[w++] = live[i];
-        n_live = w;
-        for (int v = 0; v < g->n_values; v++) {
-            Value *val = &g->values[v];
-            if (def[v] != s || val->storage != STORE_ARENA)
-                continue;
-            int64_t bytes;
-            if (!value_bytes(val, &bytes)) {
-                free(order), free(def), free(last), free(live);
-                return diag_error(d, g, val->producer, "value '%s' has no static size", val->name);
+    /* one region per C storage type, float first: bytes are never reused by
+       another type, so no compiler can reorder a float store past an int64
+       load of the same bytes (strict aliasing) */
+    int64_t total = 0;
+    for (int cls = 0; cls < N_CLASSES; cls++) {
+        int n_live = 0;
+        int64_t peak = 0, base = align_up(total);
+        for (int s = 0; s < steps; s++) {
+            int w = 0; /* drop blocks whose last read was before this step */
+            for (int i = 0; i < n_live; i++)
+                if (live[i].last >= s)
+                    live[w++] = live[i];
+            n_live = w;
+            for (int v = 0; v < g->n_values; v++) {
+                Value *val = &g->values[v];
+                if (def[v] != s || val->storage != STORE_ARENA || storage_class(val->dtype) != cls)
+                    continue;
+                int64_t bytes;
+                if (!value_bytes(val, &bytes)) {
+                    free(order), free(def), free(last), free(live);
+                    return diag_error(d, g, val->producer, "value '%s' has no static size", val->name);
+                }
+                bytes = align_up(bytes ? bytes : 1);
+                int64_t off = first_fit(live, n_live, bytes);
+                val->offset = base + off;
+                live[n_live].off = off;
+                live[n_live].size = bytes;
+                live[n_live].last = last[v] > s ? last[v] : s;
+                n_live++;
+                qsort(live, (size_t)n_live, sizeof(Block), cmp_block);
+                if (off + bytes > peak)
+                    peak = off + bytes;
             }
-            bytes = align_up(bytes ? bytes : 1);
-            val->offset = first_fit(live, n_live, bytes);
-            live[n_live].off = val->offset;
-            live[n_live].size = bytes;
-            live[n_live].last = last[v] > s ? last[v] : s;
-            n_live++;
-            qsort(live, (size_t)n_live, sizeof(Block), cmp_block);
-            if (val->offset + bytes > peak)
-                peak = val->offset + bytes;
         }
+        if (peak)
+            total = base + peak;
     }
+    int64_t peak = total;
     g->arena_bytes = peak;
     free(order), free(def), free(last), free(live);
     return 0;

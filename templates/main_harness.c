@@ -1,11 +1,12 @@
 /* main_harness.c - test/bench main pasted into model.c under #ifdef CTVM_MAIN.
  *
  * Usage: ./model IN_DIR OUT_DIR [REPEAT]
- * Reads IN_DIR/in<i>.bin (raw float32, native order) for every input, runs
+ * Reads IN_DIR/in<i>.bin (raw elements of the input's type, native order)
+ * for every input, runs
  * the model REPEAT times (default 1, after one warm-up run when REPEAT > 1),
  * writes OUT_DIR/out<i>.bin and prints "ctvm-time: median_ms=... min_ms=...".
  * The model file provides CTVM_MAIN_NIN/NOUT, ctvm_main_in/out (static
- * buffers), ctvm_main_in_size/out_size (elements) and ctvm_main_invoke().
+ * buffers), ctvm_main_in_bytes/out_bytes and ctvm_main_invoke().
  * With CTVM_PROFILE also defined, each kernel is timed and a table
  * "ctvm-prof: ms/run  %  GFLOP/s  kernel" follows (one line per kernel).
  * This is the only part of a generated file that uses stdio; it is not
@@ -21,7 +22,7 @@ static double ctvm_main_now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static int ctvm_main_file(const char *dir, const char *stem, int i, float *buf, long n, int write)
+static int ctvm_main_file(const char *dir, const char *stem, int i, void *buf, long n, int write)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s%d.bin", dir, stem, i);
@@ -30,9 +31,9 @@ static int ctvm_main_file(const char *dir, const char *stem, int i, float *buf, 
         fprintf(stderr, "ctvm-main: cannot open %s\n", path);
         return 1;
     }
-    size_t got = write ? fwrite(buf, sizeof(float), (size_t)n, f) : fread(buf, sizeof(float), (size_t)n, f);
+    size_t got = write ? fwrite(buf, 1, (size_t)n, f) : fread(buf, 1, (size_t)n, f);
     if (fclose(f) != 0 || got != (size_t)n) {
-        fprintf(stderr, "ctvm-main: %s: expected %ld floats\n", path, n);
+        fprintf(stderr, "ctvm-main: %s: expected %ld bytes\n", path, n);
         return 1;
     }
     return 0;
@@ -54,7 +55,7 @@ int main(int argc, char **argv)
     if (repeat < 1)
         repeat = 1;
     for (int i = 0; i < CTVM_MAIN_NIN; i++)
-        if (ctvm_main_file(argv[1], "in", i, ctvm_main_in[i], ctvm_main_in_size[i], 0))
+        if (ctvm_main_file(argv[1], "in", i, ctvm_main_in[i], ctvm_main_in_bytes[i], 0))
             return 1;
     static double times[10000];
     if (repeat > 10000)
@@ -71,7 +72,7 @@ int main(int argc, char **argv)
         }
     }
     for (int i = 0; i < CTVM_MAIN_NOUT; i++)
-        if (ctvm_main_file(argv[2], "out", i, ctvm_main_out[i], ctvm_main_out_size[i], 1))
+        if (ctvm_main_file(argv[2], "out", i, ctvm_main_out[i], ctvm_main_out_bytes[i], 1))
             return 1;
     qsort(times, (size_t)repeat, sizeof times[0], ctvm_main_cmp);
 #ifdef CTVM_PROFILE
