@@ -156,7 +156,7 @@ static void emit_api(FILE *f, const Graph *g, const char *P, int arena_caller)
 {
     fprintf(f, "#ifndef %s_CTVM_API\n#define %s_CTVM_API\n#include <stdint.h>\n", P, P);
     fprintf(f, "/* Bytes of workspace %s_run_ws needs, 8-byte aligned (64 is fastest), e.g.\n"
-               "   static double ws[%s_WORKSPACE_SIZE / 8 + 1]; or malloc(%s_WORKSPACE_SIZE). */\n",
+               "   static double ws[%s_WORKSPACE_SIZE / 8 + 1]; or %s_WORKSPACE_SIZE bytes from the heap. */\n",
             P, P, P);
     fprintf(f, "#define %s_WORKSPACE_SIZE %lld\n", P, (long long)g->arena_bytes);
     fprintf(f, "#define %s_NUM_INPUTS %d\n#define %s_NUM_OUTPUTS %d\n", P, g->n_inputs, P, g->n_outputs);
