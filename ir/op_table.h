@@ -22,109 +22,123 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
 #define OPF_ 0
 #define OPF_EP (OPF_E | OPF_P)
 
-#define CTVM_OPS(X)                                                  \
-    X(CONV, "Conv", conv, 1, 11, OPF_P)                              \
-    X(BATCHNORM, "BatchNormalization", batchnorm, 7, 15, OPF_P)      \
-    /* elementwise (ops/eltwise.c) */                               \
-    X(ABS, "Abs", eltwise, 1, 13, OPF_EP)                           \
-    X(NEG, "Neg", eltwise, 1, 13, OPF_EP)                           \
-    X(RELU, "Relu", eltwise, 1, 14, OPF_EP)                         \
-    X(EXP, "Exp", eltwise, 1, 13, OPF_EP)                           \
-    X(LOG, "Log", eltwise, 1, 13, OPF_EP)                           \
-    X(SQRT, "Sqrt", eltwise, 1, 13, OPF_EP)                         \
-    X(TANH, "Tanh", eltwise, 1, 13, OPF_EP)                         \
-    X(SIGMOID, "Sigmoid", eltwise, 1, 13, OPF_EP)                   \
-    X(ERF, "Erf", eltwise, 9, 13, OPF_EP)                           \
-    X(SIN, "Sin", eltwise, 7, 22, OPF_EP)                           \
-    X(COS, "Cos", eltwise, 7, 22, OPF_EP)                           \
-    X(TAN, "Tan", eltwise, 7, 22, OPF_EP)                           \
-    X(ASIN, "Asin", eltwise, 7, 22, OPF_EP)                         \
-    X(ACOS, "Acos", eltwise, 7, 22, OPF_EP)                         \
-    X(ATAN, "Atan", eltwise, 7, 22, OPF_EP)                         \
-    X(SINH, "Sinh", eltwise, 9, 22, OPF_EP)                         \
-    X(COSH, "Cosh", eltwise, 9, 22, OPF_EP)                         \
-    X(ASINH, "Asinh", eltwise, 9, 22, OPF_EP)                       \
-    X(ACOSH, "Acosh", eltwise, 9, 22, OPF_EP)                       \
-    X(ATANH, "Atanh", eltwise, 9, 22, OPF_EP)                       \
-    X(FLOOR, "Floor", eltwise, 1, 13, OPF_EP)                       \
-    X(CEIL, "Ceil", eltwise, 1, 13, OPF_EP)                         \
-    X(ROUND, "Round", eltwise, 11, 22, OPF_EP)                      \
-    X(RECIPROCAL, "Reciprocal", eltwise, 1, 13, OPF_EP)             \
-    X(SIGN, "Sign", eltwise, 9, 13, OPF_EP)                         \
-    X(NOT, "Not", eltwise, 1, 1, OPF_EP)                            \
-    X(BITWISENOT, "BitwiseNot", eltwise, 18, 18, OPF_EP)            \
-    X(ISNAN, "IsNaN", eltwise, 9, 20, OPF_EP)                       \
-    X(ISINF, "IsInf", eltwise, 10, 20, OPF_EP)                      \
-    X(LEAKYRELU, "LeakyRelu", eltwise, 1, 16, OPF_EP)               \
-    X(PRELU, "PRelu", eltwise, 1, 16, OPF_EP)                       \
-    X(ELU, "Elu", eltwise, 1, 22, OPF_EP)                           \
-    X(SELU, "Selu", eltwise, 1, 22, OPF_EP)                         \
-    X(CELU, "Celu", eltwise, 12, 28, OPF_EP)                        \
-    X(HARDSIGMOID, "HardSigmoid", eltwise, 1, 22, OPF_EP)           \
-    X(HARDSWISH, "HardSwish", eltwise, 14, 22, OPF_EP)              \
-    X(SOFTPLUS, "Softplus", eltwise, 1, 22, OPF_EP)                 \
-    X(SOFTSIGN, "Softsign", eltwise, 1, 22, OPF_EP)                 \
-    X(MISH, "Mish", eltwise, 18, 22, OPF_EP)                        \
-    X(THRESHOLDEDRELU, "ThresholdedRelu", eltwise, 10, 22, OPF_EP)  \
-    X(SHRINK, "Shrink", eltwise, 9, 9, OPF_EP)                      \
-    X(GELU, "Gelu", eltwise, 20, 20, OPF_EP)                        \
-    X(SWISH, "Swish", eltwise, 24, 24, OPF_EP)                      \
-    X(CLIP, "Clip", eltwise, 1, 13, OPF_EP)                         \
-    X(ADD, "Add", eltwise, 1, 14, OPF_EP)                           \
-    X(SUB, "Sub", eltwise, 1, 14, OPF_EP)                           \
-    X(MUL, "Mul", eltwise, 1, 14, OPF_EP)                           \
-    X(DIV, "Div", eltwise, 1, 14, OPF_EP)                           \
-    X(MOD, "Mod", eltwise, 10, 28, OPF_EP)                          \
-    X(POW, "Pow", eltwise, 1, 15, OPF_EP)                           \
-    X(AND, "And", eltwise, 1, 7, OPF_EP)                            \
-    X(OR, "Or", eltwise, 1, 7, OPF_EP)                              \
-    X(XOR, "Xor", eltwise, 1, 7, OPF_EP)                            \
-    X(BITWISEAND, "BitwiseAnd", eltwise, 18, 18, OPF_EP)            \
-    X(BITWISEOR, "BitwiseOr", eltwise, 18, 18, OPF_EP)              \
-    X(BITWISEXOR, "BitwiseXor", eltwise, 18, 18, OPF_EP)            \
-    X(BITSHIFT, "BitShift", eltwise, 11, 28, OPF_EP)                \
-    X(EQUAL, "Equal", eltwise, 1, 19, OPF_EP)                       \
-    X(LESS, "Less", eltwise, 1, 13, OPF_EP)                         \
-    X(GREATER, "Greater", eltwise, 1, 13, OPF_EP)                   \
-    X(LESSOREQUAL, "LessOrEqual", eltwise, 12, 16, OPF_EP)          \
-    X(GREATEROREQUAL, "GreaterOrEqual", eltwise, 12, 16, OPF_EP)    \
-    X(MAX, "Max", eltwise, 1, 13, OPF_EP)                           \
-    X(MIN, "Min", eltwise, 1, 13, OPF_EP)                           \
-    X(SUM, "Sum", eltwise, 1, 13, OPF_EP)                           \
-    X(MEAN, "Mean", eltwise, 1, 13, OPF_EP)                         \
-    X(WHERE, "Where", eltwise, 9, 16, OPF_EP)                       \
-    X(MAXPOOL, "MaxPool", pool, 1, 12, OPF_P)                        \
-    X(AVGPOOL, "AveragePool", pool, 7, 11, OPF_P)                    \
-    X(GLOBALAVGPOOL, "GlobalAveragePool", pool, 1, 1, OPF_P)         \
-    X(GLOBALMAXPOOL, "GlobalMaxPool", pool, 1, 1, OPF_P)             \
-    X(REDUCEMEAN, "ReduceMean", reduce, 1, 18, OPF_P)                \
-    X(REDUCESUM, "ReduceSum", reduce, 1, 13, OPF_P)                  \
-    X(REDUCEMAX, "ReduceMax", reduce, 1, 18, OPF_P)                  \
-    X(GEMM, "Gemm", gemm, 7, 13, OPF_P)                              \
-    X(MATMUL, "MatMul", gemm, 1, 13, OPF_P)                          \
-    X(SOFTMAX, "Softmax", softmax, 1, 13, OPF_)                      \
-    X(CONCAT, "Concat", concat, 4, 13, OPF_)                         \
-    X(SPLIT, "Split", split, 2, 18, OPF_)                            \
-    X(SLICE, "Slice", slice, 1, 13, OPF_P)                           \
-    X(TRANSPOSE, "Transpose", transpose, 1, 13, OPF_P)               \
-    X(RESHAPE, "Reshape", reshape, 5, 14, OPF_V)                     \
-    X(FLATTEN, "Flatten", reshape, 1, 13, OPF_V)                     \
-    X(SQUEEZE, "Squeeze", reshape, 1, 13, OPF_V)                     \
-    X(UNSQUEEZE, "Unsqueeze", reshape, 1, 13, OPF_V)                 \
-    X(IDENTITY, "Identity", reshape, 1, 16, OPF_)                    \
-    X(DROPOUT, "Dropout", reshape, 7, 13, OPF_)                      \
-    X(CONSTANT, "Constant", shapeops, 1, 13, OPF_)                   \
-    X(SHAPE, "Shape", shapeops, 1, 15, OPF_)                         \
-    X(GATHER, "Gather", shapeops, 1, 13, OPF_)                       \
-    X(CAST, "Cast", shapeops, 6, 13, OPF_)                           \
-    X(CONSTANTOFSHAPE, "ConstantOfShape", shapeops, 9, 9, OPF_)      \
-    X(RANGE, "Range", shapeops, 11, 11, OPF_)                        \
-    X(EXPAND, "Expand", shapeops, 8, 13, OPF_)                       \
-    /* internal, made by pass "layout" (never read from a model) */  \
-    X(CONV_NCHWC, "ctvm.ConvNCHWc", convnchwc, 0, 0, OPF_P)          \
-    X(PACK, "ctvm.Pack", layout, 0, 0, OPF_)                         \
-    X(UNPACK, "ctvm.Unpack", layout, 0, 0, OPF_)                     \
-    X(PADHW, "ctvm.PadHW", layout, 0, 0, OPF_)
+#define CTVM_OPS(X)                                                           \
+    /* ---- convolution and pooling (ops/conv.c, pool.c; internal ones made by pass layout) ---- */\
+    X(CONV, "Conv", conv, 1, 11, OPF_P)                                       \
+    X(MAXPOOL, "MaxPool", pool, 1, 12, OPF_P)                                 \
+    X(AVGPOOL, "AveragePool", pool, 7, 11, OPF_P)                             \
+    X(GLOBALAVGPOOL, "GlobalAveragePool", pool, 1, 1, OPF_P)                  \
+    X(GLOBALMAXPOOL, "GlobalMaxPool", pool, 1, 1, OPF_P)                      \
+    X(CONV_NCHWC, "ctvm.ConvNCHWc", convnchwc, 0, 0, OPF_P)                   \
+    X(PACK, "ctvm.Pack", layout, 0, 0, OPF_)                                  \
+    X(UNPACK, "ctvm.Unpack", layout, 0, 0, OPF_)                              \
+    X(PADHW, "ctvm.PadHW", layout, 0, 0, OPF_)                                \
+    /* ---- elementwise (ops/eltwise.c) ---- */                               \
+    X(ABS, "Abs", eltwise, 1, 13, OPF_EP)                                     \
+    X(NEG, "Neg", eltwise, 1, 13, OPF_EP)                                     \
+    X(RELU, "Relu", eltwise, 1, 14, OPF_EP)                                   \
+    X(EXP, "Exp", eltwise, 1, 13, OPF_EP)                                     \
+    X(LOG, "Log", eltwise, 1, 13, OPF_EP)                                     \
+    X(SQRT, "Sqrt", eltwise, 1, 13, OPF_EP)                                   \
+    X(TANH, "Tanh", eltwise, 1, 13, OPF_EP)                                   \
+    X(SIGMOID, "Sigmoid", eltwise, 1, 13, OPF_EP)                             \
+    X(ERF, "Erf", eltwise, 9, 13, OPF_EP)                                     \
+    X(SIN, "Sin", eltwise, 7, 22, OPF_EP)                                     \
+    X(COS, "Cos", eltwise, 7, 22, OPF_EP)                                     \
+    X(TAN, "Tan", eltwise, 7, 22, OPF_EP)                                     \
+    X(ASIN, "Asin", eltwise, 7, 22, OPF_EP)                                   \
+    X(ACOS, "Acos", eltwise, 7, 22, OPF_EP)                                   \
+    X(ATAN, "Atan", eltwise, 7, 22, OPF_EP)                                   \
+    X(SINH, "Sinh", eltwise, 9, 22, OPF_EP)                                   \
+    X(COSH, "Cosh", eltwise, 9, 22, OPF_EP)                                   \
+    X(ASINH, "Asinh", eltwise, 9, 22, OPF_EP)                                 \
+    X(ACOSH, "Acosh", eltwise, 9, 22, OPF_EP)                                 \
+    X(ATANH, "Atanh", eltwise, 9, 22, OPF_EP)                                 \
+    X(FLOOR, "Floor", eltwise, 1, 13, OPF_EP)                                 \
+    X(CEIL, "Ceil", eltwise, 1, 13, OPF_EP)                                   \
+    X(ROUND, "Round", eltwise, 11, 22, OPF_EP)                                \
+    X(RECIPROCAL, "Reciprocal", eltwise, 1, 13, OPF_EP)                       \
+    X(SIGN, "Sign", eltwise, 9, 13, OPF_EP)                                   \
+    X(NOT, "Not", eltwise, 1, 1, OPF_EP)                                      \
+    X(BITWISENOT, "BitwiseNot", eltwise, 18, 18, OPF_EP)                      \
+    X(ISNAN, "IsNaN", eltwise, 9, 20, OPF_EP)                                 \
+    X(ISINF, "IsInf", eltwise, 10, 20, OPF_EP)                                \
+    X(LEAKYRELU, "LeakyRelu", eltwise, 1, 16, OPF_EP)                         \
+    X(PRELU, "PRelu", eltwise, 1, 16, OPF_EP)                                 \
+    X(ELU, "Elu", eltwise, 1, 22, OPF_EP)                                     \
+    X(SELU, "Selu", eltwise, 1, 22, OPF_EP)                                   \
+    X(CELU, "Celu", eltwise, 12, 28, OPF_EP)                                  \
+    X(HARDSIGMOID, "HardSigmoid", eltwise, 1, 22, OPF_EP)                     \
+    X(HARDSWISH, "HardSwish", eltwise, 14, 22, OPF_EP)                        \
+    X(SOFTPLUS, "Softplus", eltwise, 1, 22, OPF_EP)                           \
+    X(SOFTSIGN, "Softsign", eltwise, 1, 22, OPF_EP)                           \
+    X(MISH, "Mish", eltwise, 18, 22, OPF_EP)                                  \
+    X(THRESHOLDEDRELU, "ThresholdedRelu", eltwise, 10, 22, OPF_EP)            \
+    X(SHRINK, "Shrink", eltwise, 9, 9, OPF_EP)                                \
+    X(GELU, "Gelu", eltwise, 20, 20, OPF_EP)                                  \
+    X(SWISH, "Swish", eltwise, 24, 24, OPF_EP)                                \
+    X(CLIP, "Clip", eltwise, 1, 13, OPF_EP)                                   \
+    X(ADD, "Add", eltwise, 1, 14, OPF_EP)                                     \
+    X(SUB, "Sub", eltwise, 1, 14, OPF_EP)                                     \
+    X(MUL, "Mul", eltwise, 1, 14, OPF_EP)                                     \
+    X(DIV, "Div", eltwise, 1, 14, OPF_EP)                                     \
+    X(MOD, "Mod", eltwise, 10, 28, OPF_EP)                                    \
+    X(POW, "Pow", eltwise, 1, 15, OPF_EP)                                     \
+    X(AND, "And", eltwise, 1, 7, OPF_EP)                                      \
+    X(OR, "Or", eltwise, 1, 7, OPF_EP)                                        \
+    X(XOR, "Xor", eltwise, 1, 7, OPF_EP)                                      \
+    X(BITWISEAND, "BitwiseAnd", eltwise, 18, 18, OPF_EP)                      \
+    X(BITWISEOR, "BitwiseOr", eltwise, 18, 18, OPF_EP)                        \
+    X(BITWISEXOR, "BitwiseXor", eltwise, 18, 18, OPF_EP)                      \
+    X(BITSHIFT, "BitShift", eltwise, 11, 28, OPF_EP)                          \
+    X(EQUAL, "Equal", eltwise, 1, 19, OPF_EP)                                 \
+    X(LESS, "Less", eltwise, 1, 13, OPF_EP)                                   \
+    X(GREATER, "Greater", eltwise, 1, 13, OPF_EP)                             \
+    X(LESSOREQUAL, "LessOrEqual", eltwise, 12, 16, OPF_EP)                    \
+    X(GREATEROREQUAL, "GreaterOrEqual", eltwise, 12, 16, OPF_EP)              \
+    X(MAX, "Max", eltwise, 1, 13, OPF_EP)                                     \
+    X(MIN, "Min", eltwise, 1, 13, OPF_EP)                                     \
+    X(SUM, "Sum", eltwise, 1, 13, OPF_EP)                                     \
+    X(MEAN, "Mean", eltwise, 1, 13, OPF_EP)                                   \
+    X(WHERE, "Where", eltwise, 9, 16, OPF_EP)                                 \
+    /* ---- normalization ---- */                                             \
+    X(BATCHNORM, "BatchNormalization", batchnorm, 7, 15, OPF_P)               \
+    /* ---- reductions, softmax, scans, top-k ---- */                         \
+    X(REDUCEMEAN, "ReduceMean", reduce, 1, 18, OPF_P)                         \
+    X(REDUCESUM, "ReduceSum", reduce, 1, 13, OPF_P)                           \
+    X(REDUCEMAX, "ReduceMax", reduce, 1, 18, OPF_P)                           \
+    X(SOFTMAX, "Softmax", softmax, 1, 13, OPF_)                               \
+    /* ---- matrix products ---- */                                           \
+    X(GEMM, "Gemm", gemm, 7, 13, OPF_P)                                       \
+    X(MATMUL, "MatMul", gemm, 1, 13, OPF_P)                                   \
+    /* ---- shape, constants, casts, reshapes ---- */                         \
+    X(RESHAPE, "Reshape", reshape, 5, 14, OPF_V)                              \
+    X(FLATTEN, "Flatten", reshape, 1, 13, OPF_V)                              \
+    X(SQUEEZE, "Squeeze", reshape, 1, 13, OPF_V)                              \
+    X(UNSQUEEZE, "Unsqueeze", reshape, 1, 13, OPF_V)                          \
+    X(IDENTITY, "Identity", reshape, 1, 16, OPF_)                             \
+    X(DROPOUT, "Dropout", reshape, 7, 13, OPF_)                               \
+    X(CONSTANT, "Constant", shapeops, 1, 13, OPF_)                            \
+    X(SHAPE, "Shape", shapeops, 1, 15, OPF_)                                  \
+    X(GATHER, "Gather", shapeops, 1, 13, OPF_)                                \
+    X(CAST, "Cast", shapeops, 6, 13, OPF_)                                    \
+    X(CONSTANTOFSHAPE, "ConstantOfShape", shapeops, 9, 9, OPF_)               \
+    X(RANGE, "Range", shapeops, 11, 11, OPF_)                                 \
+    X(EXPAND, "Expand", shapeops, 8, 13, OPF_)                                \
+    /* ---- data movement and indexing ---- */                                \
+    X(CONCAT, "Concat", concat, 4, 13, OPF_)                                  \
+    X(SPLIT, "Split", split, 2, 18, OPF_)                                     \
+    X(SLICE, "Slice", slice, 1, 13, OPF_P)                                    \
+    X(TRANSPOSE, "Transpose", transpose, 1, 13, OPF_P)                        \
+    /* ---- quantization ---- */                                              \
+    /* ---- recurrent networks ---- */                                        \
+    /* ---- resampling ---- */                                                \
+    /* ---- detection and data-dependent shapes ---- */                       \
+    /* ---- control flow ---- */                                              \
+    /* ---- attention and transformer blocks ---- */                          \
+    /* ---- signal processing ---- */                                         \
+    /* ---- losses ---- */                                                    \
+    /* end */
 
 typedef enum OpKind {
     OP_UNKNOWN = 0,

@@ -1,6 +1,8 @@
 /* op_util.c - helpers shared by the operator families (see op_util.h). */
 #include "op_util.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int opu_check_arity(Graph *g, int node, Diag *d, int min_in, int max_in, int min_out,
@@ -70,13 +72,70 @@ int opu_norm_axis(Graph *g, int node, Diag *d, int64_t axis, int rank, const cha
     return 0;
 }
 
+/* Graph inputs value vid depends on (through live producers), up to cap. */
+static int inputs_behind(const Graph *g, int vid, int *found, int cap)
+{
+    int n = 0, top = 0;
+    int *stack = malloc(sizeof(int) * (size_t)(g->n_values + 1));
+    char *seen = calloc((size_t)g->n_values + 1, 1);
+    if (!stack || !seen) {
+        free(stack);
+        free(seen);
+        return 0;
+    }
+    stack[top++] = vid;
+    seen[vid] = 1;
+    while (top > 0) {
+        const Value *v = &g->values[stack[--top]];
+        if (v->is_input && !v->data) {
+            if (n < cap)
+                found[n++] = (int)(v - g->values);
+            continue;
+        }
+        if (v->producer < 0)
+            continue;
+        const Node *p = &g->nodes[v->producer];
+        for (int k = 0; k < p->n_in; k++)
+            if (p->in[k] >= 0 && !seen[p->in[k]]) {
+                seen[p->in[k]] = 1;
+                stack[top++] = p->in[k];
+            }
+    }
+    free(stack);
+    free(seen);
+    return n;
+}
+
+int opu_need_const(Graph *g, int node, Diag *d, int i, const char *what)
+{
+    const Value *v = opu_in(g, node, i);
+    if (!v)
+        return diag_error(d, g, node, "input %d (%s) is missing", i, what);
+    int ins[8];
+    int n = inputs_behind(g, (int)(v - g->values), ins, 8);
+    if (n == 0)
+        return diag_error(d, g, node,
+                          "input %d ('%s', %s) decides the output shape but is computed from data at run time "
+                          "(a data-dependent shape)",
+                          i, v->name, what);
+    char binds[1024];
+    int k = 0;
+    for (int j = 0; j < n && k < (int)sizeof binds - 300; j++)
+        k += snprintf(binds + k, sizeof binds - (size_t)k, "%s--bind %s=FILE", j ? " " : "", g->values[ins[j]].name);
+    return diag_error(d, g, node,
+                      "input %d ('%s', %s) decides the output shape and must be known at compile time; it %s "
+                      "graph input%s: bind %s with %s",
+                      i, v->name, what, v->is_input ? "is a" : "depends on", n > 1 ? "s" : "", n > 1 ? "them" : "it",
+                      binds);
+}
+
 int opu_const_ints(Graph *g, int node, Diag *d, int i, int64_t *out, int cap, int *n)
 {
     Value *v = opu_in(g, node, i);
     if (!v)
         return diag_error(d, g, node, "input %d is missing", i);
     if (!value_is_const(v))
-        return diag_error(d, g, node, "input %d must be constant", i);
+        return opu_need_const(g, node, d, i, "a shape, axes or sizes input");
     if (v->dtype != DT_INT64 && v->dtype != DT_INT32)
         return diag_error(d, g, node, "input %d must be int64 or int32, not %s", i,
                           dtype_name(v->dtype));

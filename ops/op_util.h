@@ -33,6 +33,11 @@ void *opu_alloc_out(Graph *g, int node, int i, Diag *d);
 int opu_norm_axis(Graph *g, int node, Diag *d, int64_t axis, int rank, const char *what,
                   int *out);
 
+/* Error for input i (described by `what`) that decides an output shape but
+ * is not a constant: names the graph inputs it depends on and how to bind
+ * them (`--bind NAME=FILE`), or says the shape is data-dependent. Returns -1. */
+int opu_need_const(Graph *g, int node, Diag *d, int i, const char *what);
+
 /* Read constant integer input i (int32/int64, scalar or 1-D, at most cap
  * elements) into out, count in *n. Error when absent, not constant, wrong
  * dtype or too long. */

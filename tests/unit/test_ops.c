@@ -729,7 +729,7 @@ static void test_slice(void **state)
     int y4 = graph_add_value(g, "y4");
     n = tb_node(g, "Slice", 3, 1, x, rt, en, y4);
     assert_int_equal(ops_infer(g, n, &d), -1);
-    expect_error(&d, "input 1 must be constant");
+    expect_error(&d, "decides the output shape");
     graph_free(g);
     /* opset 9: attributes; a second inference is a fixed point */
     g = tb_graph(9);
@@ -804,7 +804,7 @@ static void test_reshape(void **state)
     int y3 = graph_add_value(g, "y3");
     n = tb_node(g, "Reshape", 2, 1, x, rs, y3);
     assert_int_equal(ops_infer(g, n, &d), -1);
-    expect_error(&d, "input 1 must be constant");
+    expect_error(&d, "decides the output shape");
     graph_free(g);
 }
 
