@@ -9,6 +9,7 @@ const PassInfo CTVM_PASSES[] = {
     {"fold_batchnorm", pass_fold_batchnorm},
     {"infer_fold2", pass_infer_fold},      /* fold what BN folding made constant */
     {"dce", pass_dce},
+    {"outputs", pass_outputs},             /* every output written by a kernel */
     {"layout", pass_layout},               /* blocked convolutions, layout propagation */
     {"views", pass_views},
     {"fuse", pass_fuse},
