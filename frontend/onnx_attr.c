@@ -1,8 +1,9 @@
 /* onnx_attr.c - ONNX AttributeProto to ctvm Attr.
  *
- * Scalars, strings, lists and tensors are decoded; graphs (If/Loop bodies),
- * sparse tensors, type protos and tensor lists are kept as ATTR_OTHER so a
- * later stage can name them in its error. Strings are copied with their
+ * Scalars, strings, lists and tensors are decoded; a graph (an If branch,
+ * a Loop or Scan body) becomes a subgraph (ATTR_GRAPH); sparse tensors, type
+ * protos and lists of graphs or tensors are kept as ATTR_OTHER so a later
+ * stage can name them in its error. Strings are copied with their
  * length and NUL-terminated. Very old models leave AttributeProto.type unset;
  * then the kind is inferred from the field that is present. */
 #include <stdio.h>
@@ -94,7 +95,14 @@ static int decode_one(OnnxLoadCtx *c, int node_id, const Onnx__AttributeProto *a
         for (size_t k = 0; k < ap->n_strings; k++)
             at->strings[k] = copy_bytes(a, &ap->strings[k]);
         break;
-    default: /* graphs, sparse tensors, type protos, tensor lists, unset */
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH:
+        if (!ap->g)
+            return diag_error(c->d, c->g, node_id, "attribute '%s' has no graph", at->name);
+        at->kind = ATTR_GRAPH;
+        if (onnx_subgraph_load(c, node_id, ap->g, &at->graph))
+            return -1;
+        break;
+    default: /* graph lists, sparse tensors, type protos, tensor lists, unset */
         at->kind = ATTR_OTHER;
         break;
     }

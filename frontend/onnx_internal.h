@@ -29,7 +29,13 @@ typedef struct OnnxLoadCtx {
     NameMap names;
     const char *base_dir;
     Diag *d;
+    int is_subgraph;  /* names not defined here are values of an enclosing graph */
+    int depth;        /* subgraph nesting depth */
 } OnnxLoadCtx;
+
+/* onnx_load.c: the body of a control-flow attribute as a Graph in the
+ * enclosing graph's arena (see onnx_load.h). */
+int onnx_subgraph_load(OnnxLoadCtx *parent, int node_id, const Onnx__GraphProto *gp, Graph **out);
 
 /* onnx_attr.c: node->attrs of node `node_id` from np's attributes. */
 int onnx_attrs_decode(OnnxLoadCtx *c, int node_id, const Onnx__NodeProto *np);

@@ -94,6 +94,11 @@ static int resolve_inputs(OnnxLoadCtx *c, const Onnx__NodeProto *np, const char 
     for (size_t k = 0; k < np->n_input; k++) {
         const char *in = np->input[k] ? np->input[k] : "";
         ins[k] = *in ? namemap_get(&c->names, in) : -1;
+        if (*in && ins[k] < 0 && c->is_subgraph) { /* a value of an enclosing graph */
+            ins[k] = graph_add_value(c->g, in);
+            c->g->values[ins[k]].is_outer = 1;
+            namemap_put(&c->names, ins[k]);
+        }
         if (*in && ins[k] < 0)
             return diag_error(c->d, c->g, -1,
                               "node '%s' (%s): input '%s' is not defined before the node (no "
@@ -184,6 +189,65 @@ static int add_graph_outputs(OnnxLoadCtx *c, const Onnx__GraphProto *gp)
     return 0;
 }
 
+/* A subgraph's formal inputs: element type and whatever shape is declared
+ * (a Loop body's carried values often declare none). */
+static int add_subgraph_inputs(OnnxLoadCtx *c, const Onnx__GraphProto *gp)
+{
+    Graph *g = c->g;
+    for (size_t i = 0; i < gp->n_input; i++) {
+        const Onnx__ValueInfoProto *vi = gp->input[i];
+        const char *name = vi->name ? vi->name : "";
+        if (!*name || namemap_get(&c->names, name) >= 0)
+            return diag_error(c->d, g, -1, "subgraph input '%s' has no name or is defined twice", name);
+        int id = graph_add_value(g, name);
+        namemap_put(&c->names, id);
+        const Onnx__TypeProto *tp = vi->type;
+        if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type) {
+            const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+            g->values[id].dtype = dtype_from_onnx(tt->has_elem_type ? tt->elem_type : 0);
+            if (tt->shape && tt->shape->n_dim <= CTVM_MAX_RANK) {
+                g->values[id].shape.rank = (int)tt->shape->n_dim;
+                for (size_t k = 0; k < tt->shape->n_dim; k++) {
+                    const Onnx__TensorShapeProto__Dimension *dim = tt->shape->dim[k];
+                    g->values[id].shape.dims[k] =
+                        dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && dim->dim_value >= 0
+                            ? dim->dim_value : -1;
+                }
+            }
+        } else if (tp && tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+            return diag_error(c->d, g, -1, "subgraph input '%s' is not a tensor (sequences, maps and optionals "
+                                           "are not supported)", name);
+        }
+        graph_add_input(g, id);
+    }
+    return 0;
+}
+
+/* Nodes in file order, then the graph outputs. */
+static int load_nodes_outputs(OnnxLoadCtx *c, const Onnx__GraphProto *gp)
+{
+    for (size_t i = 0; i < gp->n_node; i++)
+        if (add_node(c, gp->node[i]))
+            return -1;
+    return add_graph_outputs(c, gp);
+}
+
+int onnx_subgraph_load(OnnxLoadCtx *parent, int node_id, const Onnx__GraphProto *gp, Graph **out)
+{
+    if (parent->depth >= 16)
+        return diag_error(parent->d, parent->g, node_id, "subgraphs nested more than 16 deep");
+    OnnxLoadCtx c = {.g = graph_new_sub(parent->g), .base_dir = parent->base_dir, .d = parent->d,
+                     .is_subgraph = 1, .depth = parent->depth + 1};
+    if (gp->name)
+        c.g->name = arena_strdup(c.g->arena, gp->name);
+    size_t expected = gp->n_initializer + gp->n_input + 2 * gp->n_node + 16;
+    namemap_init(&c.names, c.g, expected < (1u << 26) ? (int)expected : 1 << 26);
+    if (add_initializers(&c, gp) || add_subgraph_inputs(&c, gp) || load_nodes_outputs(&c, gp))
+        return -1;
+    *out = c.g;
+    return 0;
+}
+
 static int load_model(OnnxLoadCtx *c, const Onnx__ModelProto *m, const OnnxLoadOptions *opt)
 {
     if (check_model(c, m) || read_opset(c, m))
@@ -196,10 +260,7 @@ static int load_model(OnnxLoadCtx *c, const Onnx__ModelProto *m, const OnnxLoadO
     if (add_initializers(c, gp) || onnx_inputs_add(c, gp) || onnx_inputs_override(c, opt) ||
         onnx_inputs_check_static(c))
         return -1;
-    for (size_t i = 0; i < gp->n_node; i++)
-        if (add_node(c, gp->node[i]))
-            return -1;
-    return add_graph_outputs(c, gp);
+    return load_nodes_outputs(c, gp);
 }
 
 Graph *onnx_load_buffer(const void *buf, size_t len, const char *path_for_diag,

@@ -15,6 +15,16 @@ Graph *graph_new(const char *path)
     return g;
 }
 
+Graph *graph_new_sub(Graph *parent)
+{
+    Graph *g = arena_alloc(parent->arena, sizeof *g);
+    g->arena = parent->arena;
+    g->path = parent->path;
+    g->name = "";
+    g->opset = parent->opset;
+    return g;
+}
+
 void graph_free(Graph *g)
 {
     if (g)
@@ -119,6 +129,23 @@ void graph_add_output(Graph *g, int value_id)
     g->values[value_id].is_output = 1;
     g->values[value_id].io_index = g->n_outputs;
     g->outputs = append_id(g->arena, g->outputs, g->n_outputs++, value_id);
+}
+
+void graph_move_nodes(Graph *g, int from, int pos)
+{
+    int n = g->n_nodes - from;
+    if (n <= 0 || pos >= from)
+        return;
+    Node *tmp = malloc(sizeof(Node) * (size_t)n);
+    if (!tmp) {
+        fprintf(stderr, "ctvm: out of memory\n");
+        exit(3);
+    }
+    memcpy(tmp, &g->nodes[from], sizeof(Node) * (size_t)n);
+    memmove(&g->nodes[pos + n], &g->nodes[pos], sizeof(Node) * (size_t)(from - pos));
+    memcpy(&g->nodes[pos], tmp, sizeof(Node) * (size_t)n);
+    free(tmp);
+    graph_count_uses(g);
 }
 
 void graph_count_uses(Graph *g)

@@ -24,8 +24,12 @@ struct Target;
 
 typedef enum AttrKind {
     ATTR_FLOAT, ATTR_INT, ATTR_STRING, ATTR_TENSOR,
-    ATTR_FLOATS, ATTR_INTS, ATTR_STRINGS, ATTR_OTHER, /* graphs etc.: kept, unused */
+    ATTR_FLOATS, ATTR_INTS, ATTR_STRINGS,
+    ATTR_GRAPH,  /* a subgraph (If branches, Loop/Scan bodies) */
+    ATTR_OTHER,  /* sparse tensors, type protos, tensor lists: kept, unused */
 } AttrKind;
+
+struct Graph;
 
 typedef struct Attr {
     const char *name;
@@ -38,6 +42,7 @@ typedef struct Attr {
     float *floats;
     int64_t *ints;
     const char **strings;
+    struct Graph *graph; /* ATTR_GRAPH: the body, sharing the enclosing graph's arena */
 } Attr;
 
 typedef enum Storage {
@@ -59,6 +64,7 @@ typedef struct Value {
     int n_uses;      /* node inputs naming this value (graph_count_uses) */
     int is_input;    /* runtime graph input (caller provides it) */
     int is_output;   /* graph output */
+    int is_outer;    /* in a subgraph: a value of an enclosing graph, read by name */
     int io_index;    /* position among graph inputs or outputs */
     /* memory plan */
     Storage storage;
@@ -104,6 +110,8 @@ typedef struct Graph {
 } Graph;
 
 Graph *graph_new(const char *path);
+/* A subgraph (a control-flow body) allocated in parent's arena; freed with it. */
+Graph *graph_new_sub(Graph *parent);
 void graph_free(Graph *g);
 
 /* A new value named `name` (copied), dtype undefined, shape unknown. */
@@ -117,6 +125,10 @@ int graph_add_node(Graph *g, const char *op_type, const char *name,
                    int n_in, const int *ins, int n_out, const int *outs);
 void graph_add_input(Graph *g, int value_id);
 void graph_add_output(Graph *g, int value_id);
+/* Move nodes [from, n_nodes) to index pos (< from), shifting the others up,
+ * and recompute producers. Only valid before fusion (node ids are then
+ * referenced by Value.producer alone). */
+void graph_move_nodes(Graph *g, int from, int pos);
 /* Recompute Value.n_uses and Value.producer from the live nodes. */
 void graph_count_uses(Graph *g);
 /* Replace every use of value `from` (node inputs, graph outputs) by `to`. */

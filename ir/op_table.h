@@ -135,6 +135,9 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     /* ---- resampling ---- */                                                \
     /* ---- detection and data-dependent shapes ---- */                       \
     /* ---- control flow ---- */                                              \
+    X(IF, "If", control, 1, 25, OPF_)                                         \
+    X(LOOP, "Loop", control, 1, 25, OPF_)                                     \
+    X(SCAN, "Scan", control, 8, 25, OPF_)                                     \
     /* ---- attention and transformer blocks ---- */                          \
     /* ---- signal processing ---- */                                         \
     /* ---- losses ---- */                                                    \

@@ -106,27 +106,33 @@ static int inputs_behind(const Graph *g, int vid, int *found, int cap)
     return n;
 }
 
+void opu_need_const_msg(const Graph *g, const Node *n, int i, const char *what, char *buf, size_t cap)
+{
+    const Value *v = i < n->n_in && n->in[i] >= 0 ? &g->values[n->in[i]] : NULL;
+    if (!v) {
+        snprintf(buf, cap, "input %d (%s) is missing", i, what);
+        return;
+    }
+    int ins[8];
+    int k = inputs_behind(g, (int)(v - g->values), ins, 8);
+    if (k == 0) {
+        snprintf(buf, cap, "input %d ('%s', %s) is computed from data at run time", i, v->name, what);
+        return;
+    }
+    char binds[1024];
+    int len = 0;
+    for (int j = 0; j < k && len < (int)sizeof binds - 300; j++)
+        len += snprintf(binds + len, sizeof binds - (size_t)len, "%s--bind %s=FILE", j ? " " : "",
+                        g->values[ins[j]].name);
+    snprintf(buf, cap, "input %d ('%s', %s) %s graph input%s: bind %s with %s", i, v->name, what,
+             v->is_input ? "is a" : "depends on", k > 1 ? "s" : "", k > 1 ? "them" : "it", binds);
+}
+
 int opu_need_const(Graph *g, int node, Diag *d, int i, const char *what)
 {
-    const Value *v = opu_in(g, node, i);
-    if (!v)
-        return diag_error(d, g, node, "input %d (%s) is missing", i, what);
-    int ins[8];
-    int n = inputs_behind(g, (int)(v - g->values), ins, 8);
-    if (n == 0)
-        return diag_error(d, g, node,
-                          "input %d ('%s', %s) decides the output shape but is computed from data at run time "
-                          "(a data-dependent shape)",
-                          i, v->name, what);
-    char binds[1024];
-    int k = 0;
-    for (int j = 0; j < n && k < (int)sizeof binds - 300; j++)
-        k += snprintf(binds + k, sizeof binds - (size_t)k, "%s--bind %s=FILE", j ? " " : "", g->values[ins[j]].name);
-    return diag_error(d, g, node,
-                      "input %d ('%s', %s) decides the output shape and must be known at compile time; it %s "
-                      "graph input%s: bind %s with %s",
-                      i, v->name, what, v->is_input ? "is a" : "depends on", n > 1 ? "s" : "", n > 1 ? "them" : "it",
-                      binds);
+    char why[800];
+    opu_need_const_msg(g, &g->nodes[node], i, what, why, sizeof why);
+    return diag_error(d, g, node, "%s decides the output shape and must be known at compile time: %s", what, why);
 }
 
 int opu_const_ints(Graph *g, int node, Diag *d, int i, int64_t *out, int cap, int *n)

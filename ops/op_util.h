@@ -7,6 +7,7 @@
 #ifndef CTVM_OPS_OP_UTIL_H
 #define CTVM_OPS_OP_UTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ir/diag.h"
@@ -37,6 +38,8 @@ int opu_norm_axis(Graph *g, int node, Diag *d, int64_t axis, int rank, const cha
  * is not a constant: names the graph inputs it depends on and how to bind
  * them (`--bind NAME=FILE`), or says the shape is data-dependent. Returns -1. */
 int opu_need_const(Graph *g, int node, Diag *d, int i, const char *what);
+/* The explanation part of that message, for callers that report their own. */
+void opu_need_const_msg(const Graph *g, const Node *n, int i, const char *what, char *buf, size_t cap);
 
 /* Read constant integer input i (int32/int64, scalar or 1-D, at most cap
  * elements) into out, count in *n. Error when absent, not constant, wrong

@@ -10,10 +10,13 @@
  * Concat chains turn into the constant shape input of a Reshape whose data
  * input stays a runtime value. Idempotent: folded nodes are dead, live ones
  * are re-inferred from normalised attributes that are a fixed point.
+ * If, Loop and Scan are expanded into straight-line nodes where they stand
+ * (passes/control_flow.c), which are then inferred like any other.
  * Ends with graph_count_uses. */
 #include "ops/ops.h"
 #include "ops/ops_fold.h"
 #include "ops/op_util.h"
+#include "passes/control_flow.h"
 #include "passes/passes.h"
 
 static int check_inputs(Graph *g, int node, Diag *d)
@@ -34,29 +37,42 @@ static int check_inputs(Graph *g, int node, Diag *d)
     return 0;
 }
 
+/* Infers and, when it can, folds node i; expands control flow in place.
+ * Returns the number of node slots done from i on (see control_flow.h). */
+static int infer_node(Graph *g, int i, Diag *d)
+{
+    if (g->nodes[i].dead)
+        return 1;
+    if (cf_is_control(g->nodes[i].op))
+        return cf_expand(g, i, d, infer_node);
+    if (check_inputs(g, i, d) || ops_infer(g, i, d))
+        return -1;
+    if (!ops_can_fold(g, &g->nodes[i]))
+        return 1;
+    int r = ops_eval(g, i, d);
+    if (r < 0)
+        return -1;
+    if (r == 0)
+        return 1;
+    Node *n = &g->nodes[i];
+    for (int k = 0; k < n->n_out; k++) {
+        if (n->out[k] < 0)
+            continue;
+        Value *v = &g->values[n->out[k]];
+        v->storage = STORE_CONST;
+        v->producer = -1;
+    }
+    n->dead = 1;
+    return 1;
+}
+
 int pass_infer_fold(Graph *g, Diag *d)
 {
-    for (int i = 0; i < g->n_nodes; i++) {
-        if (g->nodes[i].dead)
-            continue;
-        if (check_inputs(g, i, d) || ops_infer(g, i, d))
-            return -1;
-        if (!ops_can_fold(g, &g->nodes[i]))
-            continue;
-        int r = ops_eval(g, i, d);
+    for (int i = 0; i < g->n_nodes;) {
+        int r = infer_node(g, i, d);
         if (r < 0)
             return -1;
-        if (r == 0)
-            continue;
-        Node *n = &g->nodes[i];
-        for (int k = 0; k < n->n_out; k++) {
-            if (n->out[k] < 0)
-                continue;
-            Value *v = &g->values[n->out[k]];
-            v->storage = STORE_CONST;
-            v->producer = -1;
-        }
-        n->dead = 1;
+        i += r;
     }
     graph_count_uses(g);
     return 0;

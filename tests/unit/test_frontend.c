@@ -626,9 +626,11 @@ static void test_attr_kinds_and_domains(void **state)
     assert_int_equal(a->t->shape.dims[0], 3);
     assert_int_equal(((int32_t *)a->t->data)[1], -8);
     const Node *ifn2 = &gr->nodes[5];
-    assert_int_equal(node_attr(ifn2, "then_branch")->kind, ATTR_OTHER);
+    assert_int_equal(node_attr(ifn2, "then_branch")->kind, ATTR_GRAPH);
+    assert_non_null(node_attr(ifn2, "then_branch")->graph);
+    assert_int_equal(node_attr(ifn2, "then_branch")->graph->n_nodes, 0);
     assert_int_equal(attr_int(ifn2, "legacy", 0), 42);
-    assert_int_equal(ifn2->op, OP_UNKNOWN);
+    assert_int_equal(ifn2->op, OP_IF);
     const Node *f = &gr->nodes[6];
     assert_string_equal(f->domain, "com.microsoft");
     assert_string_equal(f->name, "FusedConv_6");
