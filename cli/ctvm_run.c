@@ -326,6 +326,26 @@ int main(int argc, char **argv)
     for (int i = 0; i < io.n_out; i++) {
         char p[4200];
         snprintf(p, sizeof p, "%s/out%d.bin", dir, i);
+        /* an output of data-dependent shape comes with its actual dims */
+        char sp[4200];
+        snprintf(sp, sizeof sp, "%s/out%d.shape", dir, i);
+        FILE *sf = fopen(sp, "r");
+        if (sf) {
+            Shape act = shape_unknown();
+            act.rank = 0;
+            long long dim;
+            while (act.rank < CTVM_MAX_RANK && fscanf(sf, "%lld", &dim) == 1)
+                act.dims[act.rank++] = dim;
+            fclose(sf);
+            int64_t numel, bytes;
+            if (!shape_numel(&act, &numel) || !dtype_bytes(io.out_dtype[i], numel, &bytes) || bytes > io.out_bytes[i]) {
+                diag_error(&d, NULL, -1, "output %d: bad actual shape", i);
+                goto done;
+            }
+            io.out_shape[i] = act;
+            io.out_size[i] = (long)numel;
+            io.out_bytes[i] = (long)bytes;
+        }
         unsigned char *buf = arena_alloc(arena, (size_t)io.out_bytes[i] + 8);
         FILE *f = fopen(p, "rb");
         size_t got = f ? fread(buf, 1, (size_t)io.out_bytes[i], f) : 0;
@@ -350,8 +370,10 @@ int main(int argc, char **argv)
         for (int i = 0; i < io.n_out; i++) {
             const Tensor *r = pick(ref, n_ref, io.out_name[i], i);
             int64_t numel = 0;
-            if (!r || !shape_numel(&r->shape, &numel) || numel != io.out_size[i]) {
-                printf("output '%s': no reference of %ld elements: FAIL\n", io.out_name[i], io.out_size[i]);
+            if (!r || !shape_numel(&r->shape, &numel) || numel != io.out_size[i] ||
+                (r->shape.rank == io.out_shape[i].rank && !shape_equal(&r->shape, &io.out_shape[i]))) {
+                printf("output '%s': no reference of shape %s: FAIL\n", io.out_name[i], shape_str(&io.out_shape[i],
+                       (char[96]){0}, 96));
                 rc = RUN_MISMATCH;
                 continue;
             }

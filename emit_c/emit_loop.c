@@ -58,7 +58,8 @@ static void collect_stmt(const Stmt *s, KernelParams *p)
         break;
     case ST_CALL:
         for (int i = 0; i < s->n_bufs; i++)
-            add_param(p, s->bufs[i], s->buf_written[i]);
+            if (s->bufs[i])
+                add_param(p, s->bufs[i], s->buf_written[i]);
         break;
     }
 }
@@ -834,22 +835,76 @@ static void palloc(Em *m, const Stmt *s, int ind, const LVar *v)
     fprintf(f, "%*s}\n", ind, "");
 }
 
+/* fn((void *const[]){bufs}, (const int64_t[]){iargs}, (const double[]){fargs}):
+ * the one calling convention of runtime kernels (ir/loop_kernels.h) */
 static void pcallstmt(Em *m, const Stmt *s, int ind)
 {
     FILE *f = m->f;
     fprintf(f, "%*s%s(", ind, "", s->fn);
-    int k = 0;
-    for (int i = 0; i < s->n_bufs; i++, k++) {
-        fputs(k ? ", " : "", f);
-        emit_buf_name(f, s->bufs[i]);
+    if (s->n_bufs) {
+        fputs("(void *const[]){", f);
+        for (int i = 0; i < s->n_bufs; i++) {
+            fputs(i ? ", (void *)" : "(void *)", f);
+            if (s->bufs[i])
+                emit_buf_name(f, s->bufs[i]);
+            else
+                fputc('0', f);
+        }
+        fputs("}, ", f);
+    } else {
+        fputs("(void *const *)0, ", f);
     }
-    for (int i = 0; i < s->n_iargs; i++, k++)
-        fprintf(f, "%s%lldLL", k ? ", " : "", (long long)s->iargs[i]);
-    for (int i = 0; i < s->n_fargs; i++, k++) {
-        fputs(k ? ", " : "", f);
-        emit_float(f, s->fargs[i], LT_F64);
+    if (s->n_iargs) {
+        fputs("(const int64_t[]){", f);
+        for (int i = 0; i < s->n_iargs; i++)
+            emit_int(f, s->iargs[i], LT_I64), fputs(i + 1 < s->n_iargs ? ", " : "", f);
+        fputs("}, ", f);
+    } else {
+        fputs("(const int64_t *)0, ", f);
     }
-    fputs(");\n", f);
+    if (s->n_fargs) {
+        fputs("(const double[]){", f);
+        for (int i = 0; i < s->n_fargs; i++) {
+            emit_float(f, s->fargs[i], LT_F64);
+            fputs(i + 1 < s->n_fargs ? ", " : "", f);
+        }
+        fputs("});\n", f);
+    } else {
+        fputs("(const double *)0);\n", f);
+    }
+}
+
+static void collect_calls(const Stmt *s, const char **names, int *n, int cap)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case ST_FOR:
+    case ST_ALLOC: collect_calls(s->body, names, n, cap); break;
+    case ST_IF:
+        collect_calls(s->body, names, n, cap);
+        collect_calls(s->else_body, names, n, cap);
+        break;
+    case ST_SEQ:
+        for (int i = 0; i < s->n; i++)
+            collect_calls(s->items[i], names, n, cap);
+        break;
+    case ST_CALL: {
+        for (int i = 0; i < *n; i++)
+            if (strcmp(names[i], s->fn) == 0)
+                return;
+        if (*n < cap)
+            names[(*n)++] = s->fn;
+        break;
+    }
+    case ST_STORE: break;
+    }
+}
+
+int emit_collect_calls(const Stmt *s, const char **names, int n, int cap)
+{
+    collect_calls(s, names, &n, cap);
+    return n;
 }
 
 static void pstmt(Em *m, const Stmt *s, int ind, const LVar *v)

@@ -43,6 +43,9 @@ void emit_kernel(FILE *f, const char *name, const char *comment, const Stmt *bod
 /* Scalar printing of an expression or statement, as written. */
 void emit_expr(FILE *f, const Expr *e);
 void emit_stmt(FILE *f, const Stmt *s, int indent);
+/* Adds the runtime kernels s calls (ST_CALL function names) to names[0..n)
+ * if not there yet; returns the new count (at most cap). */
+int emit_collect_calls(const Stmt *s, const char **names, int n, int cap);
 /* C identifier of a buffer as used inside kernels */
 void emit_buf_name(FILE *f, const LBuf *b);
 

@@ -7,6 +7,7 @@
 #include "emit_loop.h"
 #include "emit_weights.h"
 #include "ir/exec_order.h"
+#include "ir/loop_kernels.h"
 #include "ir/target.h"
 #include "schedule/schedule.h"
 
@@ -45,6 +46,7 @@ static LBuf *buf_of(ComputeCtx *cx, int vid)
     }
     BufKind kind = LB_ARENA;
     switch (v->storage) {
+    case STORE_OUTDIMS: kind = LB_OUTDIMS; break;
     case STORE_INPUT: kind = LB_INPUT; break;
     case STORE_OUTPUT: kind = LB_OUTPUT; break;
     case STORE_CONST: kind = LB_CONST; break;
@@ -118,6 +120,7 @@ static void emit_call_arg(FILE *f, const LBuf *b)
             fprintf(f, "CTVM_WT(%s, %lld)", weights_member_name(dtype_c_storage(b->dtype)), (long long)b->offset);
         break;
     case LB_LOCAL: fputs("0", f); break;
+    case LB_OUTDIMS: fprintf(f, "out%d_shape", b->io_index); break;
     }
 }
 
@@ -133,6 +136,10 @@ static void emit_shape_macro(FILE *f, const char *P, const char *kind, int i, co
     for (int d = 0; d < v->shape.rank; d++)
         fprintf(f, "%s%lld", d ? ", " : "", (long long)v->shape.dims[d]);
     fprintf(f, "}\n#define %s_%s%d_SIZE %lld\n", P, kind, i, (long long)numel);
+    if (v->dyn)
+        fprintf(f, "/* data-dependent shape: _SHAPE, _SIZE and _BYTES are upper bounds; the run\n"
+                   "   writes the actual dims to out%d_shape and the data compactly in that shape */\n"
+                   "#define %s_%s%d_DYNAMIC 1\n", i, P, kind, i);
     fprintf(f, "#define %s_%s%d_BYTES %lld\n", P, kind, i, (long long)bytes);
 }
 
@@ -146,6 +153,9 @@ static void emit_params(FILE *f, const Graph *g, int with_ws)
                 i + 1 < g->n_inputs || g->n_outputs ? ", " : "");
     for (int i = 0; i < g->n_outputs; i++)
         fprintf(f, "%s *out%d%s", dtype_c_storage(g->values[g->outputs[i]].dtype), i, i + 1 < g->n_outputs ? ", " : "");
+    for (int i = 0; i < g->n_outputs; i++)
+        if (g->values[g->outputs[i]].dyn)
+            fprintf(f, ", int64_t *out%d_shape", i);
     if (!with_ws && g->n_inputs + g->n_outputs == 0)
         fputs("void", f);
     fputc(')', f);
@@ -248,6 +258,20 @@ static void emit_harness(FILE *f, const Graph *g, const char *P, int arena_calle
     fputs("0};\nstatic const long ctvm_main_out_bytes[] = {", f);
     for (int i = 0; i < g->n_outputs; i++)
         fprintf(f, "%s_OUTPUT%d_BYTES, ", P, i);
+    fputs("0};\n", f);
+    /* data-dependent outputs: the actual dims the run writes */
+    for (int i = 0; i < g->n_outputs; i++)
+        if (g->values[g->outputs[i]].dyn)
+            fprintf(f, "static int64_t ctvm_main_out%d_shape[%s_OUTPUT%d_RANK + 1];\n", i, P, i);
+    fputs("static int64_t *const ctvm_main_out_shape[] = {", f);
+    for (int i = 0; i < g->n_outputs; i++)
+        fprintf(f, g->values[g->outputs[i]].dyn ? "ctvm_main_out%d_shape, " : "0, ", i);
+    fputs("0};\nstatic const int ctvm_main_out_rank[] = {", f);
+    for (int i = 0; i < g->n_outputs; i++)
+        fprintf(f, "%s_OUTPUT%d_RANK, ", P, i);
+    fputs("0};\nstatic const int ctvm_main_out_bits[] = {", f);
+    for (int i = 0; i < g->n_outputs; i++)
+        fprintf(f, "%d, ", dtype_bits(g->values[g->outputs[i]].dtype));
     if (arena_caller)
         fprintf(f, "0};\nstatic double ctvm_main_ws[%s_WORKSPACE_SIZE / 8 + 1];\n"
                    "static int ctvm_main_invoke(void)\n{\n    return %s_run_ws(ctvm_main_ws%s",
@@ -258,6 +282,9 @@ static void emit_harness(FILE *f, const Graph *g, const char *P, int arena_calle
         fprintf(f, "ctvm_main_in%d%s", i, i + 1 < g->n_inputs || g->n_outputs ? ", " : "");
     for (int i = 0; i < g->n_outputs; i++)
         fprintf(f, "ctvm_main_out%d%s", i, i + 1 < g->n_outputs ? ", " : "");
+    for (int i = 0; i < g->n_outputs; i++)
+        if (g->values[g->outputs[i]].dyn)
+            fprintf(f, ", ctvm_main_out%d_shape", i);
     fputs(");\n}\n", f);
     emit_banner_file(f, "templates/main_harness.c");
     fputs("#endif /* CTVM_MAIN */\n", f);
@@ -352,6 +379,22 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
     fputc('\n', out);
     emit_banner_file(out, "runtime_min/ctvm_runtime.h");
     emit_banner_file(out, tg->header);
+    {   /* the runtime kernels the model calls, once each */
+        const char *calls[64];
+        int n_calls = 0;
+        for (int s = 0; s < steps; s++)
+            n_calls = emit_collect_calls(kernels[s], calls, n_calls, 64);
+        if (n_calls)
+            emit_banner_file(out, "templates/kernel_util.h");
+        for (int i = 0; i < n_calls; i++) {
+            const char *file = loop_kernel_file(calls[i]);
+            if (!file || !ctvm_embedded_find(file)) {
+                weights_free(&e.blob);
+                return diag_error(d, g, -1, "runtime kernel %s has no template file (internal error)", calls[i]);
+            }
+            emit_banner_file(out, file);
+        }
+    }
     weights_emit(out, &e.blob);
     for (int s = 0; s < steps; s++) {
         const KernelParams *kp = &params[s];
@@ -391,7 +434,7 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
     for (int i = 0; i < g->n_inputs; i++)
         fprintf(out, " || !in%d", i);
     for (int i = 0; i < g->n_outputs; i++)
-        fprintf(out, " || !out%d", i);
+        fprintf(out, g->values[g->outputs[i]].dyn ? " || !out%d || !out%d_shape" : " || !out%d", i, i);
     fputs(")\n        return CTVM_ERR_NULL;\n", out);
     for (int s = 0; s < steps; s++) {
         const KernelParams *kp = &params[s];
@@ -418,6 +461,9 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
             fprintf(out, ", in%d", i);
         for (int i = 0; i < g->n_outputs; i++)
             fprintf(out, ", out%d", i);
+        for (int i = 0; i < g->n_outputs; i++)
+            if (g->values[g->outputs[i]].dyn)
+                fprintf(out, ", out%d_shape", i);
         fputs(");\n}\n\n", out);
     }
     emit_harness(out, g, P, o->arena_caller);

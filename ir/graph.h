@@ -52,6 +52,7 @@ typedef enum Storage {
     STORE_OUTPUT,   /* caller's output pointer number io_index */
     STORE_ARENA,    /* workspace + offset */
     STORE_VIEW,     /* same bytes as value view_of */
+    STORE_OUTDIMS,  /* the caller's shape array of dynamic graph output io_index */
 } Storage;
 
 typedef struct Value {
@@ -65,6 +66,11 @@ typedef struct Value {
     int is_input;    /* runtime graph input (caller provides it) */
     int is_output;   /* graph output */
     int is_outer;    /* in a subgraph: a value of an enclosing graph, read by name */
+    /* data-dependent shape (NonZero, Unique, Compress, NonMaxSuppression):
+     * `shape` holds upper bounds and the actual dims are known at run time
+     * only, written by the producer into value dyn_dims (int64[rank]) */
+    int dyn;
+    int dyn_dims;    /* with dyn: set by pass "hidden" for graph outputs, else -1 */
     int io_index;    /* position among graph inputs or outputs */
     /* memory plan */
     Storage storage;

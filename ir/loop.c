@@ -689,7 +689,7 @@ void loop_print(FILE *f, const Stmt *s, int indent)
     case ST_CALL:
         fprintf(f, "%*scall %s(", indent, "", s->fn);
         for (int i = 0; i < s->n_bufs; i++)
-            fprintf(f, "%s%s", i ? ", " : "", s->bufs[i]->name);
+            fprintf(f, "%s%s", i ? ", " : "", s->bufs[i] ? s->bufs[i]->name : "null");
         for (int i = 0; i < s->n_iargs; i++)
             fprintf(f, ", %lld", (long long)s->iargs[i]);
         for (int i = 0; i < s->n_fargs; i++)

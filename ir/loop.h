@@ -93,6 +93,7 @@ typedef enum BufKind {
     LB_ARENA,  /* workspace + offset */
     LB_CONST,  /* weight blob + offset */
     LB_LOCAL,  /* declared by an ST_ALLOC (accumulators, small temporaries) */
+    LB_OUTDIMS, /* caller's int64 shape array of dynamic output io_index */
 } BufKind;
 
 typedef struct LBuf {

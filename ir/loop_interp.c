@@ -283,8 +283,8 @@ static int run_call(Interp *in, const Stmt *s)
         return fail(in, "runtime kernel %s is not available to the compiler", s->fn);
     void *bufs[LOOP_CALL_MAX_BUFS];
     for (int i = 0; i < s->n_bufs; i++) {
-        bufs[i] = buf_mem(in, s->bufs[i]);
-        if (!bufs[i])
+        bufs[i] = s->bufs[i] ? buf_mem(in, s->bufs[i]) : NULL;
+        if (s->bufs[i] && !bufs[i])
             return fail(in, "buffer '%s' has no memory", s->bufs[i]->name);
     }
     fn(bufs, s->iargs, s->fargs);

@@ -4,9 +4,23 @@
 
 #include <string.h>
 
+#include "ir/dtype.h"
 #include "runtime_min/ctvm_runtime.h"
+#include "templates/kernel_util.h"
 
 /* one #include per kernel of CTVM_KERNELS */
+#include "templates/kernel_compress.h"
+#include "templates/kernel_nms.h"
+#include "templates/kernel_nonzero.h"
+#include "templates/kernel_unique.h"
+
+/* the kernels' type codes are ctvm's DType values */
+_Static_assert(CTVM_DT_F32 == DT_FLOAT32 && CTVM_DT_I64 == DT_INT64 && CTVM_DT_I32 == DT_INT32 &&
+                   CTVM_DT_I8 == DT_INT8 && CTVM_DT_U8 == DT_UINT8 && CTVM_DT_F16 == DT_FLOAT16 &&
+                   CTVM_DT_BOOL == DT_BOOL && CTVM_DT_F64 == DT_FLOAT64 && CTVM_DT_I16 == DT_INT16 &&
+                   CTVM_DT_U16 == DT_UINT16 && CTVM_DT_U32 == DT_UINT32 && CTVM_DT_U64 == DT_UINT64 &&
+                   CTVM_DT_BF16 == DT_BFLOAT16,
+               "templates/kernel_util.h type codes differ from ir/dtype.h");
 
 static const struct {
     const char *fn, *file;

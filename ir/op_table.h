@@ -134,6 +134,10 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     /* ---- recurrent networks ---- */                                        \
     /* ---- resampling ---- */                                                \
     /* ---- detection and data-dependent shapes ---- */                       \
+    X(NONZERO, "NonZero", dynamic, 9, 13, OPF_)                               \
+    X(COMPRESS, "Compress", dynamic, 9, 28, OPF_)                             \
+    X(UNIQUE, "Unique", dynamic, 11, 28, OPF_)                                \
+    X(NONMAXSUPPRESSION, "NonMaxSuppression", dynamic, 10, 11, OPF_)          \
     /* ---- control flow ---- */                                              \
     X(IF, "If", control, 1, 25, OPF_)                                         \
     X(LOOP, "Loop", control, 1, 25, OPF_)                                     \

@@ -10,6 +10,7 @@ const PassInfo CTVM_PASSES[] = {
     {"infer_fold2", pass_infer_fold},      /* fold what BN folding made constant */
     {"dce", pass_dce},
     {"outputs", pass_outputs},             /* every output written by a kernel */
+    {"hidden", pass_hidden},               /* dims of data-dependent outputs, kernel scratch */
     {"layout", pass_layout},               /* blocked convolutions, layout propagation */
     {"views", pass_views},
     {"fuse", pass_fuse},

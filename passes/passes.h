@@ -16,6 +16,7 @@ int pass_drop_identity(Graph *g, Diag *d);   /* Identity, inference-mode Dropout
 int pass_fold_batchnorm(Graph *g, Diag *d);  /* BatchNormalization into Conv/Gemm, or to Mul+Add */
 int pass_dce(Graph *g, Diag *d);             /* drop nodes and values no output needs */
 int pass_outputs(Graph *g, Diag *d);         /* constant, input and repeated outputs get a copy */
+int pass_hidden(Graph *g, Diag *d);          /* dims of data-dependent outputs, kernel scratch */
 int pass_layout(Graph *g, Diag *d);          /* Conv -> blocked ConvNCHWc; blocked layout propagation */
 int pass_views(Graph *g, Diag *d);           /* Reshape/Flatten/Squeeze/Unsqueeze as zero-copy */
 int pass_fuse(Graph *g, Diag *d);            /* elementwise epilogues into their producer */

@@ -63,7 +63,7 @@ static void set_storage(Graph *g)
 {
     for (int v = 0; v < g->n_values; v++) {
         Value *val = &g->values[v];
-        if (val->storage == STORE_VIEW)
+        if (val->storage == STORE_VIEW || val->storage == STORE_OUTDIMS)
             continue;
         val->storage = STORE_NONE;
         if (val->data)

@@ -4,7 +4,8 @@
  * Reads IN_DIR/in<i>.bin (raw elements of the input's type, native order)
  * for every input, runs
  * the model REPEAT times (default 1, after one warm-up run when REPEAT > 1),
- * writes OUT_DIR/out<i>.bin and prints "ctvm-time: median_ms=... min_ms=...".
+ * writes OUT_DIR/out<i>.bin (and, for an output of data-dependent shape,
+ * its actual dims as text in OUT_DIR/out<i>.shape) and prints "ctvm-time: median_ms=... min_ms=...".
  * The model file provides CTVM_MAIN_NIN/NOUT, ctvm_main_in/out (static
  * buffers), ctvm_main_in_bytes/out_bytes and ctvm_main_invoke().
  * With CTVM_PROFILE also defined, each kernel is timed and a table
@@ -71,9 +72,31 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    for (int i = 0; i < CTVM_MAIN_NOUT; i++)
-        if (ctvm_main_file(argv[2], "out", i, ctvm_main_out[i], ctvm_main_out_bytes[i], 1))
+    for (int i = 0; i < CTVM_MAIN_NOUT; i++) {
+        long bytes = ctvm_main_out_bytes[i];
+        if (ctvm_main_out_shape[i]) { /* data-dependent: the actual dims, in out<i>.shape */
+            char path[4096];
+            long long numel = 1;
+            snprintf(path, sizeof path, "%s/out%d.shape", argv[2], i);
+            FILE *f = fopen(path, "w");
+            if (!f)
+                return 1;
+            for (int k = 0; k < ctvm_main_out_rank[i]; k++) {
+                numel *= (long long)ctvm_main_out_shape[i][k];
+                fprintf(f, "%lld ", (long long)ctvm_main_out_shape[i][k]);
+            }
+            fputc('\n', f);
+            if (fclose(f) != 0)
+                return 1;
+            bytes = (long)((numel * ctvm_main_out_bits[i] + 7) / 8);
+            if (bytes > ctvm_main_out_bytes[i]) {
+                fprintf(stderr, "ctvm-main: output %d: actual size exceeds its bound\n", i);
+                return 1;
+            }
+        }
+        if (ctvm_main_file(argv[2], "out", i, ctvm_main_out[i], bytes, 1))
             return 1;
+    }
     qsort(times, (size_t)repeat, sizeof times[0], ctvm_main_cmp);
 #ifdef CTVM_PROFILE
     {

@@ -1,0 +1,66 @@
+/* hidden.c - pass "hidden": the extra buffers some kernels write besides
+ * their outputs, made explicit as hidden outputs of their node.
+ *
+ *  - A data-dependent output (Value.dyn: NonZero, Unique, Compress,
+ *    NonMaxSuppression) holds upper-bound dims; its actual dims are written
+ *    at run time into an int64[rank] value. ctvm supports such outputs as
+ *    graph outputs: the dims value becomes the caller's `out<i>_shape`
+ *    array (STORE_OUTDIMS) and its id is recorded in Value.dyn_dims. A
+ *    data-dependent value read by another node is refused: that node's
+ *    shapes would depend on run-time data.
+ *  - A node whose infer set attribute "scratch_bytes" gets a uint8 arena
+ *    value of that size, live only while it runs (attribute "scratch_value").
+ * Hidden outputs are appended to the node's outputs, so the memory plan
+ * places them like any other output. Runs after pass outputs. */
+#include "passes/passes.h"
+
+static void append_output(Graph *g, int node, int v)
+{
+    Node *n = &g->nodes[node];
+    int *outs = arena_array(g->arena, (size_t)n->n_out + 2, sizeof(int));
+    for (int k = 0; k < n->n_out; k++)
+        outs[k] = n->out[k];
+    outs[n->n_out] = v;
+    n->out = outs;
+    n->n_out++;
+    g->values[v].producer = node;
+}
+
+int pass_hidden(Graph *g, Diag *d)
+{
+    graph_count_uses(g);
+    int n_nodes = g->n_nodes;
+    for (int i = 0; i < n_nodes; i++) {
+        if (g->nodes[i].dead)
+            continue;
+        int n_out = g->nodes[i].n_out;
+        for (int k = 0; k < n_out; k++) {
+            int v = g->nodes[i].out[k];
+            if (v < 0 || !g->values[v].dyn)
+                continue;
+            if (g->values[v].n_uses > 0 || !g->values[v].is_output)
+                return diag_error(d, g, i,
+                                  "output '%s' has a data-dependent shape; ctvm supports such values only as "
+                                  "graph outputs, not as inputs of other operators",
+                                  g->values[v].name);
+            int64_t rank = g->values[v].shape.rank;
+            int dv = graph_add_value(g, arena_printf(g->arena, "%s_shape", g->values[v].name));
+            g->values[dv].dtype = DT_INT64;
+            g->values[dv].shape = shape_make(1, &rank);
+            g->values[dv].storage = STORE_OUTDIMS;
+            g->values[dv].io_index = g->values[v].io_index;
+            g->values[v].dyn_dims = dv;
+            append_output(g, i, dv);
+        }
+        int64_t bytes = attr_int(&g->nodes[i], "scratch_bytes", 0);
+        if (bytes > 0 && !node_attr(&g->nodes[i], "scratch_value")) {
+            int sv = graph_add_value(g, arena_printf(g->arena, "%s_scratch", g->nodes[i].name));
+            g->values[sv].dtype = DT_UINT8;
+            g->values[sv].shape = shape_make(1, &bytes);
+            node_set_int(g, i, "scratch_value", sv);
+            append_output(g, i, sv);
+        }
+    }
+    graph_count_uses(g);
+    return 0;
+}

@@ -1,0 +1,138 @@
+/* kernel_util.h - what the runtime kernels (templates/kernel_*.h) share:
+ * the element type codes they receive and typed element access.
+ *
+ * Runtime kernels are operators written once in C (sorting, NMS, unique
+ * elements, data-dependent selections) rather than as loop nests; see
+ * ir/loop_kernels.h for their calling convention. This file is pasted into
+ * a generated model before its kernels and compiled into the compiler.
+ * Strict C99; no library calls. The codes equal ctvm's DType enum
+ * (ir/dtype.h; ir/loop_kernels.c checks they agree). */
+#ifndef CTVM_KERNEL_UTIL_H
+#define CTVM_KERNEL_UTIL_H
+
+#include <stdint.h>
+
+#define CTVM_DT_F32 1
+#define CTVM_DT_I64 2
+#define CTVM_DT_I32 3
+#define CTVM_DT_I8 4
+#define CTVM_DT_U8 5
+#define CTVM_DT_F16 6
+#define CTVM_DT_BOOL 7
+#define CTVM_DT_F64 8
+#define CTVM_DT_I16 9
+#define CTVM_DT_U16 10
+#define CTVM_DT_U32 11
+#define CTVM_DT_U64 12
+#define CTVM_DT_BF16 13
+
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Wunused-function"
+#endif
+
+/* bytes of one element of a byte-sized-or-larger type, 0 otherwise */
+static CTVM_INLINE int ctvm_kbytes(int dt)
+{
+    switch (dt) {
+    case CTVM_DT_I8: case CTVM_DT_U8: case CTVM_DT_BOOL: return 1;
+    case CTVM_DT_I16: case CTVM_DT_U16: case CTVM_DT_F16: case CTVM_DT_BF16: return 2;
+    case CTVM_DT_F32: case CTVM_DT_I32: case CTVM_DT_U32: return 4;
+    case CTVM_DT_F64: case CTVM_DT_I64: case CTVM_DT_U64: return 8;
+    default: return 0;
+    }
+}
+
+static CTVM_INLINE int ctvm_kis_float(int dt)
+{
+    return dt == CTVM_DT_F32 || dt == CTVM_DT_F64 || dt == CTVM_DT_F16 || dt == CTVM_DT_BF16;
+}
+
+/* element i as a double (floats; 16-bit floats by their bits) */
+static CTVM_INLINE double ctvm_kget_f(const void *p, int64_t i, int dt)
+{
+    union { uint32_t u; float f; } c;
+    switch (dt) {
+    case CTVM_DT_F32: return ((const float *)p)[i];
+    case CTVM_DT_F64: return ((const double *)p)[i];
+    case CTVM_DT_BF16: c.u = (uint32_t)((const uint16_t *)p)[i] << 16; return c.f;
+    case CTVM_DT_F16: {
+        uint32_t h = ((const uint16_t *)p)[i], s = (h >> 15) << 31, e = (h >> 10) & 31, m = h & 1023;
+        if (e == 31)
+            c.u = s | 0x7f800000u | (m << 13);
+        else if (e)
+            c.u = s | ((e + 112) << 23) | (m << 13);
+        else if (m) {
+            e = 113;
+            while (!(m & 1024)) {
+                m <<= 1;
+                e--;
+            }
+            c.u = s | (e << 23) | ((m & 1023) << 13);
+        } else
+            c.u = s;
+        return c.f;
+    }
+    default: return 0;
+    }
+}
+
+/* element i of an integer or bool array (uint64 by its bits) */
+static CTVM_INLINE int64_t ctvm_kget_i(const void *p, int64_t i, int dt)
+{
+    switch (dt) {
+    case CTVM_DT_I8: return ((const int8_t *)p)[i];
+    case CTVM_DT_U8: case CTVM_DT_BOOL: return ((const uint8_t *)p)[i];
+    case CTVM_DT_I16: return ((const int16_t *)p)[i];
+    case CTVM_DT_U16: return ((const uint16_t *)p)[i];
+    case CTVM_DT_I32: return ((const int32_t *)p)[i];
+    case CTVM_DT_U32: return ((const uint32_t *)p)[i];
+    case CTVM_DT_I64: return ((const int64_t *)p)[i];
+    case CTVM_DT_U64: return (int64_t)((const uint64_t *)p)[i];
+    default: return 0;
+    }
+}
+
+/* Three-way order of a[i] and b[j]: numbers by value, NaN after every
+ * number and equal to NaN (numpy's sort order). */
+static CTVM_INLINE int ctvm_kcmp(const void *a, int64_t i, const void *b, int64_t j, int dt)
+{
+    if (ctvm_kis_float(dt)) {
+        double x = ctvm_kget_f(a, i, dt), y = ctvm_kget_f(b, j, dt);
+        int nx = x != x, ny = y != y;
+        if (nx || ny)
+            return nx - ny;
+        return x < y ? -1 : x > y;
+    }
+    if (dt == CTVM_DT_U64) {
+        uint64_t x = (uint64_t)ctvm_kget_i(a, i, dt), y = (uint64_t)ctvm_kget_i(b, j, dt);
+        return x < y ? -1 : x > y;
+    }
+    {
+        int64_t x = ctvm_kget_i(a, i, dt), y = ctvm_kget_i(b, j, dt);
+        return x < y ? -1 : x > y;
+    }
+}
+
+/* element i is not zero (-0.0 is zero, NaN is not) */
+static CTVM_INLINE int ctvm_knonzero(const void *p, int64_t i, int dt)
+{
+    if (ctvm_kis_float(dt))
+        return ctvm_kget_f(p, i, dt) != 0.0;
+    return ctvm_kget_i(p, i, dt) != 0;
+}
+
+/* copy n bytes (no library call, also on bare metal) */
+static CTVM_INLINE void ctvm_kcopy(void *dst, const void *src, int64_t n)
+{
+    unsigned char *d = (unsigned char *)dst;
+    const unsigned char *s = (const unsigned char *)src;
+    for (int64_t k = 0; k < n; k++)
+        d[k] = s[k];
+}
+
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
+
+#endif
