@@ -109,8 +109,9 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(REDUCEMAX, "ReduceMax", reduce, 1, 18, OPF_P)                           \
     X(SOFTMAX, "Softmax", softmax, 1, 13, OPF_)                               \
     /* ---- matrix products ---- */                                           \
-    X(GEMM, "Gemm", gemm, 7, 13, OPF_P)                                       \
+    X(GEMM, "Gemm", gemm, 1, 13, OPF_P)                                       \
     X(MATMUL, "MatMul", gemm, 1, 13, OPF_P)                                   \
+    X(EINSUM, "Einsum", einsum, 12, 28, OPF_)                                 \
     /* ---- shape, constants, casts, reshapes ---- */                         \
     X(RESHAPE, "Reshape", reshape, 5, 14, OPF_V)                              \
     X(FLATTEN, "Flatten", reshape, 1, 13, OPF_V)                              \

@@ -1,5 +1,6 @@
 /* compute_gemm.c - Gemm (alpha, beta, transA/transB, broadcast C) and MatMul
- * (numpy broadcasting of batch dims, 1-D operands) as a sum over k. */
+ * (numpy broadcasting of batch dims, 1-D operands) as a sum over k in the
+ * inputs' compute type. */
 #include "ops/compute.h"
 
 static int compute_gemm_op(ComputeCtx *cx, int node, ComputeDef *def)
@@ -21,15 +22,24 @@ static int compute_gemm_op(ComputeCtx *cx, int node, ComputeDef *def)
     Expr *ai[2] = {ta ? kk : m, ta ? m : kk}, *bi[2] = {tb ? nn : kk, tb ? kk : nn};
     s->body = lx_mul(lb, lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &a->shape, ai)),
                      lx_load(lb, cx->buf_of(cx, n->in[1]), compute_flat_index(cx, &b->shape, bi)));
-    s->finalize = lx_var(lb, s->acc);
+    /* alpha and beta scale in the compute type; integer types scale through
+       float64 and truncate, as the reference's numpy arithmetic does */
+    LType t = s->body->type, st = lt_is_float(t) ? t : LT_F64;
+    Expr *fin = lx_var(lb, s->acc);
+    int scaled = alpha != 1.0f || (beta != 1.0f && n->n_in > 2 && n->in[2] >= 0);
+    if (scaled && st != t)
+        fin = lx_cast(lb, st, fin);
     if (alpha != 1.0f)
-        s->finalize = lx_mul(lb, s->finalize, lx_float(lb, alpha));
+        fin = lx_mul(lb, fin, lx_const_f(lb, st, alpha));
     if (n->n_in > 2 && n->in[2] >= 0 && beta != 0.0f) {
         Expr *c = compute_load_broadcast(cx, n->in[2], &y->shape, s->axis);
+        if (scaled)
+            c = lx_cast(lb, st, c);
         if (beta != 1.0f)
-            c = lx_mul(lb, c, lx_float(lb, beta));
-        s->finalize = lx_add(lb, s->finalize, c);
+            c = lx_mul(lb, c, lx_const_f(lb, st, beta));
+        fin = lx_add(lb, fin, c);
     }
+    s->finalize = lx_cast(lb, t, fin);
     return 0;
 }
 

@@ -1,8 +1,12 @@
-/* gemm.c - Gemm and MatMul, float32, with cblas_sgemm as reference kernel.
+/* gemm.c - Gemm and MatMul in every version and type: float16, bfloat16,
+ * float32, float64, int32, int64, uint32, uint64 (the integer types wrap).
+ * Constant float32 products fold with cblas_sgemm; other types through the
+ * compute definition (ops/compute_gemm.c).
  *
  * Gemm: Y[M,N] = alpha * op(A) * op(B) + beta * C, op = transpose when
- * transA/transB; C (optional from opset 11) broadcasts one-way to [M,N].
- * After infer alpha, beta, transA, transB are explicit.
+ * transA/transB. C broadcasts one-way to [M,N] (versions before 7: only
+ * with broadcast = 1, else it must be [M,N]); it is optional from version
+ * 11. After infer alpha, beta, transA, transB are explicit.
  * MatMul: numpy matmul. A 1-D A is treated as [1,K] and a 1-D B as [K,1],
  * the added dimension dropped from the result; leading (batch) dimensions
  * broadcast. No attributes. */
@@ -12,14 +16,27 @@
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
+static int gemm_type(DType t)
+{
+    switch (t) {
+    case DT_FLOAT16: case DT_BFLOAT16: case DT_FLOAT32: case DT_FLOAT64:
+    case DT_INT32: case DT_INT64: case DT_UINT32: case DT_UINT64:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static int infer_gemm(Graph *g, int node, Diag *d)
 {
     Node *n = &g->nodes[node];
     if (opu_check_arity(g, node, d, 2, 3, 1, 1))
         return -1;
     Value *a = opu_in(g, node, 0), *b = opu_in(g, node, 1), *c = opu_in(g, node, 2);
-    if (a->dtype != DT_FLOAT32 || b->dtype != DT_FLOAT32 || (c && c->dtype != DT_FLOAT32))
-        return diag_error(d, g, node, "only float32 is supported");
+    if (!gemm_type(a->dtype) || b->dtype != a->dtype || (c && c->dtype != a->dtype))
+        return diag_error(d, g, node, "inputs must have one type among float16/bfloat16/float32/float64/"
+                                      "int32/int64/uint32/uint64, got %s and %s", dtype_name(a->dtype),
+                          dtype_name(b->dtype));
     if (a->shape.rank != 2 || b->shape.rank != 2)
         return diag_error(d, g, node, "A and B must be 2-D, got %s and %s",
                           opu_shape_str(&a->shape), opu_shape_str(&b->shape));
@@ -35,11 +52,14 @@ static int infer_gemm(Graph *g, int node, Diag *d)
     if (c && (c->shape.rank > 2 || !shape_broadcast(&c->shape, &out, &bc) || !shape_equal(&bc, &out)))
         return diag_error(d, g, node, "C %s does not broadcast to %s", opu_shape_str(&c->shape),
                           opu_shape_str(&out));
+    if (c && n->version < 7 && !attr_int(n, "broadcast", 0) && !shape_equal(&c->shape, &out))
+        return diag_error(d, g, node, "C %s must be %s when broadcast is 0 (version %d)", opu_shape_str(&c->shape),
+                          opu_shape_str(&out), n->version);
     node_set_float(g, node, "alpha", attr_float(n, "alpha", 1.0f));
     node_set_float(g, node, "beta", attr_float(n, "beta", 1.0f));
     node_set_int(g, node, "transA", ta);
     node_set_int(g, node, "transB", tb);
-    opu_set_out(g, node, 0, DT_FLOAT32, out);
+    opu_set_out(g, node, 0, a->dtype, out);
     return 0;
 }
 
@@ -48,8 +68,10 @@ static int infer_matmul(Graph *g, int node, Diag *d)
     if (opu_check_arity(g, node, d, 2, 2, 1, 1))
         return -1;
     Value *a = opu_in(g, node, 0), *b = opu_in(g, node, 1);
-    if (a->dtype != DT_FLOAT32 || b->dtype != DT_FLOAT32)
-        return diag_error(d, g, node, "only float32 is supported");
+    if (!gemm_type(a->dtype) || b->dtype != a->dtype)
+        return diag_error(d, g, node, "inputs must have one type among float16/bfloat16/float32/float64/"
+                                      "int32/int64/uint32/uint64, got %s and %s", dtype_name(a->dtype),
+                          dtype_name(b->dtype));
     int ra = a->shape.rank, rb = b->shape.rank;
     if (ra < 1 || rb < 1)
         return diag_error(d, g, node, "operands must have rank >= 1");
@@ -66,7 +88,7 @@ static int infer_matmul(Graph *g, int node, Diag *d)
         out.dims[out.rank++] = a->shape.dims[ra - 2];
     if (rb >= 2)
         out.dims[out.rank++] = b->shape.dims[rb - 1];
-    opu_set_out(g, node, 0, DT_FLOAT32, out);
+    opu_set_out(g, node, 0, a->dtype, out);
     return 0;
 }
 
@@ -138,5 +160,7 @@ static int eval_matmul(Graph *g, int node, Diag *d)
 
 int op_gemm_eval(Graph *g, int node, Diag *d)
 {
+    if (opu_in(g, node, 0)->dtype != DT_FLOAT32)
+        return ops_eval_compute(g, node, d);
     return g->nodes[node].op == OP_GEMM ? eval_gemm(g, node, d) : eval_matmul(g, node, d);
 }
