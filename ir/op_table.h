@@ -102,7 +102,13 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(MEAN, "Mean", eltwise, 1, 13, OPF_EP)                                   \
     X(WHERE, "Where", eltwise, 9, 16, OPF_EP)                                 \
     /* ---- normalization ---- */                                             \
-    X(BATCHNORM, "BatchNormalization", batchnorm, 7, 15, OPF_P)               \
+    X(BATCHNORM, "BatchNormalization", norm, 1, 15, OPF_P)                    \
+    X(INSTANCENORM, "InstanceNormalization", norm, 1, 22, OPF_)               \
+    X(LAYERNORM, "LayerNormalization", norm, 17, 17, OPF_)                    \
+    X(GROUPNORM, "GroupNormalization", norm, 18, 21, OPF_)                    \
+    X(RMSNORM, "RMSNormalization", norm, 23, 23, OPF_)                        \
+    X(MVN, "MeanVarianceNormalization", norm, 9, 13, OPF_)                    \
+    X(LRN, "LRN", norm, 1, 13, OPF_)                                          \
     /* ---- reductions, softmax, scans, top-k ---- */                         \
     X(REDUCEMEAN, "ReduceMean", reduce, 1, 18, OPF_P)                         \
     X(REDUCESUM, "ReduceSum", reduce, 1, 13, OPF_P)                           \

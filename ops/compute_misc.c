@@ -1,25 +1,8 @@
 /* compute_misc.c - operators that normally disappear before code generation
- * but still get a correct definition when they do not: BatchNormalization
- * (per-channel affine), and the shape-subgraph family at run time (Gather
- * with constant indices, Expand, Cast float32 -> float32). */
+ * but still get a correct definition when they do not: the shape-subgraph
+ * family at run time (Gather with constant indices, Expand, Cast float32 ->
+ * float32). */
 #include "ops/compute.h"
-
-int compute_batchnorm(ComputeCtx *cx, int node, ComputeDef *def)
-{
-    LoopBuilder *lb = cx->lb;
-    const Node *n = &cx->g->nodes[node];
-    const Value *y = &cx->g->values[n->out[0]];
-    float eps = attr_float(n, "epsilon", 1e-5f);
-    ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
-    s->out_is_node_output = 1;
-    Expr *c = lx_var(lb, s->axis[1]);
-    Expr *x = lx_load(lb, cx->buf_of(cx, n->in[0]), s->out_index);
-    Expr *gamma = lx_load(lb, cx->buf_of(cx, n->in[1]), c), *beta = lx_load(lb, cx->buf_of(cx, n->in[2]), c);
-    Expr *mean = lx_load(lb, cx->buf_of(cx, n->in[3]), c), *var = lx_load(lb, cx->buf_of(cx, n->in[4]), c);
-    Expr *inv = lx_bin(lb, BO_DIV, gamma, lx_call(lb, CO_SQRT, lx_add(lb, var, lx_float(lb, eps))));
-    s->body = lx_add(lb, lx_mul(lb, lx_bin(lb, BO_SUB, x, mean), inv), beta);
-    return 0;
-}
 
 int compute_shapeops(ComputeCtx *cx, int node, ComputeDef *def)
 {

@@ -1,5 +1,5 @@
-/* fold_batchnorm.c - pass_fold_batchnorm: no BatchNormalization reaches the
- * back end.
+/* fold_batchnorm.c - pass_fold_batchnorm: inference BatchNormalization with
+ * constant statistics disappears into its producer or a Mul and an Add.
  *
  * With s = scale / sqrt(var + eps) and t = B - mean * s per channel c (axis 1):
  *   - producer Conv (its output used only by the BN, not a graph output,
@@ -17,8 +17,9 @@
  * Otherwise the BN becomes Mul(x, s) followed by Add(., t) with constants of
  * shape [C, 1, ..., 1] (rank of x minus 1) broadcasting over [N, C, ...]; the
  * Add is inserted right after the Mul to keep the topological order.
- * A BN in training mode (training_mode = 1, or an extra output in use) is an
- * error, as are non-constant parameters. Run after pass_infer_fold. */
+ * A BN in training mode, with run-time parameters, per-activation statistics
+ * (spatial = 0) or another type than float32 stays: ops/norm.c computes it.
+ * Run after pass_infer_fold. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,19 +62,23 @@ static int bn_params(Graph *g, int node, Diag *d, BnParams *bp)
     return 0;
 }
 
-static int check_inference(Graph *g, int node, Diag *d)
+/* An inference BN with constant float32 per-channel parameters and float32 input. */
+static int foldable(Graph *g, int node)
 {
     const Node *n = &g->nodes[node];
-    if (attr_int(n, "training_mode", 0))
-        return diag_error(d, g, node, "training_mode = 1 is not supported");
-    for (int k = 1; k < n->n_out; k++) {
-        if (n->out[k] < 0)
-            continue;
-        const Value *v = &g->values[n->out[k]];
-        if (v->n_uses > 0 || v->is_output)
-            return diag_error(d, g, node, "output %d is used (training mode not supported)", k);
+    if (attr_int(n, "training", 0) || !attr_int(n, "spatial", 1) || n->n_in != 5)
+        return 0;
+    for (int k = 1; k < n->n_out; k++)
+        if (n->out[k] >= 0 && (g->values[n->out[k]].n_uses > 0 || g->values[n->out[k]].is_output))
+            return 0;
+    if (g->values[n->in[0]].dtype != DT_FLOAT32)
+        return 0;
+    for (int k = 1; k < 5; k++) {
+        const Value *v = node_input(g, n, k);
+        if (!v || !value_is_const(v) || v->dtype != DT_FLOAT32)
+            return 0;
     }
-    return 0;
+    return 1;
 }
 
 /* The single-use, non-output value x produced by a live node, or -1. */
@@ -255,7 +260,9 @@ int pass_fold_batchnorm(Graph *g, Diag *d)
         if (g->nodes[i].dead || g->nodes[i].op != OP_BATCHNORM)
             continue;
         BnParams bp = {0, NULL, NULL};
-        if (check_inference(g, i, d) || bn_params(g, i, d, &bp))
+        if (!foldable(g, i))
+            continue; /* run-time statistics or training mode: a BatchNormalization kernel */
+        if (bn_params(g, i, d, &bp))
             return -1;
         int p = sole_producer(g, g->nodes[i].in[0]), done = 0;
         if (p >= 0 && g->nodes[p].op == OP_CONV)
