@@ -152,6 +152,8 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     /* ---- attention and transformer blocks ---- */                          \
     /* ---- signal processing ---- */                                         \
     /* ---- losses ---- */                                                    \
+    X(NLLLOSS, "NegativeLogLikelihoodLoss", loss, 12, 22, OPF_)               \
+    X(SCELOSS, "SoftmaxCrossEntropyLoss", loss, 12, 13, OPF_)                 \
     /* end */
 
 typedef enum OpKind {
