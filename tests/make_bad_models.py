@@ -9,9 +9,11 @@ out = sys.argv[1]
 
 x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
 y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
-node = helper.make_node("Einsum", ["x", "x"], ["y"], name="weird_node", equation="ij,ij->ij")
+# an operator of a custom domain: no standard meaning, so it must stay refused
+node = helper.make_node("FancyOp", ["x", "x"], ["y"], name="weird_node", domain="com.example")
 g = helper.make_graph([node], "unsupported", [x], [y])
-onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/unsupported.onnx")
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("com.example", 1)]),
+          f"{out}/unsupported.onnx")
 
 xs = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3])
 ys = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 3])
