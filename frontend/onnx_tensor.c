@@ -1,9 +1,11 @@
 /* onnx_tensor.c - TensorProto decoding (see onnx_tensor.h).
  *
- * raw_data is little-endian on disk and is copied as is: ctvm runs on
- * little-endian hosts only (checked at compile time below). The typed fields
- * follow onnx.proto: int32_data carries int32, int8, uint8, bool and float16
- * (the half's bit pattern in the low 16 bits). */
+ * raw_data and external data are little-endian on disk and are copied as is:
+ * ctvm runs on little-endian hosts only (checked at compile time below), and
+ * the packed 4-bit and 2-bit types are packed on disk exactly as ctvm stores
+ * them (element 0 in the low bits). The typed fields are onnx_typed.c's. The
+ * unused high bits of a packed tensor's last byte are cleared, so equal
+ * tensors have equal bytes. */
 #include "onnx_tensor.h"
 
 #include <stdio.h>
@@ -29,13 +31,28 @@ static int tensor_err(const OnnxTensorCtx *c, const Onnx__TensorProto *tp, Diag 
 const char *onnx_dtype_name(int code)
 {
     static const char *const NAMES[] = {
-        "UNDEFINED", "FLOAT",  "UINT8",  "INT8",   "UINT16",    "INT16",
-        "INT32",     "INT64",  "STRING", "BOOL",   "FLOAT16",   "DOUBLE",
-        "UINT32",    "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16",
+        "UNDEFINED",      "FLOAT",      "UINT8",      "INT8",           "UINT16",
+        "INT16",          "INT32",      "INT64",      "STRING",         "BOOL",
+        "FLOAT16",        "DOUBLE",     "UINT32",     "UINT64",         "COMPLEX64",
+        "COMPLEX128",     "BFLOAT16",   "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2",
+        "FLOAT8E5M2FNUZ", "UINT4",      "INT4",       "FLOAT4E2M1",     "FLOAT8E8M0",
+        "UINT2",          "INT2",       "FLOAT6E2M3", "FLOAT6E3M2",
     };
     if (code >= 0 && code < (int)(sizeof NAMES / sizeof NAMES[0]))
         return NAMES[code];
     return "unknown";
+}
+
+/* Why a TensorProto data type cannot be held, for messages. */
+static const char *unsupported_reason(DType dt)
+{
+    switch (dt) {
+    case DT_STRING: return "ctvm compiles numeric tensors only";
+    case DT_COMPLEX64:
+    case DT_COMPLEX128: return "complex numbers are not supported";
+    case DT_UNDEFINED: return "ctvm does not know this element type";
+    default: return "not supported";
+    }
 }
 
 static int check_source(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType dt,
@@ -55,8 +72,8 @@ int onnx_tensor_info(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType 
         return tensor_err(c, tp, d, "has no data type");
     *dt = dtype_from_onnx(tp->data_type);
     if (!dtype_supported(*dt)) {
-        snprintf(why, sizeof why, "unsupported data type %s (%d)", onnx_dtype_name(tp->data_type),
-                 (int)tp->data_type);
+        snprintf(why, sizeof why, "unsupported data type %s (%d): %s",
+                 onnx_dtype_name(tp->data_type), (int)tp->data_type, unsupported_reason(*dt));
         return tensor_err(c, tp, d, why);
     }
     if (tp->segment)
@@ -80,7 +97,7 @@ int onnx_tensor_info(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType 
     for (int i = 0; i < s.rank; i++)
         if (!i64_mul(numel, s.dims[i], &numel))
             return tensor_err(c, tp, d, "element count overflows");
-    if (!i64_mul(numel, (int64_t)dtype_size(*dt), bytes) || (uint64_t)*bytes > SIZE_MAX / 2)
+    if (!dtype_bytes(*dt, numel, bytes) || (uint64_t)*bytes > SIZE_MAX / 2)
         return tensor_err(c, tp, d, "byte size overflows");
     if (check_source(tp, c, *dt, &s, numel, *bytes, d))
         return -1;
@@ -103,31 +120,6 @@ static size_t typed_count(const Onnx__TensorProto *tp, const char **field)
         }
     *field = NULL;
     return 0;
-}
-
-/* The typed field that must hold values of dtype dt. */
-static const char *typed_field_for(DType dt)
-{
-    switch (dt) {
-    case DT_FLOAT32: return "float_data";
-    case DT_INT64: return "int64_data";
-    case DT_FLOAT64: return "double_data";
-    default: return "int32_data";
-    }
-}
-
-static void fill_from_int32(const int32_t *src, DType dt, size_t n, void *dst)
-{
-    for (size_t i = 0; i < n; i++) {
-        switch (dt) {
-        case DT_INT32: ((int32_t *)dst)[i] = src[i]; break;
-        case DT_INT8: ((int8_t *)dst)[i] = (int8_t)src[i]; break;
-        case DT_UINT8: ((uint8_t *)dst)[i] = (uint8_t)src[i]; break;
-        case DT_BOOL: ((uint8_t *)dst)[i] = src[i] != 0; break;
-        case DT_FLOAT16: ((uint16_t *)dst)[i] = (uint16_t)src[i]; break;
-        default: break;
-        }
-    }
 }
 
 /* Checks that the data the tensor points to has exactly the size its type and
@@ -162,38 +154,54 @@ static int check_source(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DTy
             return 0;
         return tensor_err(c, tp, d, "has no data (no raw_data, typed values or external data)");
     }
-    const char *want = typed_field_for(dt);
+    const char *want = onnx_typed_field(dt);
     if (strcmp(field, want) != 0) {
         snprintf(why, sizeof why, "a %s tensor must keep its values in %s, not %s",
                  dtype_name(dt), want, field);
         return tensor_err(c, tp, d, why);
     }
-    if ((uint64_t)n_typed != (uint64_t)numel) {
-        snprintf(why, sizeof why, "%s has %zu values, expected %lld", field, n_typed,
-                 (long long)numel);
+    int64_t count;
+    onnx_typed_count(dt, numel, &count); /* cannot overflow: bytes did not */
+    if ((uint64_t)n_typed != (uint64_t)count) {
+        int per = dtype_is_packed(dt) ? 8 / dtype_bits(dt) : 1;
+        if (per > 1)
+            snprintf(why, sizeof why, "%s has %zu values, expected %lld (%lld %s elements, %d "
+                     "packed in each value)", field, n_typed, (long long)count,
+                     (long long)numel, dtype_name(dt), per);
+        else
+            snprintf(why, sizeof why, "%s has %zu values, expected %lld", field, n_typed,
+                     (long long)count);
         return tensor_err(c, tp, d, why);
     }
+    if (onnx_typed_check(tp, dt, why, sizeof why))
+        return tensor_err(c, tp, d, why);
     return 0;
+}
+
+/* Clears the bits past the last element of a packed tensor. */
+static void clear_padding(DType dt, const Shape *shape, int64_t bytes, void *dst)
+{
+    int64_t numel;
+    if (!dtype_is_packed(dt) || bytes == 0 || !shape_numel(shape, &numel))
+        return;
+    int used = (int)((numel * dtype_bits(dt)) % 8);
+    if (used)
+        ((uint8_t *)dst)[bytes - 1] &= (uint8_t)((1u << used) - 1);
 }
 
 int onnx_tensor_fill(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType dt,
                      const Shape *shape, int64_t bytes, void *dst, Diag *d)
 {
-    (void)shape;
-    if (is_external(tp))
-        return onnx_external_read(tp, c, dst, bytes, d);
-    if (tp->has_raw_data) {
+    if (is_external(tp)) {
+        if (onnx_external_read(tp, c, dst, bytes, d))
+            return -1;
+    } else if (tp->has_raw_data) {
         if (bytes)
             memcpy(dst, tp->raw_data.data, (size_t)bytes);
-        return 0;
+    } else {
+        onnx_typed_fill(tp, dt, dst);
     }
-    /* an empty field has a NULL array: memcpy(dst, NULL, 0) is undefined */
-    switch (dt) {
-    case DT_FLOAT32: if (tp->n_float_data) memcpy(dst, tp->float_data, tp->n_float_data * sizeof(float)); break;
-    case DT_INT64: if (tp->n_int64_data) memcpy(dst, tp->int64_data, tp->n_int64_data * sizeof(int64_t)); break;
-    case DT_FLOAT64: if (tp->n_double_data) memcpy(dst, tp->double_data, tp->n_double_data * sizeof(double)); break;
-    default: fill_from_int32(tp->int32_data, dt, tp->n_int32_data, dst); break;
-    }
+    clear_padding(dt, shape, bytes, dst);
     return 0;
 }
 

@@ -6,10 +6,16 @@
  * (none negative, no overflow in numel * element size) and that the data
  * source holds exactly that many bytes; onnx_tensor_fill() then copies the
  * elements from raw_data, the typed fields (float_data, int32_data,
- * int64_data, double_data) or external data. */
+ * int64_data, double_data, uint64_data; onnx_typed.c) or external data.
+ *
+ * Every numeric ONNX element type ctvm knows (ir/dtype.h) is decoded into
+ * its native storage: packed 4-bit and 2-bit types stay packed, element 0 in
+ * the low bits, as ONNX packs them. STRING, COMPLEX64/128, FLOAT6* and
+ * unknown codes are refused with a message naming the type. */
 #ifndef CTVM_FRONTEND_ONNX_TENSOR_H
 #define CTVM_FRONTEND_ONNX_TENSOR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ir/arena.h"
@@ -46,6 +52,17 @@ int onnx_external_check(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, int
                         Diag *d);
 int onnx_external_read(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, void *dst,
                        int64_t bytes, Diag *d);
+
+/* Typed fields (onnx_typed.c). The field a tensor of type dt keeps its
+ * values in ("float_data", "int32_data", ...). */
+const char *onnx_typed_field(DType dt);
+/* How many values that field holds for numel elements (packed types: one
+ * value per packed byte). 0 on overflow. */
+int onnx_typed_count(DType dt, int64_t numel, int64_t *count);
+/* 0 when every value fits dt; else -1 with the reason in why. */
+int onnx_typed_check(const Onnx__TensorProto *tp, DType dt, char *why, size_t cap);
+/* Converts the (checked) values into dt's native storage at dst. */
+void onnx_typed_fill(const Onnx__TensorProto *tp, DType dt, void *dst);
 
 /* ONNX name of a TensorProto.DataType code ("FLOAT", "STRING", ...). */
 const char *onnx_dtype_name(int code);
