@@ -13,10 +13,13 @@
 #include <string.h>
 
 #include "file_util.h"
+#include "npy_format.h"
 #include "tensor_io.h"
 
 typedef struct NpyHeader {
-    char descr[16];
+    char descr[64];
+    char field[64]; /* structured descr: the field's name */
+    int structured;
     int have_descr, have_order, have_shape;
     int fortran;
     Shape shape;
@@ -69,6 +72,33 @@ static const char *parse_shape(const char *p, Shape *s, const char **why)
     return p + 1;
 }
 
+/* A structured descr of one field: [('name', 'descr')] (trailing commas
+ * allowed, as Python's repr may write them). */
+static const char *parse_fields(const char *p, NpyHeader *h, const char **why)
+{
+    p = skip_ws(p + 1);
+    if (*p != '(')
+        return *why = "bad structured 'descr'", NULL;
+    p = parse_str(skip_ws(p + 1), h->field, sizeof h->field);
+    if (!p || *(p = skip_ws(p)) != ',')
+        return *why = "bad structured 'descr'", NULL;
+    p = parse_str(skip_ws(p + 1), h->descr, sizeof h->descr);
+    if (!p)
+        return *why = "bad structured 'descr' (a field with a shape or nested fields?)", NULL;
+    p = skip_ws(p);
+    if (*p == ',')
+        p = skip_ws(p + 1);
+    if (*p != ')')
+        return *why = "bad structured 'descr' (a field with a shape?)", NULL;
+    p = skip_ws(p + 1);
+    if (*p == ',')
+        p = skip_ws(p + 1);
+    if (*p != ']')
+        return *why = "structured dtypes of several fields are not supported", NULL;
+    h->structured = 1;
+    return p + 1;
+}
+
 static int parse_header(const char *p, NpyHeader *h, const char **why)
 {
     memset(h, 0, sizeof *h);
@@ -85,9 +115,12 @@ static int parse_header(const char *p, NpyHeader *h, const char **why)
         if (*p != ':')
             return *why = "missing ':' in header", -1;
         p = skip_ws(p + 1);
-        if (strcmp(key, "descr") == 0) {
-            if (*p == '[')
-                return *why = "structured dtypes are not supported", -1;
+        if (strcmp(key, "descr") == 0 && *p == '[') {
+            p = parse_fields(p, h, why);
+            if (!p)
+                return -1;
+            h->have_descr = 1;
+        } else if (strcmp(key, "descr") == 0) {
             p = parse_str(p, h->descr, sizeof h->descr);
             if (!p)
                 return *why = "bad 'descr'", -1;
@@ -117,21 +150,6 @@ static int parse_header(const char *p, NpyHeader *h, const char **why)
     if (!h->have_descr || !h->have_order || !h->have_shape)
         return *why = "header lacks 'descr', 'fortran_order' or 'shape'", -1;
     return 0;
-}
-
-static DType descr_dtype(const char *descr)
-{
-    static const struct { const char *code; DType t; } TYPES[] = {
-        {"f4", DT_FLOAT32}, {"f8", DT_FLOAT64}, {"i8", DT_INT64}, {"i4", DT_INT32},
-        {"f2", DT_FLOAT16}, {"u1", DT_UINT8},   {"i1", DT_INT8},  {"b1", DT_BOOL},
-    };
-    char order = descr[0];
-    if (order != '<' && order != '|' && order != '=')
-        return DT_UNDEFINED;
-    for (size_t i = 0; i < sizeof TYPES / sizeof TYPES[0]; i++)
-        if (strcmp(descr + 1, TYPES[i].code) == 0)
-            return TYPES[i].t;
-    return DT_UNDEFINED;
 }
 
 int tensor_read_npy_buffer(const void *buf, size_t len, const char *what, Arena *a,
@@ -167,26 +185,28 @@ int tensor_read_npy_buffer(const void *buf, size_t len, const char *what, Arena 
     if (h.fortran)
         return diag_error(d, NULL, -1, "%s: fortran_order arrays are not supported; save a "
                                        "C-ordered array (np.ascontiguousarray)", what);
-    DType dt = descr_dtype(h.descr);
-    if (dt == DT_UNDEFINED)
-        return diag_error(d, NULL, -1, "%s: unsupported dtype '%s' (ctvm reads little-endian "
-                                       "f2/f4/f8/i1/i4/i8/u1/b1)", what, h.descr);
-    int64_t numel, bytes;
-    if (!shape_numel(&h.shape, &numel) || !i64_mul(numel, (int64_t)dtype_size(dt), &bytes))
+    NpyType nt;
+    char reason[512];
+    if (npy_type_parse(h.descr, h.structured ? h.field : NULL, &nt, reason, sizeof reason))
+        return diag_error(d, NULL, -1, "%s: %s", what, reason);
+    int64_t numel, file_bytes, bytes;
+    if (!shape_numel(&h.shape, &numel) || !i64_mul(numel, nt.item, &file_bytes) ||
+        !dtype_bytes(nt.dt, numel, &bytes) || (uint64_t)bytes > SIZE_MAX / 2)
         return diag_error(d, NULL, -1, "%s: array size overflows", what);
     size_t have = len - prefix - hlen;
-    if ((uint64_t)have != (uint64_t)bytes) {
+    if ((uint64_t)have != (uint64_t)file_bytes) {
         char sb[96];
         return diag_error(d, NULL, -1, "%s: %s data for shape %s needs %lld bytes, the file has %zu%s",
-                          what, dtype_name(dt), shape_str(&h.shape, sb, sizeof sb),
-                          (long long)bytes, have, (uint64_t)have < (uint64_t)bytes ? " (truncated)" : "");
+                          what, dtype_name(nt.dt), shape_str(&h.shape, sb, sizeof sb),
+                          (long long)file_bytes, have,
+                          (uint64_t)have < (uint64_t)file_bytes ? " (truncated)" : "");
     }
     memset(out, 0, sizeof *out);
-    out->dtype = dt;
+    out->dtype = nt.dt;
     out->shape = h.shape;
     out->data = arena_alloc(a, bytes ? (size_t)bytes : 1);
-    if (bytes)
-        memcpy(out->data, b + prefix + hlen, (size_t)bytes);
+    if (npy_elems_decode(&nt, b + prefix + hlen, numel, out->data, reason, sizeof reason))
+        return diag_error(d, NULL, -1, "%s: %s", what, reason);
     return 0;
 }
 

@@ -2,7 +2,8 @@
  *
  * The header is the dict numpy itself writes, padded with spaces and a final
  * newline so that the data starts on a 64-byte boundary (numpy >= 1.x does
- * the same). Data is written in native order, which is little-endian here. */
+ * the same). Data is written little-endian (native order here); types numpy
+ * lacks are written as tensor_io.h says (npy_descr.c, npy_elems.c). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,32 +13,18 @@
 #include "npy_format.h"
 #include "tensor_io.h"
 
-static const char *dtype_descr(DType t)
-{
-    switch (t) {
-    case DT_FLOAT32: return "<f4";
-    case DT_FLOAT64: return "<f8";
-    case DT_INT64: return "<i8";
-    case DT_INT32: return "<i4";
-    case DT_FLOAT16: return "<f2";
-    case DT_UINT8: return "|u1";
-    case DT_INT8: return "|i1";
-    case DT_BOOL: return "|b1";
-    default: return NULL;
-    }
-}
-
 unsigned char *npy_encode(const Tensor *t, size_t *len, const char **why)
 {
-    const char *descr = dtype_descr(t->dtype);
-    if (!descr)
+    char descr[64];
+    int item;
+    if (npy_descr_for(t->dtype, descr, sizeof descr, &item))
         return *why = "its dtype has no .npy equivalent", NULL;
     int64_t numel, bytes;
-    if (!shape_numel(&t->shape, &numel) ||
-        !i64_mul(numel, (int64_t)dtype_size(t->dtype), &bytes))
+    if (!shape_numel(&t->shape, &numel) || !i64_mul(numel, item, &bytes) ||
+        (uint64_t)bytes > SIZE_MAX / 2)
         return *why = "its shape is not static or its size overflows", NULL;
     char dict[512];
-    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (",
+    int n = snprintf(dict, sizeof dict, "{'descr': %s, 'fortran_order': False, 'shape': (",
                      descr);
     for (int i = 0; i < t->shape.rank; i++)
         n += snprintf(dict + n, sizeof dict - (size_t)n, "%lld%s", (long long)t->shape.dims[i],
@@ -62,8 +49,7 @@ unsigned char *npy_encode(const Tensor *t, size_t *len, const char **why)
     memcpy(buf + 10, dict, (size_t)n);
     memset(buf + 10 + n, ' ', pad);
     buf[10 + hlen - 1] = '\n';
-    if (bytes)
-        memcpy(buf + 10 + hlen, t->data, (size_t)bytes);
+    npy_elems_encode(t->dtype, t->data, numel, buf + 10 + hlen);
     *len = total;
     return buf;
 }
