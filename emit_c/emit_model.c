@@ -225,6 +225,18 @@ static void emit_section_macro(FILE *f, const char *macro, const char *section)
     emit_attr_macro(f, macro, section ? attr : NULL, err);
 }
 
+/* Whether a value is stored in a format the C compiler lacks (float16,
+ * bfloat16, float8, packed sub-byte types): ctvm_types.h converts those. */
+static int uses_narrow_types(const Graph *g)
+{
+    for (int v = 0; v < g->n_values; v++) {
+        DType t = g->values[v].dtype;
+        if (dtype_supported(t) && dtype_compute(t) != t)
+            return 1;
+    }
+    return 0;
+}
+
 static void emit_banner_file(FILE *f, const char *path)
 {
     const char *text = ctvm_embedded_find(path);
@@ -378,6 +390,8 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
     emit_attr_macro(out, "CTVM_DATA_ALIGN", tg->vl > 1 ? "aligned(64)" : NULL, NULL);
     fputc('\n', out);
     emit_banner_file(out, "runtime_min/ctvm_runtime.h");
+    if (uses_narrow_types(g))
+        emit_banner_file(out, "runtime_min/ctvm_types.h");
     emit_banner_file(out, tg->header);
     {   /* the runtime kernels the model calls, once each */
         const char *calls[64];

@@ -171,7 +171,8 @@ static const char NUMPY_WRITER[] =
     "np.save(d + '/f2.npy', np.array([1.0, -0.5], dtype='<f2'))\n"
     "np.save(d + '/scalar.npy', np.float32(3.5))\n"
     "np.save(d + '/fortran.npy', np.asfortranarray(np.ones((2, 3), dtype='<f4')))\n"
-    "np.save(d + '/big.npy', np.ones(3, dtype='>f4'))\n"
+    "np.save(d + '/big.npy', np.array([1.5, -2.0, 3.25], dtype='>f4'))\n"
+    "np.save(d + '/bf16.npy', np.array([0x3fc0, 0xc000], dtype='<u2').view([('bfloat16', '<u2')]))\n"
     "np.save(d + '/c8.npy', np.ones(3, dtype='<c8'))\n"
     "for v in [(2, 0), (3, 0)]:\n"
     "    with open(d + '/v%d.npy' % v[0], 'wb') as f:\n"
@@ -243,6 +244,14 @@ static void test_numpy_written(void **state)
     read_one("f2.npy", &t);
     assert_int_equal(t.dtype, DT_FLOAT16);
     assert_float_equal(tensor_get_f64(DT_FLOAT16, t.data, 1), -0.5, 0);
+    read_one("big.npy", &t); /* big-endian elements are swapped on reading */
+    assert_int_equal(t.dtype, DT_FLOAT32);
+    assert_float_equal(((float *)t.data)[0], 1.5f, 0);
+    assert_float_equal(((float *)t.data)[2], 3.25f, 0);
+    read_one("bf16.npy", &t); /* bfloat16 as a one-field structured dtype */
+    assert_int_equal(t.dtype, DT_BFLOAT16);
+    assert_float_equal(tensor_get_f64(DT_BFLOAT16, t.data, 0), 1.5, 0);
+    assert_float_equal(tensor_get_f64(DT_BFLOAT16, t.data, 1), -2.0, 0);
     read_one("scalar.npy", &t);
     assert_int_equal(t.shape.rank, 0);
     assert_float_equal(*(float *)t.data, 3.5f, 0);
@@ -270,7 +279,6 @@ static void test_numpy_written(void **state)
     }
 
     expect_read_error("fortran.npy", "fortran_order");
-    expect_read_error("big.npy", "unsupported dtype '>f4'");
     expect_read_error("c8.npy", "unsupported dtype '<c8'");
     expect_read_error("odd.npz", "entry 'readme.txt' is not an .npy file");
 }
