@@ -403,7 +403,9 @@ int main(int argc, char **argv)
                         err = 0; /* NaN where NaN is expected */
                     if (isinf(rv) && ov == rv)
                         err = 0;
-                    if (elementwise && !(err <= atol + rtol * fabs(rv)))
+                    /* NaN/inf references matched above have err 0; their own
+                       magnitude must not turn the tolerance into NaN */
+                    if (elementwise && !(err <= atol + rtol * (isfinite(rv) ? fabs(rv) : 0)))
                         bad_elems++;
                 }
                 if (!(err <= max_abs)) /* also catches NaN */
