@@ -151,6 +151,12 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(SCAN, "Scan", control, 8, 25, OPF_)                                     \
     /* ---- attention and transformer blocks ---- */                          \
     /* ---- signal processing ---- */                                         \
+    X(HANNWINDOW, "HannWindow", signal, 17, 17, OPF_)                         \
+    X(HAMMINGWINDOW, "HammingWindow", signal, 17, 17, OPF_)                   \
+    X(BLACKMANWINDOW, "BlackmanWindow", signal, 17, 17, OPF_)                 \
+    X(DFT, "DFT", signal, 17, 20, OPF_)                                       \
+    X(STFT, "STFT", signal, 17, 17, OPF_)                                     \
+    X(MELWEIGHTMATRIX, "MelWeightMatrix", signal, 17, 17, OPF_)               \
     /* ---- losses ---- */                                                    \
     X(NLLLOSS, "NegativeLogLikelihoodLoss", loss, 12, 22, OPF_)               \
     X(SCELOSS, "SoftmaxCrossEntropyLoss", loss, 12, 13, OPF_)                 \
