@@ -108,6 +108,7 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(GROUPNORM, "GroupNormalization", norm, 18, 21, OPF_)                    \
     X(RMSNORM, "RMSNormalization", norm, 23, 23, OPF_)                        \
     X(MVN, "MeanVarianceNormalization", norm, 9, 13, OPF_)                    \
+    X(LPNORM, "LpNormalization", norm, 1, 22, OPF_)                          \
     X(LRN, "LRN", norm, 1, 13, OPF_)                                          \
     /* ---- reductions, softmax, scans, top-k ---- */                         \
     X(REDUCEMEAN, "ReduceMean", reduce, 1, 18, OPF_P)                         \

@@ -1,7 +1,7 @@
 /* norm.c - normalizations: BatchNormalization (every version, inference and
  * training mode), InstanceNormalization, LayerNormalization,
  * GroupNormalization (18: scale/bias per group; 21: per channel, stash_type),
- * RMSNormalization, MeanVarianceNormalization and LRN.
+ * RMSNormalization, MeanVarianceNormalization, LpNormalization and LRN.
  *
  * All but LRN and inference BatchNormalization reduce over a set of axes and
  * then write every element from its statistics; they share one loop nest
@@ -104,8 +104,9 @@ static int infer_norm(Graph *g, int node, Diag *d)
 {
     Node *n = &g->nodes[node];
     OpKind k = n->op;
-    int max_in = k == OP_RMSNORM ? 2 : k == OP_MVN || k == OP_LRN ? 1 : 3;
-    int min_in = k == OP_MVN || k == OP_LRN ? 1 : k == OP_LAYERNORM || k == OP_RMSNORM ? 2 : 3;
+    int one = k == OP_MVN || k == OP_LRN || k == OP_LPNORM;
+    int max_in = k == OP_RMSNORM ? 2 : one ? 1 : 3;
+    int min_in = one ? 1 : k == OP_LAYERNORM || k == OP_RMSNORM ? 2 : 3;
     if (opu_check_arity(g, node, d, min_in, max_in, 1, k == OP_LAYERNORM ? 3 : 1))
         return -1;
     Value *x = opu_in(g, node, 0);
@@ -175,6 +176,17 @@ static int infer_norm(Graph *g, int node, Diag *d)
         node_set_ints(g, node, "axes", axes, cnt);
         break;
     }
+    case OP_LPNORM: { /* y = x / ||x||_p along axis, p 1 or 2 */
+        int axis;
+        int64_t p = attr_int(n, "p", 2);
+        if (p != 1 && p != 2)
+            return diag_error(d, g, node, "p must be 1 or 2, got %lld", (long long)p);
+        if (opu_norm_axis(g, node, d, attr_int(n, "axis", -1), r, "axis", &axis))
+            return -1;
+        node_set_int(g, node, "axis", axis);
+        node_set_int(g, node, "p", p);
+        break;
+    }
     case OP_LRN: {
         int64_t size = attr_int(n, "size", 0);
         if (size <= 0)
@@ -210,7 +222,9 @@ struct Norm {
     const Shape *xs;
     int reduce[CTVM_MAX_RANK]; /* 1: the statistics run over this axis */
     LType t;                   /* type of the statistics */
-    int mode;                  /* 0 mean/variance, 1 mean of squares (RMS), 2 MVN (E[x^2] - E[x]^2) */
+    int mode;                  /* 0 mean/variance, 1 mean of squares (RMS), 2 MVN (E[x^2] - E[x]^2),
+                                  3 / 4 LpNormalization p = 1 / 2 (sum |x|, sqrt of sum x^2) */
+    Expr *lp_inv;              /* LpNormalization: 1 / norm, set by norm_nest */
     double eps;
     NormOutFn out;
     /* optional per-statistic outputs indexed by the kept axes (flat, row-major) */
@@ -255,6 +269,7 @@ typedef struct AccArg {
     LBuf *acc, *x;
     Expr *sub;  /* subtracted before squaring, or NULL */
     int square;
+    int absval; /* sum |x| (LpNormalization p = 1) */
 } AccArg;
 
 static Stmt *acc_body(Norm *nm, LVar **v, void *u)
@@ -267,6 +282,8 @@ static Stmt *acc_body(Norm *nm, LVar **v, void *u)
         x = lx_sub(lb, x, a->sub);
     if (a->square)
         x = lx_mul(lb, x, x);
+    if (a->absval)
+        x = lx_call(lb, CO_ABS, x);
     return ls_store(lb, a->acc, z, lx_add(lb, lx_load(lb, a->acc, z), x));
 }
 
@@ -303,10 +320,14 @@ static Stmt *norm_nest(Norm *nm, LBuf *xb, LBuf *yb)
     int k = 0;
     items[k++] = ls_store(lb, s1, z, zero);
     items[k++] = ls_store(lb, s2, z, zero);
-    AccArg a1 = {s1, xb, NULL, nm->mode == 1};
+    AccArg a1 = {s1, xb, NULL, nm->mode == 1 || nm->mode == 4, nm->mode == 3};
     items[k++] = reduced_loops(nm, v, acc_body, &a1);
     Expr *var_or_ms;
-    if (nm->mode == 0) {
+    if (nm->mode >= 3) { /* LpNormalization: 1/sum|x| or 1/sqrt(sum x^2) */
+        Expr *sum = lx_load(lb, s1, z);
+        var_or_ms = mean;
+        nm->lp_inv = lx_div(lb, lx_one(lb, nm->t), nm->mode == 4 ? lx_call(lb, CO_SQRT, sum) : sum);
+    } else if (nm->mode == 0) {
         AccArg a2 = {s2, xb, mean, 1};
         items[k++] = reduced_loops(nm, v, acc_body, &a2);
         var_or_ms = lx_div(lb, lx_load(lb, s2, z), cnt);
@@ -318,13 +339,15 @@ static Stmt *norm_nest(Norm *nm, LBuf *xb, LBuf *yb)
         var_or_ms = mean; /* the mean of the squares */
     }
     Expr *inv;
-    if (nm->mode == 2) /* MVN: 1 / (sqrt(var) + eps) */
+    if (nm->mode >= 3)
+        inv = nm->lp_inv;
+    else if (nm->mode == 2) /* MVN: 1 / (sqrt(var) + eps) */
         inv = lx_div(lb, lx_one(lb, nm->t), lx_add(lb, lx_call(lb, CO_SQRT, var_or_ms), lx_const_f(lb, nm->t, nm->eps)));
     else
         inv = lx_div(lb, lx_one(lb, nm->t), lx_call(lb, CO_SQRT, lx_add(lb, var_or_ms, lx_const_f(lb, nm->t, nm->eps))));
     /* keep the statistics in registers for the output pass */
     LBuf *st = lbuf_new_typed(lb, "st", LB_LOCAL, lt_dtype(nm->t), 2);
-    items[k++] = ls_store(lb, st, z, nm->mode == 1 ? zero : mean);
+    items[k++] = ls_store(lb, st, z, nm->mode == 1 || nm->mode >= 3 ? zero : mean);
     items[k++] = ls_store(lb, st, lx_int(lb, 1), inv);
     Expr *m = lx_load(lb, st, z), *iv = lx_load(lb, st, lx_int(lb, 1));
     if (nm->mean_buf)
@@ -410,6 +433,13 @@ static Expr *out_rms(Norm *nm, Expr *x, Expr *mean, Expr *inv, LVar *const *v)
 {
     (void)mean;
     return affine(nm, lx_mul(nm->cx->lb, x, inv), param_norm(nm, 1, v), NULL);
+}
+
+static Expr *out_rms_plain(Norm *nm, Expr *x, Expr *mean, Expr *inv, LVar *const *v)
+{
+    (void)mean;
+    (void)v;
+    return lx_mul(nm->cx->lb, x, inv);
 }
 
 static Expr *out_mvn(Norm *nm, Expr *x, Expr *mean, Expr *inv, LVar *const *v)
@@ -552,6 +582,11 @@ int compute_norm(ComputeCtx *cx, int node, ComputeDef *def)
         nm.out = out_mvn;
         break;
     }
+    case OP_LPNORM:
+        nm.reduce[attr_int(n, "axis", 0)] = 1;
+        nm.mode = attr_int(n, "p", 2) == 1 ? 3 : 4;
+        nm.out = out_rms_plain;
+        break;
     case OP_LRN: {
         /* y = x / (bias + alpha / size * sum of squares over the channel window) ^ beta */
         const Value *y = &cx->g->values[n->out[0]];
