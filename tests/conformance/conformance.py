@@ -27,7 +27,9 @@ import concurrent.futures
 import json
 import os
 import re
+import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -255,11 +257,15 @@ def run_dataset(args, model_path, ds_dir, names, binds):
     cmd += ["--golden"] + [os.path.join(ds_dir, f) for f in outs]
     tmp = tempfile.mkdtemp(prefix="ctvm-conf-")
     env = dict(os.environ, TMPDIR=tmp)
+    # its own process group, so a timeout also ends the gcc or model it started
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         errors="replace", env=env, start_new_session=True)
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
-                           timeout=args.timeout, env=env)
-        rc, text = r.returncode, r.stdout + r.stderr
-    except subprocess.TimeoutExpired as e:
+        text, _ = p.communicate(timeout=args.timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
         rc, text = None, "timeout after %ds" % args.timeout
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -391,7 +397,8 @@ def write_doc(path, summary, all_results, suites):
         text += "\n%s\n%s\n" % (BEGIN, END)
     gen = ["", "Measured %s, target `%s`, cflags `%s`, %s (ctvm %s)." % (
         summary["date"], summary["target"], summary["cflags"],
-        "%d jobs, %.0f s" % (summary["jobs"], summary["seconds"]), summary["commit"]), "",
+        "%d jobs, %.0f s wall, %.0f s CPU" % (summary["jobs"], summary["seconds"],
+                                               summary.get("cpu_seconds", 0)), summary["commit"]), "",
         "| suite | cases | in scope | pass | wrong | refused | build | crash | timeout | error | out of scope | pass rate (in scope) |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in suites:
@@ -484,9 +491,11 @@ def main():
                 print("\r[%d/%d] %s" % (done, len(work), r["case"][:60].ljust(60)), end="",
                       file=sys.stderr, flush=True)
     elapsed = time.time() - t0
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(file=sys.stderr)
     summary = {"date": time.strftime("%Y-%m-%d"), "commit": git_commit(), "target": args.target,
                "cflags": args.cflags, "jobs": args.jobs, "seconds": round(elapsed, 1),
+               "cpu_seconds": round(ru.ru_utime + ru.ru_stime, 1),
                "threshold": args.threshold, "suites": {}}
     for s in suites:
         rs = sorted(results[s], key=lambda r: r["case"])
@@ -519,8 +528,8 @@ def report(args, summary, mins, json_path):
             json.dump(summary, f, indent=1)
     if args.write_doc:
         write_doc(args.write_doc, summary, all_results, suites)
-    print("\nconformance: %d cases in %.0f s (%d jobs)%s" % (
-        len(all_results), summary["seconds"], summary["jobs"],
+    print("\nconformance: %d cases in %.0f s (%d jobs, %.0f s CPU of ctvm-run, gcc and the models)%s" % (
+        len(all_results), summary["seconds"], summary["jobs"], summary.get("cpu_seconds", 0),
         "; summary in %s" % json_path if json_path else ""))
     for m in failed:
         print("conformance: FAIL " + m)
