@@ -104,7 +104,8 @@ SCOPE_TEXT = {
     "training-mode Dropout": "Dropout with a training_mode input: a random mask",
     "ai.onnx.ml domain": "operators of the ai.onnx.ml domain (traditional ML)",
     "preview.training domain": "operators of ai.onnx.preview.training (gradients, optimizers)",
-    "other domains": "operators of a domain other than ai.onnx",
+    "other domains": "operators of another domain (ai.onnx.preview: FlexAttention) that no "
+                     "function of the model defines",
 }
 
 
@@ -128,7 +129,7 @@ def _tensor_reason(t):
     return None
 
 
-def _graph_reason(g):
+def _graph_reason(g, local_domains):
     for vi in list(g.input) + list(g.output) + list(g.value_info):
         r = _type_reason(vi.type)
         if r:
@@ -143,7 +144,7 @@ def _graph_reason(g):
             return "ai.onnx.ml domain"
         if dom.startswith("ai.onnx.preview.training"):
             return "preview.training domain"
-        if dom != "ai.onnx":
+        if dom != "ai.onnx" and dom not in local_domains:
             return "other domains"
         if n.op_type in RANDOM_OPS:
             return "random operators"
@@ -161,7 +162,7 @@ def _graph_reason(g):
                 if r:
                     return r
             for sub in ([a.g] if a.HasField("g") else []) + list(a.graphs):
-                r = _graph_reason(sub)
+                r = _graph_reason(sub, local_domains)
                 if r:
                     return r
     return None
@@ -172,7 +173,8 @@ def scope_reason(model):
     for fn in model.functions:
         if fn.domain.startswith("ai.onnx.preview.training"):
             return "preview.training domain"
-    return _graph_reason(model.graph)
+    # a model-local function's domain is in scope: its body is ONNX
+    return _graph_reason(model.graph, {fn.domain for fn in model.functions})
 
 
 # --- the case's operator (for the per-operator table) ------------------------
