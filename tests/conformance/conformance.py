@@ -451,8 +451,9 @@ def main():
     ap.add_argument("--min", action="append", default=[], metavar="SUITE=PCT",
                     help="a suite's own minimum pass rate (repeatable; overrides --threshold)")
     ap.add_argument("--filter", help="regex of case names to run")
-    ap.add_argument("--from-json", metavar="SUMMARY",
-                    help="run nothing: print and --write-doc the results of an earlier summary")
+    ap.add_argument("--from-json", metavar="SUMMARY", nargs="+",
+                    help="run nothing: print and --write-doc the results of earlier summaries "
+                         "(several: their suites together)")
     ap.add_argument("--ctvm-run", default=os.path.join(ROOT, "build", "ctvm-run"))
     ap.add_argument("--json", default=os.path.join(ROOT, "build", "conformance", "summary.json"))
     ap.add_argument("--write-doc", nargs="?", const=os.path.join(ROOT, "docs", "CONFORMANCE.md"),
@@ -467,7 +468,16 @@ def main():
             sys.exit("conformance: --min takes SUITE=PCT with SUITE one of %s" % ", ".join(ALL_SUITES))
         mins[k] = float(v)
     if args.from_json:
-        return report(args, json.load(open(args.from_json)), mins, None)
+        summary = None
+        for path in args.from_json:
+            one = json.load(open(path))
+            if summary is None:
+                summary = one
+            else:
+                summary["suites"].update(one["suites"])
+                summary["seconds"] += one["seconds"]
+                summary["cpu_seconds"] = summary.get("cpu_seconds", 0) + one.get("cpu_seconds", 0)
+        return report(args, summary, mins, None)
     if not os.access(args.ctvm_run, os.X_OK):
         sys.exit("conformance: %s not found (run make)" % args.ctvm_run)
     known = all_onnx_ops()
@@ -483,15 +493,20 @@ def main():
     t0 = time.time()
     results = {s: [] for s in suites}
     done = 0
+    os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+    log = open(args.json + ".cases.jsonl", "w")  # one line per finished case, as they come
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
         futs = [ex.submit(run_case, args, s, c, known) for s, c in work]
         for f in concurrent.futures.as_completed(futs):
             r = f.result()
             results[r["suite"]].append(r)
+            log.write(json.dumps(r) + "\n")
+            log.flush()
             done += 1
             if sys.stdout.isatty() or args.verbose:
                 print("\r[%d/%d] %s" % (done, len(work), r["case"][:60].ljust(60)), end="",
                       file=sys.stderr, flush=True)
+    log.close()
     elapsed = time.time() - t0
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(file=sys.stderr)
