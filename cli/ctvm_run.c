@@ -408,7 +408,8 @@ int main(int argc, char **argv)
                         err = 0; /* NaN where NaN is expected */
                     if (isinf(rv) && ov == rv)
                         err = 0;
-                    if (elementwise && !(err <= atol + rtol * fabs(rv)))
+                    /* err == 0 first: NaN == NaN must not meet atol + rtol*|NaN| */
+                    if (elementwise && err != 0 && !(err <= atol + rtol * fabs(rv)))
                         bad_elems++;
                 }
                 if (!(err <= max_abs)) /* also catches NaN */

@@ -260,8 +260,12 @@ def run_dataset(args, model_path, ds_dir, names, binds):
     tmp = tempfile.mkdtemp(prefix="ctvm-conf-")
     env = dict(os.environ, TMPDIR=tmp)
     # its own process group, so a timeout also ends the gcc or model it started
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         errors="replace", env=env, start_new_session=True)
+    try:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             errors="replace", env=env, start_new_session=True)
+    except OSError as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        return 127, "cannot start ctvm-run: %s" % e
     try:
         text, _ = p.communicate(timeout=args.timeout)
         rc = p.returncode
