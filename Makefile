@@ -1,6 +1,7 @@
 # ctvm - top-level build. `make` builds the compiler, `make test` runs every
 # test, `make demo` runs the main job on the bundled model, `make deps`
-# installs missing Debian packages (as root), `make bench` compares ctvm with
+# installs missing Debian packages (as root), `make conformance` runs the ONNX
+# backend suites (docs/CONFORMANCE.md), `make bench` compares ctvm with
 # ONNX Runtime, PyTorch and TVM (bench/run.sh; BENCH_ARGS=--quick for a smoke run).
 
 CC      ?= gcc
@@ -22,7 +23,7 @@ EMBEDDED := $(sort $(wildcard runtime_min/*.h runtime_min/*.c templates/*.h temp
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
 
-.PHONY: all test unit e2e demo deps bench clean
+.PHONY: all test unit e2e demo deps bench clean conformance conformance-ci
 all: $(B)/ctvm-emit $(B)/ctvm-run $(TEST_BIN)
 
 deps:
@@ -71,6 +72,15 @@ e2e: $(B)/ctvm-emit $(B)/ctvm-run
 
 test: all
 	@bash tests/run_all.sh
+
+# ONNX backend conformance (docs/CONFORMANCE.md): every suite, -j2, threshold 97%;
+# CONF_ARGS adds runner options (e.g. --suite debian-node --filter 'test_conv' --write-doc).
+conformance: $(B)/ctvm-run
+	@/usr/bin/python3 tests/conformance/conformance.py -j2 $(CONF_ARGS)
+
+# The fast variant run by `make test`: the two node suites, native target, -O1.
+conformance-ci: $(B)/ctvm-run
+	@bash tests/conformance/ci.sh
 
 demo: $(B)/ctvm-emit $(B)/ctvm-run
 	@bash golden/demo.sh

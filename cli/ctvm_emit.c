@@ -23,7 +23,12 @@ static void usage(FILE *f)
           "                           caller: only NAME_run_ws, the caller passes the workspace\n"
           "  --weights-section NAME   place the weights in linker section NAME (e.g. .ctvm_weights)\n"
           "  --arena-section NAME     place the static workspace in linker section NAME\n"
-          "  --input-shapes SPEC      e.g. 'input:[1,3,224,224]' for symbolic dims\n"
+          "  --input-shapes SPEC      e.g. 'input:[1,3,224,224]': sizes for symbolic, unknown,\n"
+          "                           -1 or 0 dims (a fixed positive dim must agree)\n"
+          "  --bind NAME=FILE         fix graph input NAME to the tensor in FILE (.npy/.npz/.pb):\n"
+          "                           it becomes a constant, so inputs that decide shapes (a\n"
+          "                           Reshape shape, Slice starts, TopK k...) can be inputs;\n"
+          "                           the compiled model no longer has it (repeatable)\n"
           "  --main test|bench        compile in the test/bench main (defines CTVM_MAIN)\n"
           "  --dump-after PASS|all    print the graph after a pass (stdout)\n"
           "  --verbose                print kernels, weight and arena bytes\n"
@@ -100,6 +105,11 @@ int main(int argc, char **argv)
         } else if (TAKE("--input-shapes")) {
             d.file = "--input-shapes";
             if (onnx_parse_input_shapes(val, &o.load, &d) != 0)
+                return 2;
+            d.file = NULL;
+        } else if (TAKE("--bind")) {
+            d.file = "--bind";
+            if (onnx_parse_bind(val, &o.load, &d) != 0)
                 return 2;
             d.file = NULL;
         } else if (TAKE("--main")) {

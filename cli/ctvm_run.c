@@ -48,6 +48,8 @@ static void usage(FILE *f)
           "  --output FILE.npz      write the outputs\n"
           "  --print-time --repeat N  time N runs after a warm-up; print median and min\n"
           "  --input-shapes SPEC  --prefix NAME (for a .c file)  --keep DIR (keep build files)\n"
+          "  --bind NAME=FILE       as ctvm-emit: input NAME becomes the constant in FILE and\n"
+          "                         is not read from --inputs (repeatable)\n"
           "  --profile              time every kernel (CTVM_PROFILE) and print the table\n"
           "  --target T             as ctvm-emit (default native); adds the target's flags\n"
           "  --threads N            as ctvm-emit; builds with -fopenmp when N > 1\n"
@@ -214,6 +216,9 @@ int main(int argc, char **argv)
             cflags = argv[++i];
         } else if (!strcmp(a, "--input-shapes") && val) {
             if (onnx_parse_input_shapes(argv[++i], &co.load, &d) != 0)
+                return 2;
+        } else if (!strcmp(a, "--bind") && val) {
+            if (onnx_parse_bind(argv[++i], &co.load, &d) != 0)
                 return 2;
         } else if (a[0] == '-' || model) {
             fprintf(stderr, "ctvm-run: unexpected argument '%s'\n", a);

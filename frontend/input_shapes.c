@@ -4,7 +4,8 @@
  * up to the ':' right before '[' (TensorFlow-style names like "input:0"
  * keep their colon); dims are non-negative decimal integers; "[]" is a
  * scalar. Entries accumulate in OnnxLoadOptions; a name given twice is an
- * error. The loader applies them in onnx_inputs.c. */
+ * error. The loader applies them in onnx_inputs.c. Also --bind NAME=FILE
+ * (onnx_parse_bind), applied in onnx_bind.c. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -104,4 +105,25 @@ int onnx_parse_input_shapes(const char *spec, OnnxLoadOptions *opt, Diag *d)
         memcpy(e->name, name, n + 1);
         e->shape = s;
     }
+}
+
+int onnx_parse_bind(const char *spec, OnnxLoadOptions *opt, Diag *d)
+{
+    const char *eq = spec ? strchr(spec, '=') : NULL;
+    if (!eq || eq == spec || !eq[1])
+        return diag_error(d, NULL, -1, "--bind: expected NAME=FILE, got '%s'", spec ? spec : "");
+    size_t n = (size_t)(eq - spec);
+    if (n >= ONNX_MAX_INPUT_NAME)
+        return diag_error(d, NULL, -1, "--bind: input name longer than %d characters",
+                          ONNX_MAX_INPUT_NAME - 1);
+    for (int i = 0; i < opt->n_binds; i++)
+        if (strlen(opt->binds[i].name) == n && strncmp(opt->binds[i].name, spec, n) == 0)
+            return diag_error(d, NULL, -1, "--bind: input '%.*s' bound twice", (int)n, spec);
+    if (opt->n_binds == ONNX_MAX_BINDS)
+        return diag_error(d, NULL, -1, "--bind: more than %d inputs", ONNX_MAX_BINDS);
+    OnnxBind *b = &opt->binds[opt->n_binds++];
+    memcpy(b->name, spec, n);
+    b->name[n] = 0;
+    b->path = eq + 1;
+    return 0;
 }

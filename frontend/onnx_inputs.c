@@ -4,7 +4,10 @@
  * list every weight as an input) and is skipped here. Each other input gets
  * its element type and shape from its ValueInfo: dim_value gives a size,
  * dim_param (or nothing) gives -1 and the symbol's name in Value.dim_param.
- * --input-shapes entries then replace shapes by input name, and finally
+ * A negative dim_value (paddle2onnx writes -1) is unknown like a missing one.
+ * An input named by --bind becomes a constant instead (onnx_bind.c).
+ * --input-shapes entries then give the size of every symbolic, unknown or
+ * 0 dim (and refuse to change a fixed positive one), and finally
  * every runtime input must have a static shape: ctvm compiles for one shape. */
 #include <stdio.h>
 #include <string.h>
@@ -12,7 +15,8 @@
 #include "onnx_internal.h"
 #include "onnx_tensor.h"
 
-static int input_from_valueinfo(OnnxLoadCtx *c, const Onnx__ValueInfoProto *vi)
+static int input_from_valueinfo(OnnxLoadCtx *c, const Onnx__ValueInfoProto *vi,
+                                const OnnxLoadOptions *opt)
 {
     Graph *g = c->g;
     const char *name = vi->name ? vi->name : "";
@@ -44,28 +48,29 @@ static int input_from_valueinfo(OnnxLoadCtx *c, const Onnx__ValueInfoProto *vi)
             const Onnx__TensorShapeProto__Dimension *dim = sp->dim[i];
             v->shape.dims[i] = -1;
             if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
-                if (dim->dim_value < 0)
-                    return diag_error(c->d, g, -1, "input '%s' has negative dimension %lld",
-                                      name, (long long)dim->dim_value);
-                v->shape.dims[i] = dim->dim_value;
+                /* negative (paddle2onnx writes -1): unknown */
+                v->shape.dims[i] = dim->dim_value < 0 ? -1 : dim->dim_value;
             } else if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
                        dim->dim_param && *dim->dim_param) {
                 v->dim_param[i] = arena_strdup(g->arena, dim->dim_param);
             }
         }
     }
+    const OnnxBind *b = onnx_bind_find(opt, name);
+    if (b)
+        return onnx_bind_apply(c, id, b);
     graph_add_input(g, id);
     return 0;
 }
 
-int onnx_inputs_add(OnnxLoadCtx *c, const Onnx__GraphProto *gp)
+int onnx_inputs_add(OnnxLoadCtx *c, const Onnx__GraphProto *gp, const OnnxLoadOptions *opt)
 {
     for (size_t i = 0; i < gp->n_input; i++) {
         const Onnx__ValueInfoProto *vi = gp->input[i];
         int id = vi->name ? namemap_get(&c->names, vi->name) : -1;
         if (id >= 0 && value_is_const(&c->g->values[id]))
             continue; /* a weight listed as an input */
-        if (input_from_valueinfo(c, vi))
+        if (input_from_valueinfo(c, vi, opt))
             return -1;
     }
     return 0;
@@ -87,6 +92,8 @@ int onnx_inputs_override(OnnxLoadCtx *c, const OnnxLoadOptions *opt)
     for (int k = 0; opt && k < opt->n_input_shapes; k++) {
         const OnnxInputShape *e = &opt->input_shapes[k];
         int id = namemap_get(&c->names, e->name);
+        if (onnx_bind_find(opt, e->name))
+            return diag_error(c->d, g, -1, "--input-shapes names '%s', which --bind fixes", e->name);
         if (id < 0 || !g->values[id].is_input) {
             char list[512];
             input_list(g, list, sizeof list);
@@ -106,6 +113,17 @@ int onnx_inputs_override(OnnxLoadCtx *c, const OnnxLoadOptions *opt)
                               "(rank %d)", e->name, e->shape.rank,
                               shape_str(&v->shape, sb, sizeof sb), v->shape.rank);
         }
+        /* a fixed positive dim must agree; symbolic, unknown (-1) and 0
+           (some exporters' "unknown") dims take the given size */
+        for (int i = 0; v->shape.rank >= 0 && i < v->shape.rank; i++)
+            if (v->shape.dims[i] > 0 && v->shape.dims[i] != e->shape.dims[i]) {
+                char sb[128], eb[128];
+                return diag_error(c->d, g, -1,
+                                  "--input-shapes gives '%s' shape %s, but the model fixes dim %d "
+                                  "to %lld (declared %s)", e->name,
+                                  shape_str(&e->shape, eb, sizeof eb), i,
+                                  (long long)v->shape.dims[i], shape_str(&v->shape, sb, sizeof sb));
+            }
         v->shape = e->shape;
         for (int i = 0; i < CTVM_MAX_RANK; i++)
             v->dim_param[i] = NULL;

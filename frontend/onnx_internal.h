@@ -42,8 +42,15 @@ int onnx_attrs_decode(OnnxLoadCtx *c, int node_id, const Onnx__NodeProto *np);
 
 /* onnx_inputs.c: runtime inputs (graph inputs that are not initializers),
  * the --input-shapes overrides, and the check that every shape is static. */
-int onnx_inputs_add(OnnxLoadCtx *c, const Onnx__GraphProto *gp);
+int onnx_inputs_add(OnnxLoadCtx *c, const Onnx__GraphProto *gp, const OnnxLoadOptions *opt);
 int onnx_inputs_override(OnnxLoadCtx *c, const OnnxLoadOptions *opt);
 int onnx_inputs_check_static(OnnxLoadCtx *c);
+
+/* onnx_bind.c: --bind. The entry naming `name` or NULL; making value `id`
+ * (a graph input, its declared type and shape set) the bound constant; the
+ * check that every --bind names a runtime input of gp. */
+const OnnxBind *onnx_bind_find(const OnnxLoadOptions *opt, const char *name);
+int onnx_bind_apply(OnnxLoadCtx *c, int id, const OnnxBind *b);
+int onnx_bind_check_used(OnnxLoadCtx *c, const OnnxLoadOptions *opt, const Onnx__GraphProto *gp);
 
 #endif

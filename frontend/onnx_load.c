@@ -257,7 +257,7 @@ static int load_model(OnnxLoadCtx *c, const Onnx__ModelProto *m, const OnnxLoadO
         c->g->name = arena_strdup(c->g->arena, gp->name);
     size_t expected = gp->n_initializer + gp->n_input + 2 * gp->n_node;
     namemap_init(&c->names, c->g, expected < (1u << 26) ? (int)expected : 1 << 26);
-    if (add_initializers(c, gp) || onnx_inputs_add(c, gp) || onnx_inputs_override(c, opt) ||
+    if (add_initializers(c, gp) || onnx_bind_check_used(c, opt, gp) || onnx_inputs_add(c, gp, opt) || onnx_inputs_override(c, opt) ||
         onnx_inputs_check_static(c))
         return -1;
     return load_nodes_outputs(c, gp);

@@ -262,6 +262,20 @@ check "--arena-section with --arena caller refused" refuse golden/small_cnn/mode
 check "unknown target refused" refuse golden/small_cnn/model.onnx "unknown target 'cortex-m0'" --target cortex-m0
 symbolic_ok() { $EMIT "$T/symbolic.onnx" -o "$T/sym.c" --input-shapes 'x:[2,3]'; }
 check "symbolic input accepted with --input-shapes" symbolic_ok
+check "--input-shapes contradicting a fixed dim refused" refuse "$T/symbolic.onnx" "fixes dim 1" --input-shapes 'x:[2,4]'
+# --bind: a shape-deciding graph input fixed from its .pb file; not passed at run time
+RS=$ND/test_reshape_reordered_all_dims/test_data_set_0
+bind_ok() { RUN $ND/test_reshape_reordered_all_dims/model.onnx --bind shape=$RS/input_1.pb \
+  --inputs $RS/input_0.pb --golden $RS/output_0.pb --elementwise --rtol 1e-3 --atol 1e-7; }
+check "--bind makes a Reshape shape input a constant" bind_ok
+# --elementwise: NaN where the reference has NaN is equal (pow of negative bases)
+PW=/usr/share/libonnx-testdata/data/pytorch-operator/test_operator_pow
+nan_ok() { RUN $PW/model.onnx --inputs $PW/test_data_set_0/input_*.pb --golden $PW/test_data_set_0/output_0.pb --elementwise --rtol 1e-3 --atol 1e-7; }
+check "--elementwise takes NaN == NaN" nan_ok
+check "--bind of a file of the wrong type refused, naming the input" refuse \
+  $ND/test_reshape_reordered_all_dims/model.onnx "input 'shape' is int64, the file holds float32" --bind shape=$RS/input_0.pb
+check "--bind of a name that is no input refused" refuse \
+  $ND/test_reshape_reordered_all_dims/model.onnx "'shap', which is not an input" --bind shap=$RS/input_1.pb
 
 echo
 [ "$fail" -eq 0 ] || printf 'failed: %s\n' "${failed[@]}"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # run_all.sh - every test: the cmocka unit tests (build/tests/test_*) and the
-# end-to-end tests (tests/e2e.sh). Prints the combined "N passed, N failed".
+# end-to-end tests (tests/e2e.sh) and the fast ONNX conformance run
+# (tests/conformance/ci.sh; CTVM_SKIP_CONFORMANCE=1 skips it). Prints the
+# combined "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 pass=0; fail=0
@@ -19,6 +21,9 @@ p=$(echo "$out" | sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed/\1/p')
 f=$(echo "$out" | sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed/\2/p')
 [ -n "$p" ] || f=$(( ${f:-0} + 1 ))
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+if [ "${CTVM_SKIP_CONFORMANCE:-0}" != 1 ]; then
+  if bash tests/conformance/ci.sh; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL conformance (tests/conformance/ci.sh)"; fi
+fi
 echo
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -3,7 +3,7 @@
 # root on a fresh Debian 12). Installs only what is missing.
 set -euo pipefail
 pkgs=(gcc make binutils protobuf-c-compiler libprotobuf-c-dev libjansson-dev libcmocka-dev
-      libopenblas-dev libzip-dev libonnx-dev libonnx-testdata python3 python3-numpy
+      libopenblas-dev libzip-dev libonnx-dev libonnx-testdata python3 python3-numpy python3-venv
       python3-torch python3-torchvision python3-onnx
       # cross targets (issue 4): Linux cross compilers + their libc, qemu-user to
       # run them, the Cortex-M toolchain with newlib's headers, clang

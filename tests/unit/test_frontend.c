@@ -755,6 +755,87 @@ static void test_input_shape_errors(void **state)
     expect_error(&m, NULL, "input 'x' has no shape");
 }
 
+/* --input-shapes sizes symbolic, -1 (paddle2onnx) and 0 dims, and refuses to
+   change a fixed positive one. */
+static void test_input_shape_override_dims(void **state)
+{
+    (void)state;
+    ObModel m = conv_model(13);
+    expect_error(&m, "x:[2,4,4,4]", "fixes dim 1 to 3");
+    Onnx__TensorShapeProto__Dimension *d0 = m.g->input[0]->type->tensor_type->shape->dim[0];
+    d0->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+    d0->dim_value = -1;
+    expect_error(&m, NULL, "unknown dimension 0");
+    Diag d = quiet_diag();
+    Graph *g = load_model(&m, "x:[1,3,4,4]", &d);
+    assert_non_null(g);
+    assert_int_equal(value_named(g, "x")->shape.dims[0], 1);
+    graph_free(g);
+    d0->dim_value = 0;
+    g = load_model(&m, "x:[1,3,4,4]", &d);
+    assert_non_null(g);
+    assert_int_equal(value_named(g, "x")->shape.dims[0], 1);
+    graph_free(g);
+}
+
+/* --bind: the input becomes a constant of the file's contents; type, shape
+   and names are checked. */
+static void test_bind(void **state)
+{
+    (void)state;
+    ObModel m = conv_model(13);
+    char dir[] = "/tmp/ctvm_bind_XXXXXX", path[256], bad[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/x.npy", dir);
+    snprintf(bad, sizeof bad, "%s/bad.npy", dir);
+    static float xs[48];
+    for (int i = 0; i < 48; i++)
+        xs[i] = (float)i;
+    Diag d = quiet_diag();
+    Tensor t = {NULL, DT_FLOAT32, {4, {1, 3, 4, 4}}, xs};
+    assert_int_equal(tensor_write_npy(path, &t, &d), 0);
+    Tensor tb = {NULL, DT_FLOAT32, {4, {1, 4, 3, 4}}, xs};
+    assert_int_equal(tensor_write_npy(bad, &tb, &d), 0);
+    size_t len;
+    uint8_t *buf = ob_pack(m.m, &len);
+    char spec[300];
+    struct { const char *bind, *err; } cases[] = {
+        {"x", NULL}, {"nosuch", "'nosuch', which is not an input"},
+        {"W", "'W', which is an initializer"}, {"xbad", "declared"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        OnnxLoadOptions o;
+        memset(&o, 0, sizeof o);
+        const char *nm = strcmp(cases[k].bind, "xbad") ? cases[k].bind : "x";
+        snprintf(spec, sizeof spec, "%s=%s", nm, strcmp(cases[k].bind, "xbad") ? path : bad);
+        d = quiet_diag();
+        assert_int_equal(onnx_parse_bind(spec, &o, &d), 0);
+        Graph *g = onnx_load_buffer(buf, len, "mem.onnx", &o, &d);
+        if (!cases[k].err) {
+            assert_non_null(g);
+            const Value *x = value_named(g, "x");
+            assert_true(value_is_const(x));
+            assert_false(x->is_input);
+            assert_int_equal(g->n_inputs, 0);
+            assert_true(((const float *)x->data)[47] == 47.0f);
+            graph_free(g);
+        } else {
+            assert_null(g);
+            if (!strstr(d.last, cases[k].err))
+                fail_msg("bind %s: expected '%s', got '%s'", spec, cases[k].err, d.last);
+        }
+    }
+    OnnxLoadOptions o;
+    memset(&o, 0, sizeof o);
+    d = quiet_diag();
+    assert_int_equal(onnx_parse_bind("noequals", &o, &d), -1);
+    assert_int_equal(onnx_parse_bind("x=a", &o, &d), 0);
+    assert_int_equal(onnx_parse_bind("x=b", &o, &d), -1);
+    unlink(path);
+    unlink(bad);
+    rmdir(dir);
+}
+
 static void test_graph_errors(void **state)
 {
     (void)state;
@@ -989,6 +1070,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_initializer_types, setup, teardown),
         cmocka_unit_test_setup_teardown(test_attr_kinds_and_domains, setup, teardown),
         cmocka_unit_test_setup_teardown(test_parse_input_shapes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_input_shape_override_dims, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bind, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_a_model, setup, teardown),
         cmocka_unit_test_setup_teardown(test_opset_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_input_shape_errors, setup, teardown),
