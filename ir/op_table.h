@@ -137,6 +137,8 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(SPLIT, "Split", split, 2, 18, OPF_)                                     \
     X(SLICE, "Slice", slice, 1, 13, OPF_P)                                    \
     X(TRANSPOSE, "Transpose", transpose, 1, 13, OPF_P)                        \
+    X(PAD, "Pad", pad, 1, 25, OPF_)                                           \
+    X(CENTERCROPPAD, "CenterCropPad", pad, 18, 18, OPF_)                      \
     /* ---- quantization ---- */                                              \
     /* ---- recurrent networks ---- */                                        \
     /* ---- resampling ---- */                                                \
