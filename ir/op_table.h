@@ -128,7 +128,6 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(DROPOUT, "Dropout", reshape, 7, 13, OPF_)                               \
     X(CONSTANT, "Constant", shapeops, 1, 13, OPF_)                            \
     X(SHAPE, "Shape", shapeops, 1, 15, OPF_)                                  \
-    X(GATHER, "Gather", shapeops, 1, 13, OPF_)                                \
     X(CAST, "Cast", shapeops, 6, 13, OPF_)                                    \
     X(CONSTANTOFSHAPE, "ConstantOfShape", shapeops, 9, 9, OPF_)               \
     X(RANGE, "Range", shapeops, 11, 11, OPF_)                                 \
@@ -138,6 +137,11 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(SPLIT, "Split", split, 2, 18, OPF_)                                     \
     X(SLICE, "Slice", slice, 1, 13, OPF_P)                                    \
     X(TRANSPOSE, "Transpose", transpose, 1, 13, OPF_P)                        \
+    X(PAD, "Pad", pad, 1, 25, OPF_)                                           \
+    X(CENTERCROPPAD, "CenterCropPad", pad, 18, 18, OPF_)                      \
+    X(GATHER, "Gather", gather, 1, 13, OPF_)                                  \
+    X(GATHERELEMENTS, "GatherElements", gather, 11, 13, OPF_)                 \
+    X(GATHERND, "GatherND", gather, 11, 13, OPF_)                             \
     /* ---- quantization ---- */                                              \
     /* ---- recurrent networks ---- */                                        \
     /* ---- resampling ---- */                                                \

@@ -110,71 +110,6 @@ static int eval_shape(Graph *g, int node, Diag *d)
     return 1;
 }
 
-/* ---- Gather ---- */
-
-static int infer_gather(Graph *g, int node, Diag *d)
-{
-    if (opu_check_arity(g, node, d, 2, 2, 1, 1))
-        return -1;
-    Value *x = opu_in(g, node, 0), *idx = opu_in(g, node, 1);
-    int axis;
-    if (opu_norm_axis(g, node, d, attr_int(&g->nodes[node], "axis", 0), x->shape.rank, "axis",
-                      &axis))
-        return -1;
-    if (idx->dtype != DT_INT64 && idx->dtype != DT_INT32)
-        return diag_error(d, g, node, "indices must be int64 or int32, not %s",
-                          dtype_name(idx->dtype));
-    int r = x->shape.rank + idx->shape.rank - 1;
-    if (r > CTVM_MAX_RANK)
-        return diag_error(d, g, node, "result rank %d exceeds %d", r, CTVM_MAX_RANK);
-    Shape out = shape_unknown();
-    out.rank = 0;
-    for (int i = 0; i < axis; i++)
-        out.dims[out.rank++] = x->shape.dims[i];
-    for (int i = 0; i < idx->shape.rank; i++)
-        out.dims[out.rank++] = idx->shape.dims[i];
-    for (int i = axis + 1; i < x->shape.rank; i++)
-        out.dims[out.rank++] = x->shape.dims[i];
-    node_set_int(g, node, "axis", axis);
-    opu_set_out(g, node, 0, x->dtype, out);
-    return 0;
-}
-
-static int eval_gather(Graph *g, int node, Diag *d)
-{
-    Value *x = opu_in(g, node, 0), *idx = opu_in(g, node, 1);
-    int axis = (int)attr_int(&g->nodes[node], "axis", 0);
-    int64_t outer = 1, inner = 1, dim = x->shape.dims[axis], ni;
-    for (int i = 0; i < x->shape.rank; i++) {
-        if (i < axis)
-            outer *= x->shape.dims[i];
-        if (i > axis)
-            inner *= x->shape.dims[i];
-    }
-    if (opu_numel(g, node, d, &idx->shape, &ni))
-        return -1;
-    for (int64_t k = 0; k < ni; k++) {
-        int64_t j = tensor_get_i64(idx->dtype, idx->data, k);
-        if (j < -dim || j >= dim)
-            return diag_error(d, g, node, "index %lld out of range for axis of size %lld",
-                              (long long)j, (long long)dim);
-    }
-    size_t es = dtype_size(x->dtype);
-    char *y = opu_alloc_out(g, node, 0, d);
-    if (!y)
-        return -1;
-    for (int64_t o = 0; o < outer; o++)
-        for (int64_t k = 0; k < ni; k++) {
-            int64_t j = tensor_get_i64(idx->dtype, idx->data, k);
-            if (j < 0)
-                j += dim;
-            memcpy(y + (size_t)((o * ni + k) * inner) * es,
-                   (const char *)x->data + (size_t)((o * dim + j) * inner) * es,
-                   (size_t)inner * es);
-        }
-    return 1;
-}
-
 /* ---- Cast ---- */
 
 static int infer_cast(Graph *g, int node, Diag *d)
@@ -364,7 +299,6 @@ int op_shapeops_infer(Graph *g, int node, Diag *d)
     switch (g->nodes[node].op) {
     case OP_CONSTANT: return infer_constant(g, node, d);
     case OP_SHAPE: return infer_shape(g, node, d);
-    case OP_GATHER: return infer_gather(g, node, d);
     case OP_CAST: return infer_cast(g, node, d);
     case OP_CONSTANTOFSHAPE: return infer_cos(g, node, d);
     case OP_RANGE: return infer_range(g, node, d);
@@ -378,7 +312,6 @@ int op_shapeops_eval(Graph *g, int node, Diag *d)
     switch (g->nodes[node].op) {
     case OP_CONSTANT: return eval_constant(g, node, d);
     case OP_SHAPE: return eval_shape(g, node, d);
-    case OP_GATHER: return eval_gather(g, node, d);
     case OP_CAST: return eval_cast(g, node, d);
     case OP_CONSTANTOFSHAPE: return eval_cos(g, node, d);
     case OP_RANGE: return eval_range(g, node, d);

@@ -1,0 +1,216 @@
+/* gather.c - the gathers: Gather (1..13), GatherElements (11, 13) and
+ * GatherND (11..13). Every data type; int32 or int64 indices, which may be
+ * run-time values. A negative index counts from the end of its axis.
+ *
+ *   Gather         y[pre, i..., post] = x[pre, ind[i...], post] along "axis".
+ *   GatherElements y[i] = x[i with coordinate "axis" replaced by ind[i]];
+ *                  indices have the data's rank and no larger dims.
+ *   GatherND       the last dim k of the indices addresses the first k dims
+ *                  of x after the first "batch_dims" (12+; shared with the
+ *                  indices): y[b..., i..., j...] = x[b..., ind[b..., i..., :], j...].
+ *
+ * Constant indices are checked against the axis at compile time. A
+ * run-time index outside [-dim, dim) is clamped into the axis, so generated
+ * code never reads outside the data.
+ *
+ * Normalised attributes after infer: "axis" >= 0 (Gather, GatherElements),
+ * "batch_dims" (GatherND, 0 before version 12). */
+#include <string.h>
+
+#include "ops/compute.h"
+#include "ops/op_util.h"
+#include "ops/ops.h"
+
+/* Index tensor `vid` must be int32/int64; when constant, every entry (or,
+ * for GatherND, entry j of every row of `row` entries, against dims[j]) must
+ * lie in [-dim, dim). */
+static int check_indices(Graph *g, int node, Diag *d, int vid_in, const int64_t *dims, int row)
+{
+    Value *iv = opu_in(g, node, vid_in);
+    if (iv->dtype != DT_INT64 && iv->dtype != DT_INT32)
+        return diag_error(d, g, node, "indices must be int64 or int32, not %s", dtype_name(iv->dtype));
+    if (!value_is_const(iv))
+        return 0;
+    int64_t cnt;
+    if (opu_numel(g, node, d, &iv->shape, &cnt))
+        return -1;
+    for (int64_t k = 0; k < cnt; k++) {
+        int64_t j = tensor_get_i64(iv->dtype, iv->data, k), dim = dims[row > 1 ? k % row : 0];
+        if (j < -dim || j >= dim)
+            return diag_error(d, g, node, "index %lld out of range for an axis of size %lld",
+                              (long long)j, (long long)dim);
+    }
+    return 0;
+}
+
+static int check_data(Graph *g, int node, Diag *d, DType t)
+{
+    if (!dtype_supported(t) || t == DT_STRING)
+        return diag_error(d, g, node, "data type %s is not supported", dtype_name(t));
+    return 0;
+}
+
+static int infer_gather(Graph *g, int node, Diag *d)
+{
+    Value *x = opu_in(g, node, 0), *idx = opu_in(g, node, 1);
+    int axis;
+    if (opu_norm_axis(g, node, d, attr_int(&g->nodes[node], "axis", 0), x->shape.rank, "axis", &axis))
+        return -1;
+    if (check_indices(g, node, d, 1, &x->shape.dims[axis], 1))
+        return -1;
+    int r = x->shape.rank + idx->shape.rank - 1;
+    if (r > CTVM_MAX_RANK)
+        return diag_error(d, g, node, "result rank %d exceeds %d", r, CTVM_MAX_RANK);
+    Shape out = shape_make(0, NULL);
+    for (int i = 0; i < axis; i++)
+        out.dims[out.rank++] = x->shape.dims[i];
+    for (int i = 0; i < idx->shape.rank; i++)
+        out.dims[out.rank++] = idx->shape.dims[i];
+    for (int i = axis + 1; i < x->shape.rank; i++)
+        out.dims[out.rank++] = x->shape.dims[i];
+    int64_t cnt;
+    if (opu_numel(g, node, d, &out, &cnt))
+        return -1;
+    if (cnt > 0 && x->shape.dims[axis] == 0)
+        return diag_error(d, g, node, "gathers from an empty axis");
+    node_set_int(g, node, "axis", axis);
+    opu_set_out(g, node, 0, x->dtype, out);
+    return 0;
+}
+
+static int infer_gather_elements(Graph *g, int node, Diag *d)
+{
+    Value *x = opu_in(g, node, 0), *idx = opu_in(g, node, 1);
+    int axis;
+    if (opu_norm_axis(g, node, d, attr_int(&g->nodes[node], "axis", 0), x->shape.rank, "axis", &axis))
+        return -1;
+    if (check_indices(g, node, d, 1, &x->shape.dims[axis], 1))
+        return -1;
+    if (idx->shape.rank != x->shape.rank)
+        return diag_error(d, g, node, "indices %s and data %s differ in rank",
+                          opu_shape_str(&idx->shape), opu_shape_str(&x->shape));
+    for (int i = 0; i < x->shape.rank; i++)
+        if (i != axis && idx->shape.dims[i] > x->shape.dims[i])
+            return diag_error(d, g, node, "indices %s exceed data %s on axis %d",
+                              opu_shape_str(&idx->shape), opu_shape_str(&x->shape), i);
+    int64_t cnt;
+    if (opu_numel(g, node, d, &idx->shape, &cnt))
+        return -1;
+    if (cnt > 0 && x->shape.dims[axis] == 0)
+        return diag_error(d, g, node, "gathers from an empty axis");
+    node_set_int(g, node, "axis", axis);
+    opu_set_out(g, node, 0, x->dtype, idx->shape);
+    return 0;
+}
+
+static int infer_gather_nd(Graph *g, int node, Diag *d)
+{
+    Node *n = &g->nodes[node];
+    Value *x = opu_in(g, node, 0), *idx = opu_in(g, node, 1);
+    int64_t b = n->version >= 12 ? attr_int(n, "batch_dims", 0) : 0;
+    int q = idx->shape.rank, r = x->shape.rank;
+    if (q < 1 || r < 1)
+        return diag_error(d, g, node, "data and indices must have rank >= 1");
+    if (b < 0 || b >= q || b >= r)
+        return diag_error(d, g, node, "batch_dims %lld must be below both ranks", (long long)b);
+    int64_t k = idx->shape.dims[q - 1];
+    if (k < 1 || k > r - b)
+        return diag_error(d, g, node, "indices' last dim %lld must be in [1, %lld]", (long long)k,
+                          (long long)(r - b));
+    for (int i = 0; i < b; i++)
+        if (idx->shape.dims[i] != x->shape.dims[i])
+            return diag_error(d, g, node, "batch dim %d differs: indices %s, data %s", i,
+                              opu_shape_str(&idx->shape), opu_shape_str(&x->shape));
+    if (check_indices(g, node, d, 1, &x->shape.dims[b], (int)k))
+        return -1;
+    Shape out = shape_make(0, NULL);
+    for (int i = 0; i < q - 1; i++)
+        out.dims[out.rank++] = idx->shape.dims[i];
+    for (int i = (int)(b + k); i < r; i++) {
+        if (out.rank >= CTVM_MAX_RANK)
+            return diag_error(d, g, node, "result rank exceeds %d", CTVM_MAX_RANK);
+        out.dims[out.rank++] = x->shape.dims[i];
+    }
+    int64_t cnt;
+    if (opu_numel(g, node, d, &out, &cnt))
+        return -1;
+    for (int i = (int)b; cnt > 0 && i < b + k; i++)
+        if (x->shape.dims[i] == 0)
+            return diag_error(d, g, node, "gathers from an empty axis");
+    node_set_int(g, node, "batch_dims", b);
+    opu_set_out(g, node, 0, x->dtype, out);
+    return 0;
+}
+
+int op_gather_infer(Graph *g, int node, Diag *d)
+{
+    if (opu_check_arity(g, node, d, 2, 2, 1, 1))
+        return -1;
+    if (check_data(g, node, d, opu_in(g, node, 0)->dtype))
+        return -1;
+    switch (g->nodes[node].op) {
+    case OP_GATHER: return infer_gather(g, node, d);
+    case OP_GATHERELEMENTS: return infer_gather_elements(g, node, d);
+    case OP_GATHERND: return infer_gather_nd(g, node, d);
+    default: return diag_error(d, g, node, "not a gather operator");
+    }
+}
+
+/* The index stored at `flat` in buffer ib, made non-negative (counted from
+ * the end of an axis of size dim) and clamped into [0, dim). */
+static Expr *index_at(LoopBuilder *lb, LBuf *ib, Expr *flat, int64_t dim)
+{
+    Expr *k = lx_cast(lb, LT_I64, lx_load(lb, ib, flat));
+    k = lx_select(lb, lx_bin(lb, BO_LT, k, lx_const_i(lb, LT_I64, 0)),
+                  lx_add(lb, k, lx_const_i(lb, LT_I64, dim)), k);
+    k = lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, k, lx_const_i(lb, LT_I64, 0)),
+               lx_const_i(lb, LT_I64, dim > 0 ? dim - 1 : 0));
+    return lx_cast(lb, LT_IDX, k);
+}
+
+int compute_gather(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    LoopBuilder *lb = cx->lb;
+    const Node *n = &cx->g->nodes[node];
+    const Value *x = &cx->g->values[n->in[0]], *iv = &cx->g->values[n->in[1]];
+    const Value *y = &cx->g->values[n->out[0]];
+    LBuf *xb = cx->buf_of(cx, n->in[0]), *ib = cx->buf_of(cx, n->in[1]);
+    ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
+    s->out_is_node_output = 1;
+    Expr *xi[CTVM_MAX_RANK], *ii[CTVM_MAX_RANK];
+    if (n->op == OP_GATHER) {
+        int axis = (int)attr_int(n, "axis", 0), q = iv->shape.rank;
+        for (int j = 0; j < q; j++)
+            ii[j] = lx_var(lb, s->axis[axis + j]);
+        for (int a = 0; a < x->shape.rank; a++)
+            xi[a] = a < axis ? lx_var(lb, s->axis[a])
+                    : a > axis ? lx_var(lb, s->axis[a + q - 1])
+                               : index_at(lb, ib, compute_flat_index(cx, &iv->shape, ii), x->shape.dims[a]);
+    } else if (n->op == OP_GATHERELEMENTS) {
+        int axis = (int)attr_int(n, "axis", 0);
+        for (int a = 0; a < x->shape.rank; a++)
+            xi[a] = a == axis ? index_at(lb, ib, s->out_index, x->shape.dims[a]) : lx_var(lb, s->axis[a]);
+    } else {
+        int b = (int)attr_int(n, "batch_dims", 0), q = iv->shape.rank;
+        int k = (int)iv->shape.dims[q - 1];
+        for (int j = 0; j < q - 1; j++)
+            ii[j] = lx_var(lb, s->axis[j]);
+        for (int a = 0; a < x->shape.rank; a++) {
+            if (a < b) {
+                xi[a] = lx_var(lb, s->axis[a]);
+            } else if (a < b + k) {
+                ii[q - 1] = lx_int(lb, a - b);
+                xi[a] = index_at(lb, ib, compute_flat_index(cx, &iv->shape, ii), x->shape.dims[a]);
+            } else {
+                xi[a] = lx_var(lb, s->axis[q - 1 + a - b - k]);
+            }
+        }
+    }
+    s->body = lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi));
+    return 0;
+}
+
+int op_gather_eval(Graph *g, int node, Diag *d)
+{
+    return ops_eval_compute(g, node, d);
+}
