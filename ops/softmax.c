@@ -1,12 +1,22 @@
-/* softmax.c - Softmax, float32.
+/* softmax.c - Softmax, LogSoftmax and Hardmax, every version, float16,
+ * bfloat16, float32 and float64.
  *
- * Opset >= 13: softmax along one axis (default -1). Opset < 13: the input is
- * coerced to 2-D [prod(dims[:axis]), prod(dims[axis:])] (axis default 1) and
- * softmax runs along the second dimension. After infer "axis" >= 0 and
- * "coerce2d" is 1 for the opset < 13 semantics, 0 otherwise. The reference
- * subtracts the maximum before exponentiating. */
+ * Version >= 13: the operator works along one axis (default -1). Versions
+ * 1 and 11: the input is coerced to 2-D [prod(dims[:axis]),
+ * prod(dims[axis:])] (axis default 1) and the operator works along the
+ * second dimension, i.e. over the flattened tail. Either way the data is a
+ * [outer, len, inner] view and every (outer, inner) row is one loop nest:
+ *   Softmax     exp(x - max) / sum(exp(x - max))  (the reference subtracts
+ *               the maximum before exponentiating)
+ *   LogSoftmax  x - max - log(sum(exp(x - max)))
+ *   Hardmax     1 at the first index of the row's maximum, 0 elsewhere
+ * float16/bfloat16 compute in float32 (loads widen, stores narrow).
+ *
+ * Normalised attributes: "axis" >= 0, "coerce2d" 1 for the version < 13
+ * semantics, 0 otherwise. */
 #include <math.h>
 
+#include "ops/compute.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -16,54 +26,81 @@ int op_softmax_infer(Graph *g, int node, Diag *d)
     if (opu_check_arity(g, node, d, 1, 1, 1, 1))
         return -1;
     Value *x = opu_in(g, node, 0);
-    if (x->dtype != DT_FLOAT32)
-        return diag_error(d, g, node, "only float32 is supported");
-    int coerce = g->nodes[node].version < 13, axis;
+    DType t = x->dtype;
+    if (t != DT_FLOAT32 && t != DT_FLOAT64 && t != DT_FLOAT16 && t != DT_BFLOAT16)
+        return diag_error(d, g, node, "input type %s is not supported (float16, bfloat16, float, double)",
+                          dtype_name(t));
+    int coerce = n->version < 13, axis;
     if (x->shape.rank < 1)
         return diag_error(d, g, node, "input must have rank >= 1");
-    if (opu_norm_axis(g, node, d, attr_int(n, "axis", coerce ? 1 : -1), x->shape.rank, "axis",
-                      &axis))
+    if (opu_norm_axis(g, node, d, attr_int(n, "axis", coerce ? 1 : -1), x->shape.rank, "axis", &axis))
         return -1;
     node_set_int(g, node, "axis", axis);
     node_set_int(g, node, "coerce2d", coerce);
-    opu_set_out(g, node, 0, DT_FLOAT32, x->shape);
+    opu_set_out(g, node, 0, t, x->shape);
     return 0;
 }
 
 int op_softmax_eval(Graph *g, int node, Diag *d)
 {
-    const Node *n = &g->nodes[node];
-    Value *xv = opu_in(g, node, 0);
-    int axis = (int)attr_int(n, "axis", 0), coerce = attr_int(n, "coerce2d", 0) != 0;
-    /* view the data as [outer, len, inner]; softmax along len */
+    return ops_eval_compute(g, node, d);
+}
+
+int compute_softmax(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    LoopBuilder *lb = cx->lb;
+    const Node *n = &cx->g->nodes[node];
+    const Value *x = &cx->g->values[n->in[0]];
+    int axis = (int)attr_int(n, "axis", x->shape.rank - 1);
+    int coerce = (int)attr_int(n, "coerce2d", 0);
     int64_t outer = 1, len = 1, inner = 1;
-    for (int i = 0; i < xv->shape.rank; i++) {
-        int64_t dim = xv->shape.dims[i];
+    for (int i = 0; i < x->shape.rank; i++) {
         if (i < axis)
-            outer *= dim;
+            outer *= x->shape.dims[i];
         else if (i == axis || coerce)
-            len *= dim;
+            len *= x->shape.dims[i];
         else
-            inner *= dim;
+            inner *= x->shape.dims[i];
     }
-    float *y = opu_alloc_out(g, node, 0, d);
-    if (!y)
-        return -1;
-    const float *x = xv->data;
-    for (int64_t o = 0; o < outer; o++)
-        for (int64_t i = 0; i < inner; i++) {
-            const float *px = x + o * len * inner + i;
-            float *py = y + o * len * inner + i;
-            float mx = -INFINITY;
-            for (int64_t l = 0; l < len; l++)
-                mx = px[l * inner] > mx ? px[l * inner] : mx;
-            double sum = 0;
-            for (int64_t l = 0; l < len; l++) {
-                py[l * inner] = expf(px[l * inner] - mx);
-                sum += py[l * inner];
-            }
-            for (int64_t l = 0; l < len; l++)
-                py[l * inner] = (float)(py[l * inner] / sum);
-        }
-    return 1;
+    LType t = lt_of_dtype(x->dtype);
+    LBuf *in = cx->buf_of(cx, n->in[0]), *out = cx->buf_of(cx, n->out[0]);
+    LBuf *mx = lbuf_new_typed(lb, "mx", LB_LOCAL, lt_dtype(t), 1);
+    LBuf *sum = lbuf_new_typed(lb, "sum", LB_LOCAL, lt_dtype(t), 1);
+    LBuf *arg = lbuf_new_typed(lb, "arg", LB_LOCAL, DT_INT32, 1);
+    LVar *o = lv_new(lb, "o"), *i = lv_new(lb, "in"), *l1 = lv_new(lb, "l"), *l2 = lv_new(lb, "l"),
+         *l3 = lv_new(lb, "l");
+    Expr *zero = lx_int(lb, 0);
+    /* index(o, l, i) = (o * len + l) * inner + i */
+#define IDX(l) lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, lx_var(lb, o), len), lx_var(lb, l)), inner), lx_var(lb, i))
+    Expr *cur_mx = lx_load(lb, mx, zero), *x1 = lx_load(lb, in, IDX(l1));
+    Stmt *s_max, *s_sum = NULL, *s_out;
+    if (n->op == OP_HARDMAX) {
+        /* first index of the maximum: a strictly greater value moves it */
+        Expr *gt = lx_bin(lb, BO_GT, x1, cur_mx);
+        Stmt *upd = ls_if(lb, gt, ls_seq2(lb, ls_store(lb, mx, zero, x1),
+                                          ls_store(lb, arg, zero, lx_cast(lb, LT_I32, lx_var(lb, l1)))));
+        Stmt *init[2] = {ls_store(lb, mx, zero, lx_lowest(lb, t)), ls_store(lb, arg, zero, lx_const_i(lb, LT_I32, 0))};
+        s_max = ls_seq2(lb, ls_seq(lb, 2, init), ls_for(lb, l1, len, LOOP_SERIAL, upd));
+        Expr *hit = lx_bin(lb, BO_EQ, lx_cast(lb, LT_I32, lx_var(lb, l3)), lx_load(lb, arg, zero));
+        s_out = ls_for(lb, l3, len, LOOP_SERIAL,
+                       ls_store(lb, out, IDX(l3), lx_select(lb, hit, lx_one(lb, t), lx_zero(lb, t))));
+    } else {
+        s_max = ls_seq2(lb, ls_store(lb, mx, zero, lx_lowest(lb, t)),
+                        ls_for(lb, l1, len, LOOP_SERIAL, ls_store(lb, mx, zero, lx_bin(lb, BO_MAX, cur_mx, x1))));
+        Expr *e2 = lx_call(lb, CO_EXP, lx_sub(lb, lx_load(lb, in, IDX(l2)), cur_mx));
+        s_sum = ls_seq2(lb, ls_store(lb, sum, zero, lx_zero(lb, t)),
+                        ls_for(lb, l2, len, LOOP_SERIAL,
+                               ls_store(lb, sum, zero, lx_add(lb, lx_load(lb, sum, zero), e2))));
+        Expr *d3 = lx_sub(lb, lx_load(lb, in, IDX(l3)), cur_mx), *v;
+        if (n->op == OP_LOGSOFTMAX)
+            v = lx_sub(lb, d3, lx_call(lb, CO_LOG, lx_load(lb, sum, zero)));
+        else
+            v = lx_div(lb, lx_call(lb, CO_EXP, d3), lx_load(lb, sum, zero));
+        s_out = ls_for(lb, l3, len, LOOP_SERIAL, ls_store(lb, out, IDX(l3), v));
+    }
+#undef IDX
+    Stmt *items[3] = {s_max, s_sum, s_out};
+    Stmt *row = ls_alloc(lb, mx, ls_alloc(lb, sum, ls_alloc(lb, arg, ls_seq(lb, 3, items))));
+    def->custom = ls_for(lb, o, outer, LOOP_SERIAL, ls_for(lb, i, inner, LOOP_SERIAL, row));
+    return 0;
 }
