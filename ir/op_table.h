@@ -25,6 +25,7 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
 #define CTVM_OPS(X)                                                           \
     /* ---- convolution and pooling (ops/conv.c, pool.c; internal ones made by pass layout) ---- */\
     X(CONV, "Conv", conv, 1, 22, OPF_P)                                       \
+    X(CONVTRANSPOSE, "ConvTranspose", convtranspose, 1, 22, OPF_P)            \
     X(MAXPOOL, "MaxPool", pool, 1, 22, OPF_P)                                 \
     X(AVGPOOL, "AveragePool", pool, 1, 22, OPF_P)                             \
     X(LPPOOL, "LpPool", pool, 1, 22, OPF_P)                                   \
