@@ -24,11 +24,14 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
 
 #define CTVM_OPS(X)                                                           \
     /* ---- convolution and pooling (ops/conv.c, pool.c; internal ones made by pass layout) ---- */\
-    X(CONV, "Conv", conv, 1, 11, OPF_P)                                       \
-    X(MAXPOOL, "MaxPool", pool, 1, 12, OPF_P)                                 \
-    X(AVGPOOL, "AveragePool", pool, 7, 11, OPF_P)                             \
-    X(GLOBALAVGPOOL, "GlobalAveragePool", pool, 1, 1, OPF_P)                  \
-    X(GLOBALMAXPOOL, "GlobalMaxPool", pool, 1, 1, OPF_P)                      \
+    X(CONV, "Conv", conv, 1, 22, OPF_P)                                       \
+    X(CONVTRANSPOSE, "ConvTranspose", convtranspose, 1, 22, OPF_P)            \
+    X(MAXPOOL, "MaxPool", pool, 1, 22, OPF_P)                                 \
+    X(AVGPOOL, "AveragePool", pool, 1, 22, OPF_P)                             \
+    X(LPPOOL, "LpPool", pool, 1, 22, OPF_P)                                   \
+    X(GLOBALAVGPOOL, "GlobalAveragePool", pool, 1, 22, OPF_P)                 \
+    X(GLOBALMAXPOOL, "GlobalMaxPool", pool, 1, 22, OPF_P)                     \
+    X(GLOBALLPPOOL, "GlobalLpPool", pool, 1, 22, OPF_P)                       \
     X(CONV_NCHWC, "ctvm.ConvNCHWc", convnchwc, 0, 0, OPF_P)                   \
     X(PACK, "ctvm.Pack", layout, 0, 0, OPF_)                                  \
     X(UNPACK, "ctvm.Unpack", layout, 0, 0, OPF_)                              \

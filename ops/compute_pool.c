@@ -1,14 +1,37 @@
-/* compute_pool.c - MaxPool, AveragePool (count_include_pad 0/1, ceil_mode
- * reflected in the output shape), GlobalAveragePool and GlobalMaxPool, 2-D
- * NCHW, as reductions over the window. Windows are clipped to the input: max
- * skips padding (reads -inf there), average divides by the count the ONNX
- * spec asks for. Nodes marked "blocked" by pass layout work on
+/* compute_pool.c - MaxPool (with its Indices output), AveragePool
+ * (count_include_pad 0/1, ceil_mode reflected in the output shape, dilations),
+ * LpPool and the global pools, any number of spatial axes and any float type
+ * (MaxPool: int8/uint8 too), as reductions over the window. Windows are
+ * clipped to the input: max skips padding (reads the type's lowest value
+ * there), sums read zero, average divides by the count the ONNX spec asks
+ * for. Nodes marked "blocked" by pass layout (float32 2-D) work on
  * [N,Cb,H,W,B] with the channel lanes innermost. */
 #include <math.h>
 
 #include "ops/compute.h"
 
-static int compute_global(ComputeCtx *cx, int node, ComputeDef *def, int is_max)
+/* |v|^p, with the common p spelled out. */
+static Expr *lp_pow(LoopBuilder *lb, Expr *v, double p)
+{
+    Expr *a = lx_call(lb, CO_ABS, v);
+    if (p == 1.0)
+        return a;
+    if (p == 2.0)
+        return lx_mul(lb, v, v);
+    return lx_bin(lb, BO_POW, a, lx_const_f(lb, v->type, p));
+}
+
+/* acc^(1/p). */
+static Expr *lp_root(LoopBuilder *lb, Expr *acc, double p)
+{
+    if (p == 1.0)
+        return acc;
+    if (p == 2.0)
+        return lx_call(lb, CO_SQRT, acc);
+    return lx_bin(lb, BO_POW, acc, lx_const_f(lb, acc->type, 1.0 / p));
+}
+
+static int compute_global(ComputeCtx *cx, int node, ComputeDef *def)
 {
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
@@ -29,66 +52,135 @@ static int compute_global(ComputeCtx *cx, int node, ComputeDef *def, int is_max)
     }
     if (blocked)
         idx[4] = lx_var(lb, s->axis[4]);
-    s->red = is_max ? RED_MAX : RED_SUM;
-    s->body = lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &x->shape, idx));
+    Expr *load = lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &x->shape, idx));
     s->finalize = lx_var(lb, s->acc);
-    if (!is_max)
-        s->finalize = lx_mul(lb, s->finalize, lx_float(lb, 1.0 / (double)count));
+    if (n->op == OP_GLOBALMAXPOOL) {
+        s->red = RED_MAX;
+        s->body = load;
+    } else if (n->op == OP_GLOBALLPPOOL) {
+        double p = attr_float(n, "p_value", 2.0f);
+        s->red = RED_SUM;
+        s->body = lp_pow(lb, load, p);
+        s->finalize = lp_root(lb, s->finalize, p);
+    } else {
+        s->red = RED_SUM;
+        s->body = load;
+        s->finalize = lx_div(lb, s->finalize, lx_const_f(lb, s->acc->type, (double)count));
+    }
     return 0;
 }
 
-/* Number of window positions along one axis inside [lo, hi). */
-static Expr *window_count(ComputeCtx *cx, Expr *o, int64_t stride, int64_t pad, int64_t k,
+/* Number of taps start + k*d (k < K) inside [lo, hi), start = o*stride - pad. */
+static Expr *window_count(ComputeCtx *cx, Expr *o, int64_t stride, int64_t pad, int64_t K, int64_t d,
                           int64_t lo, int64_t hi)
 {
     LoopBuilder *lb = cx->lb;
     Expr *start = lx_add(lb, lx_muli(lb, o, stride), lx_int(lb, -pad));
-    Expr *end = lx_bin(lb, BO_MIN, lx_add(lb, start, lx_int(lb, k)), lx_int(lb, hi));
-    start = lx_bin(lb, BO_MAX, start, lx_int(lb, lo));
-    return lx_bin(lb, BO_SUB, end, start);
+    if (d == 1) {
+        Expr *end = lx_bin(lb, BO_MIN, lx_add(lb, start, lx_int(lb, K)), lx_int(lb, hi));
+        start = lx_bin(lb, BO_MAX, start, lx_int(lb, lo));
+        return lx_bin(lb, BO_SUB, end, start);
+    }
+    /* first k: ceil(max(lo - start, 0) / d); end k: min(K, ceil(max(hi - start, 0) / d)) */
+    Expr *zero = lx_int(lb, 0);
+    Expr *a = lx_bin(lb, BO_MAX, lx_sub(lb, lx_int(lb, lo), start), zero);
+    Expr *kmin = lx_bin(lb, BO_DIV, lx_add(lb, a, lx_int(lb, d - 1)), lx_int(lb, d));
+    Expr *b = lx_bin(lb, BO_MAX, lx_sub(lb, lx_int(lb, hi), start), zero);
+    Expr *kend = lx_bin(lb, BO_MIN, lx_bin(lb, BO_DIV, lx_add(lb, b, lx_int(lb, d - 1)), lx_int(lb, d)),
+                        lx_int(lb, K));
+    return lx_bin(lb, BO_MAX, lx_sub(lb, kend, kmin), zero);
 }
 
 int compute_pool(ComputeCtx *cx, int node, ComputeDef *def)
 {
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
-    if (n->op == OP_GLOBALAVGPOOL || n->op == OP_GLOBALMAXPOOL)
-        return compute_global(cx, node, def, n->op == OP_GLOBALMAXPOOL);
+    if (n->op == OP_GLOBALAVGPOOL || n->op == OP_GLOBALMAXPOOL || n->op == OP_GLOBALLPPOOL)
+        return compute_global(cx, node, def);
+    if (n->out[0] < 0)
+        return compute_fail(cx, node, "the pooled output Y is required");
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
     int blocked = (int)attr_int(n, "blocked", 0); /* [N,Cb,H,W,B]: lanes are channels */
-    if (x->shape.rank != 4 + blocked)
-        return compute_fail(cx, node, "only 2-D pooling (NCHW) is supported");
-    int k;
-    const int64_t *ks = attr_ints(n, "kernel_shape", &k), *st = attr_ints(n, "strides", &k),
-                  *pd = attr_ints(n, "pads", &k), *dl = attr_ints(n, "dilations", &k);
-    if (!ks || !st || !pd)
+    int ns = x->shape.rank - 2 - blocked;
+    int k1 = 0, k2 = 0, k3 = 0, k4 = 0;
+    const int64_t *ks = attr_ints(n, "kernel_shape", &k1), *st = attr_ints(n, "strides", &k2),
+                  *pd = attr_ints(n, "pads", &k3), *dl = attr_ints(n, "dilations", &k4);
+    if (ns < 1 || !ks || !st || !pd || !dl || k1 != ns || k2 != ns || k3 != 2 * ns || k4 != ns ||
+        (blocked && ns != 2))
         return compute_fail(cx, node, "attributes not normalised (internal error)");
-    int64_t d0 = dl ? dl[0] : 1, d1 = dl ? dl[1] : 1;
-    int64_t H = x->shape.dims[2], W = x->shape.dims[3];
-    int is_max = n->op == OP_MAXPOOL;
-    if (!is_max && (d0 != 1 || d1 != 1))
-        return compute_fail(cx, node, "AveragePool with dilations is not supported");
+    int is_max = n->op == OP_MAXPOOL, is_lp = n->op == OP_LPPOOL;
+    static const char *const KH[] = {"kh", "kw", "kd", "k3", "k4", "k5"};
 
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     s->out_is_node_output = 1;
-    LVar *kh = compute_add_raxis(cx, s, "kh", ks[0]);
-    LVar *kw = compute_add_raxis(cx, s, "kw", ks[1]);
+    Expr *xi[CTVM_MAX_RANK] = {lx_var(lb, s->axis[0]), lx_var(lb, s->axis[1])};
+    if (blocked)
+        xi[4] = lx_var(lb, s->axis[4]);
+    Expr *cond = lx_int(lb, 1);
+    for (int i = 0; i < ns; i++) {
+        LVar *k = compute_add_raxis(cx, s, ns == 1 ? "kw" : KH[i], ks[i]);
+        xi[2 + i] = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[2 + i]), st[i]),
+                           lx_add(lb, lx_muli(lb, lx_var(lb, k), dl[i]), lx_int(lb, -pd[i])));
+        int64_t D = x->shape.dims[2 + i];
+        cond = lx_bin(lb, BO_AND, cond,
+                      lx_bin(lb, BO_AND, lx_bin(lb, BO_GE, xi[2 + i], lx_int(lb, 0)),
+                             lx_bin(lb, BO_LT, xi[2 + i], lx_int(lb, D))));
+    }
+    Expr *xflat = compute_flat_index(cx, &x->shape, xi);
+    Expr *load = lx_load(lb, cx->buf_of(cx, n->in[0]), xflat);
+    LType t = load->type;
     s->red = is_max ? RED_MAX : RED_SUM;
-    Expr *oh = lx_var(lb, s->axis[2]), *ow = lx_var(lb, s->axis[3]);
-    Expr *ih = lx_add(lb, lx_muli(lb, oh, st[0]), lx_add(lb, lx_muli(lb, lx_var(lb, kh), d0), lx_int(lb, -pd[0])));
-    Expr *iw = lx_add(lb, lx_muli(lb, ow, st[1]), lx_add(lb, lx_muli(lb, lx_var(lb, kw), d1), lx_int(lb, -pd[1])));
-    Expr *xi[5] = {lx_var(lb, s->axis[0]), lx_var(lb, s->axis[1]), ih, iw, blocked ? lx_var(lb, s->axis[4]) : NULL};
-    Expr *load = lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &x->shape, xi));
-    Expr *cond = lx_bin(lb, BO_AND,
-                        lx_bin(lb, BO_AND, lx_bin(lb, BO_GE, ih, lx_int(lb, 0)), lx_bin(lb, BO_LT, ih, lx_int(lb, H))),
-                        lx_bin(lb, BO_AND, lx_bin(lb, BO_GE, iw, lx_int(lb, 0)), lx_bin(lb, BO_LT, iw, lx_int(lb, W))));
-    s->body = lx_select(lb, cond, load, lx_float(lb, is_max ? -INFINITY : 0.0));
+    s->body = lx_select(lb, cond, is_lp ? lp_pow(lb, load, attr_float(n, "p_value", 2.0f)) : load,
+                        is_max ? lx_lowest(lb, t) : lx_zero(lb, t));
     s->finalize = lx_var(lb, s->acc);
-    if (!is_max) {
+    if (is_lp)
+        s->finalize = lp_root(lb, s->finalize, attr_float(n, "p_value", 2.0f));
+    if (n->op == OP_AVGPOOL) {
         int include = (int)attr_int(n, "count_include_pad", 0);
-        Expr *ch = window_count(cx, oh, st[0], pd[0], ks[0], include ? -pd[0] : 0, include ? H + pd[2] : H);
-        Expr *cw = window_count(cx, ow, st[1], pd[1], ks[1], include ? -pd[1] : 0, include ? W + pd[3] : W);
-        s->finalize = lx_bin(lb, BO_DIV, s->finalize, lx_call(lb, CO_ITOF, lx_mul(lb, ch, cw)));
+        Expr *cnt = NULL;
+        for (int i = 0; i < ns; i++) {
+            int64_t D = x->shape.dims[2 + i];
+            Expr *c = window_count(cx, lx_var(lb, s->axis[2 + i]), st[i], pd[i], ks[i], dl[i],
+                                   include ? -pd[i] : 0, include ? D + pd[i + ns] : D);
+            cnt = cnt ? lx_mul(lb, cnt, c) : c;
+        }
+        s->finalize = lx_bin(lb, BO_DIV, s->finalize, lx_cast(lb, s->acc->type, cnt));
+    }
+    /* MaxPool's Indices: the lowest flat index of a tap equal to the maximum */
+    if (is_max && n->n_out > 1 && n->out[1] >= 0) {
+        const Value *iv = &cx->g->values[n->out[1]];
+        ComputeStage *s2 = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[1]), &iv->shape);
+        s2->out_is_node_output = 0;
+        Expr *ci = lx_int(lb, 1);
+        Expr *x2[CTVM_MAX_RANK] = {lx_var(lb, s2->axis[0]), lx_var(lb, s2->axis[1])};
+        for (int i = 0; i < ns; i++) {
+            LVar *k = compute_add_raxis(cx, s2, ns == 1 ? "kw" : KH[i], ks[i]);
+            x2[2 + i] = lx_add(lb, lx_muli(lb, lx_var(lb, s2->axis[2 + i]), st[i]),
+                               lx_add(lb, lx_muli(lb, lx_var(lb, k), dl[i]), lx_int(lb, -pd[i])));
+            ci = lx_bin(lb, BO_AND, ci,
+                        lx_bin(lb, BO_AND, lx_bin(lb, BO_GE, x2[2 + i], lx_int(lb, 0)),
+                               lx_bin(lb, BO_LT, x2[2 + i], lx_int(lb, x->shape.dims[2 + i]))));
+        }
+        Expr *xv = lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &x->shape, x2));
+        Expr *yv = lx_load(lb, cx->buf_of(cx, n->out[0]), s2->out_index);
+        Expr *flat;
+        if (attr_int(n, "storage_order", 0) == 1) {
+            int64_t plane = 1;
+            for (int i = 0; i < ns; i++)
+                plane *= x->shape.dims[2 + i];
+            flat = lx_muli(lb, lx_add(lb, lx_muli(lb, x2[0], x->shape.dims[1]), x2[1]), plane);
+            int64_t stride = 1;
+            for (int i = 0; i < ns; i++) {
+                flat = lx_add(lb, flat, lx_muli(lb, x2[2 + i], stride));
+                stride *= x->shape.dims[2 + i];
+            }
+        } else {
+            flat = compute_flat_index(cx, &x->shape, x2);
+        }
+        Expr *big = lx_highest(lb, LT_I64);
+        s2->red = RED_MIN;
+        s2->body = lx_select(lb, ci, lx_select(lb, lx_bin(lb, BO_EQ, xv, yv), lx_cast(lb, LT_I64, flat), big), big);
+        s2->finalize = lx_var(lb, s2->acc);
     }
     return 0;
 }

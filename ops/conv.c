@@ -1,10 +1,19 @@
-/* conv.c - Conv: 2-D convolution, NCHW input, weights [M, C/group, kH, kW],
- * optional bias [M], with strides, dilations, pads/auto_pad and group.
+/* conv.c - Conv (versions 1, 11, 22): N-D convolution over channel-first
+ * input X [N, C, D1..Dn], weights W [M, C/group, k1..kn], optional bias
+ * B [M], with strides, dilations, pads/auto_pad and group; float16,
+ * float32, float64, and bfloat16 from version 22.
  *
- * Only float32 and 2-D (4-D tensors). After infer the node carries
- * kernel_shape[2], strides[2], dilations[2], pads[4] (top, left, bottom,
- * right; auto_pad resolved and set to "NOTSET") and group. The reference
- * kernel is im2col per image and group followed by cblas_sgemm. */
+ * Normalised attributes after infer (n = number of spatial axes):
+ * kernel_shape[n] (from the weights when absent), strides[n], dilations[n],
+ * pads[2n] (begins then ends; auto_pad resolved and set to "NOTSET"),
+ * group. Output element (b, m, o1..on) is
+ *   B[m] + sum over c < C/group, k1..kn of
+ *       X[b, (m / (M/group)) * C/group + c, o_i*s_i - pb_i + k_i*d_i] * W[m, c, k..]
+ * with zeros read outside the input. The definition is compute_conv.c
+ * (general) and, for float32 2-D convolutions of a CNN, pass layout turns
+ * the node into ctvm.ConvNCHWc (the fast blocked path). Constant folding of
+ * float32 2-D convolutions uses im2col + OpenBLAS; everything else runs the
+ * compute definition. */
 #include <cblas.h>
 #include <stdlib.h>
 
@@ -12,22 +21,28 @@
 #include "ops/ops.h"
 #include "ops/window.h"
 
+static int conv_type_ok(DType t, int version)
+{
+    return t == DT_FLOAT32 || t == DT_FLOAT64 || t == DT_FLOAT16 || (t == DT_BFLOAT16 && version >= 22);
+}
+
 int op_conv_infer(Graph *g, int node, Diag *d)
 {
     Node *n = &g->nodes[node];
     if (opu_check_arity(g, node, d, 2, 3, 1, 1))
         return -1;
     Value *x = opu_in(g, node, 0), *w = opu_in(g, node, 1), *b = opu_in(g, node, 2);
-    if (x->shape.rank == 5)
-        return diag_error(d, g, node, "3-D convolution not supported");
-    if (x->shape.rank == 3)
-        return diag_error(d, g, node, "1-D convolution not supported");
-    if (x->shape.rank != 4)
-        return diag_error(d, g, node, "input must be 4-D (NCHW), got %s", opu_shape_str(&x->shape));
-    if (x->dtype != DT_FLOAT32 || w->dtype != DT_FLOAT32 || (b && b->dtype != DT_FLOAT32))
-        return diag_error(d, g, node, "only float32 is supported");
-    if (w->shape.rank != 4)
-        return diag_error(d, g, node, "weights must be 4-D, got %s", opu_shape_str(&w->shape));
+    int rank = x->shape.rank, ns = rank - 2;
+    if (rank < 3 || ns > WINDOW_MAX_AXES)
+        return diag_error(d, g, node, "input must have rank 3..%d (N, C, spatial...), got %s",
+                          WINDOW_MAX_AXES + 2, opu_shape_str(&x->shape));
+    if (!conv_type_ok(x->dtype, n->version))
+        return diag_error(d, g, node, "input type %s not supported by Conv-%d", dtype_name(x->dtype),
+                          n->version);
+    if (w->dtype != x->dtype || (b && b->dtype != x->dtype))
+        return diag_error(d, g, node, "weights and bias must have the input's type %s", dtype_name(x->dtype));
+    if (w->shape.rank != rank)
+        return diag_error(d, g, node, "weights must have rank %d, got %s", rank, opu_shape_str(&w->shape));
     int64_t group = attr_int(n, "group", 1);
     int64_t c = x->shape.dims[1], m = w->shape.dims[0];
     if (group < 1 || c % group || m % group)
@@ -37,27 +52,31 @@ int op_conv_infer(Graph *g, int node, Diag *d)
         return diag_error(d, g, node, "weights %s do not match %lld input channels in %lld groups",
                           opu_shape_str(&w->shape), (long long)c, (long long)group);
     if (b && (b->shape.rank != 1 || b->shape.dims[0] != m))
-        return diag_error(d, g, node, "bias must be [%lld], got %s", (long long)m,
-                          opu_shape_str(&b->shape));
+        return diag_error(d, g, node, "bias must be [%lld], got %s", (long long)m, opu_shape_str(&b->shape));
     int nk = 0;
     const int64_t *ks = attr_ints(n, "kernel_shape", &nk);
-    if (ks && (nk != 2 || ks[0] != w->shape.dims[2] || ks[1] != w->shape.dims[3]))
-        return diag_error(d, g, node, "kernel_shape does not match weights %s",
-                          opu_shape_str(&w->shape));
+    if (ks && nk != ns)
+        return diag_error(d, g, node, "kernel_shape has %d values for %d spatial axes", nk, ns);
+    for (int i = 0; ks && i < ns; i++)
+        if (ks[i] != w->shape.dims[2 + i])
+            return diag_error(d, g, node, "kernel_shape does not match weights %s", opu_shape_str(&w->shape));
     Window win;
-    if (window_resolve(g, node, d, &x->shape.dims[2], &w->shape.dims[2], 0, &win))
+    if (window_resolve(g, node, d, ns, &x->shape.dims[2], &w->shape.dims[2], 0, &win))
         return -1;
     node_set_int(g, node, "group", group);
-    int64_t dims[4] = {x->shape.dims[0], m, win.out[0], win.out[1]};
-    Shape out = shape_make(4, dims);
+    int64_t dims[CTVM_MAX_RANK] = {x->shape.dims[0], m};
+    for (int i = 0; i < ns; i++)
+        dims[2 + i] = win.out[i];
+    Shape out = shape_make(rank, dims);
     int64_t total;
     if (opu_numel(g, node, d, &out, &total))
         return -1;
-    opu_set_out(g, node, 0, DT_FLOAT32, out);
+    opu_set_out(g, node, 0, x->dtype, out);
     return 0;
 }
 
-int op_conv_eval(Graph *g, int node, Diag *d)
+/* float32 2-D: im2col per image and group, then cblas_sgemm. */
+static int eval_blas(Graph *g, int node, Diag *d)
 {
     const Node *n = &g->nodes[node];
     Value *xv = opu_in(g, node, 0), *wv = opu_in(g, node, 1), *bv = opu_in(g, node, 2);
@@ -106,4 +125,12 @@ int op_conv_eval(Graph *g, int node, Diag *d)
         }
     free(col);
     return 1;
+}
+
+int op_conv_eval(Graph *g, int node, Diag *d)
+{
+    const Value *x = opu_in(g, node, 0);
+    if (x->dtype == DT_FLOAT32 && x->shape.rank == 4)
+        return eval_blas(g, node, d);
+    return ops_eval_compute(g, node, d);
 }

@@ -17,10 +17,10 @@
  *       Gemm/MatMul/Conv use OpenBLAS.
  *
  * Attribute contract after infer (compute definitions in schedule/ rely on it):
- *   Conv        2-D only: kernel_shape[2], strides[2], dilations[2], pads[4]
- *               (top,left,bottom,right) with auto_pad resolved, group.
- *   MaxPool/AveragePool  2-D: kernel_shape[2], strides[2], dilations[2],
- *               pads[4] (auto_pad resolved; ceil_mode already reflected in the
+ *   Conv        n spatial axes: kernel_shape[n], strides[n], dilations[n], pads[2n]
+ *               (begins, then ends) with auto_pad resolved, group.
+ *   MaxPool/AveragePool/LpPool  kernel_shape[n], strides[n], dilations[n],
+ *               pads[2n] (auto_pad resolved; ceil_mode already reflected in the
  *               output shape), count_include_pad (AveragePool).
  *   Gemm        alpha, beta, transA, transB explicit.
  *   Softmax     axis >= 0; "coerce2d" = 1 for opset < 13 semantics.

@@ -1,148 +1,120 @@
-/* pool.c - MaxPool, AveragePool (2-D, NCHW) and GlobalAveragePool,
- * GlobalMaxPool (any rank >= 3), float32 only.
+/* pool.c - the pooling operators over channel-first input X [N, C, D1..Dn]:
+ * MaxPool (1, 8, 10, 11, 12, 22; int8/uint8 from 12, the optional Indices
+ * output from 8), AveragePool (1, 7, 10, 11, 19, 22), LpPool (1, 2, 11, 18,
+ * 22), GlobalAveragePool / GlobalMaxPool (1, 22) and GlobalLpPool (1, 2,
+ * 22); float16, float32, float64, and bfloat16 from version 22.
  *
- * After infer MaxPool/AveragePool carry kernel_shape[2], strides[2],
- * dilations[2], pads[4] (top, left, bottom, right; auto_pad resolved and set
- * to "NOTSET"), ceil_mode (already reflected in the output shape) and, for
- * AveragePool, count_include_pad. Window of output (oh, ow): rows
- * oh*s0 - top + i*d0 for i < k0 (columns alike). Taps outside the input are
- * skipped by MaxPool. AveragePool divides the sum of the taps inside the
- * input by: count_include_pad = 0 -> the number of taps inside the input;
- * count_include_pad = 1 -> the number of taps inside the padded input
- * [-top, H + bottom) x [-left, W + right) (so a ceil_mode window hanging past
- * the bottom/right padding is not charged for the overhang, as in PyTorch
- * and ONNX Runtime). MaxPool's optional Indices output (int64, row-major
- * index into the NCHW input) is computed by eval too. */
-#include <float.h>
-
+ * Normalised attributes after infer of the windowed pools (n spatial axes):
+ * kernel_shape[n], strides[n], dilations[n], pads[2n] (begins then ends;
+ * auto_pad resolved and set to "NOTSET"), ceil_mode (already reflected in
+ * the output shape), count_include_pad (AveragePool), storage_order
+ * (MaxPool), "p_value" (float; LpPool and GlobalLpPool, whose "p" is a float
+ * in version 1 and an int later). Window of output o along axis i: input
+ * coordinates o*s_i - pb_i + k*d_i for k < kernel_i. Taps outside the
+ * input are skipped by MaxPool and add zero to LpPool. AveragePool divides
+ * the sum of the taps inside the input by: count_include_pad = 0 -> the
+ * number of taps inside the input; 1 -> the number of taps inside the
+ * padded input [-pb, D + pe) (so a ceil_mode window hanging past the end
+ * padding is not charged for the overhang, as in PyTorch and ONNX Runtime).
+ * MaxPool's Indices (int64) is the flat index of the maximum into X:
+ * row-major, or with storage_order 1 column-major over the spatial axes
+ * (n and c stay the outer strides); ties give the lowest index. The
+ * compute definitions are in compute_pool.c; folding runs them. */
+#include "ops/compute.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 #include "ops/window.h"
 
-static int infer_global(Graph *g, int node, Diag *d, Value *x)
+static int pool_type_ok(const Node *n, DType t)
 {
-    if (opu_check_arity(g, node, d, 1, 1, 1, 1))
-        return -1;
-    if (x->shape.rank < 3)
-        return diag_error(d, g, node, "input must have rank >= 3, got %s", opu_shape_str(&x->shape));
-    Shape out = x->shape;
-    for (int i = 2; i < out.rank; i++)
-        out.dims[i] = 1;
-    opu_set_out(g, node, 0, DT_FLOAT32, out);
+    if (t == DT_FLOAT32 || t == DT_FLOAT64 || t == DT_FLOAT16)
+        return 1;
+    if (t == DT_BFLOAT16)
+        return n->version >= 22;
+    if (t == DT_INT8 || t == DT_UINT8)
+        return n->op == OP_MAXPOOL && n->version >= 12;
+    return 0;
+}
+
+static int is_global(int op)
+{
+    return op == OP_GLOBALAVGPOOL || op == OP_GLOBALMAXPOOL || op == OP_GLOBALLPPOOL;
+}
+
+/* LpPool / GlobalLpPool: p is a float in version 1, an int after. */
+static int read_p(Graph *g, int node, Diag *d)
+{
+    const Node *n = &g->nodes[node];
+    double p = n->version == 1 ? attr_float(n, "p", 2.0f) : (double)attr_int(n, "p", 2);
+    if (n->version == 1 && node_attr(n, "p") && node_attr(n, "p")->kind == ATTR_INT)
+        p = (double)attr_int(n, "p", 2);
+    if (!(p > 0))
+        return diag_error(d, g, node, "p must be positive, got %g", p);
+    node_set_float(g, node, "p_value", (float)p);
     return 0;
 }
 
 int op_pool_infer(Graph *g, int node, Diag *d)
 {
     Node *n = &g->nodes[node];
-    if (n->n_in < 1 || n->in[0] < 0)
-        return diag_error(d, g, node, "input 0 is missing");
-    Value *x = opu_in(g, node, 0);
-    if (x->dtype != DT_FLOAT32)
-        return diag_error(d, g, node, "only float32 is supported");
-    if (n->op == OP_GLOBALAVGPOOL || n->op == OP_GLOBALMAXPOOL)
-        return infer_global(g, node, d, x);
-    int max_out = n->op == OP_MAXPOOL ? 2 : 1;
+    int max_out = n->op == OP_MAXPOOL && n->version >= 8 ? 2 : 1;
     if (opu_check_arity(g, node, d, 1, 1, 1, max_out))
         return -1;
-    if (x->shape.rank != 4)
-        return diag_error(d, g, node, "%d-D pooling not supported (input %s)", x->shape.rank - 2,
-                          opu_shape_str(&x->shape));
+    Value *x = opu_in(g, node, 0);
+    if (!pool_type_ok(n, x->dtype))
+        return diag_error(d, g, node, "input type %s not supported by %s-%d", dtype_name(x->dtype), n->op_type,
+                          n->version);
+    int rank = x->shape.rank, ns = rank - 2;
+    if (rank < 3 || ns > WINDOW_MAX_AXES)
+        return diag_error(d, g, node, "input must have rank 3..%d (N, C, spatial...), got %s",
+                          WINDOW_MAX_AXES + 2, opu_shape_str(&x->shape));
+    if ((n->op == OP_LPPOOL || n->op == OP_GLOBALLPPOOL) && read_p(g, node, d))
+        return -1;
+    if (is_global(n->op)) {
+        Shape out = x->shape;
+        for (int i = 2; i < out.rank; i++)
+            out.dims[i] = 1;
+        opu_set_out(g, node, 0, x->dtype, out);
+        return 0;
+    }
     int nk = 0;
     const int64_t *ks = attr_ints(n, "kernel_shape", &nk);
     if (!ks)
         return diag_error(d, g, node, "kernel_shape is required");
-    if (nk != 2)
-        return diag_error(d, g, node, "kernel_shape must have 2 values, got %d", nk);
-    if (attr_int(n, "storage_order", 0) != 0)
-        return diag_error(d, g, node, "storage_order 1 not supported");
+    if (nk != ns)
+        return diag_error(d, g, node, "kernel_shape must have %d values, got %d", ns, nk);
+    int64_t so = attr_int(n, "storage_order", 0);
+    if (so != 0 && so != 1)
+        return diag_error(d, g, node, "storage_order must be 0 or 1, got %lld", (long long)so);
     int64_t ceil_mode = attr_int(n, "ceil_mode", 0);
-    int64_t kernel[2] = {ks[0], ks[1]};
+    int64_t kernel[WINDOW_MAX_AXES];
+    for (int i = 0; i < ns; i++)
+        kernel[i] = ks[i];
     Window w;
-    if (window_resolve(g, node, d, &x->shape.dims[2], kernel, ceil_mode != 0, &w))
+    if (window_resolve(g, node, d, ns, &x->shape.dims[2], kernel, ceil_mode != 0, &w))
         return -1;
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < ns; i++)
         if (w.pads[i] >= (w.kernel[i] - 1) * w.dilations[i] + 1 ||
-            w.pads[i + 2] >= (w.kernel[i] - 1) * w.dilations[i] + 1)
+            w.pads[i + ns] >= (w.kernel[i] - 1) * w.dilations[i] + 1)
             return diag_error(d, g, node, "pads must be smaller than the kernel extent");
     node_set_int(g, node, "ceil_mode", ceil_mode != 0);
     if (n->op == OP_AVGPOOL)
         node_set_int(g, node, "count_include_pad", attr_int(n, "count_include_pad", 0) != 0);
-    int64_t dims[4] = {x->shape.dims[0], x->shape.dims[1], w.out[0], w.out[1]};
-    opu_set_out(g, node, 0, DT_FLOAT32, shape_make(4, dims));
-    opu_set_out(g, node, 1, DT_INT64, shape_make(4, dims));
+    if (n->op == OP_MAXPOOL)
+        node_set_int(g, node, "storage_order", so);
+    int64_t dims[CTVM_MAX_RANK] = {x->shape.dims[0], x->shape.dims[1]};
+    for (int i = 0; i < ns; i++)
+        dims[2 + i] = w.out[i];
+    Shape out = shape_make(rank, dims);
+    int64_t total;
+    if (opu_numel(g, node, d, &out, &total))
+        return -1;
+    opu_set_out(g, node, 0, x->dtype, out);
+    opu_set_out(g, node, 1, DT_INT64, out);
     return 0;
-}
-
-static int eval_global(Graph *g, int node, Diag *d, const Value *xv)
-{
-    int64_t total, nc = xv->shape.dims[0] * xv->shape.dims[1];
-    if (opu_numel(g, node, d, &xv->shape, &total))
-        return -1;
-    int64_t inner = nc ? total / nc : 0;
-    float *y = opu_alloc_out(g, node, 0, d);
-    if (!y)
-        return -1;
-    const float *x = xv->data;
-    int is_max = g->nodes[node].op == OP_GLOBALMAXPOOL;
-    for (int64_t p = 0; p < nc; p++) {
-        double acc = is_max ? -DBL_MAX : 0;
-        for (int64_t i = 0; i < inner; i++) {
-            float v = x[p * inner + i];
-            acc = is_max ? (v > acc ? v : acc) : acc + v;
-        }
-        y[p] = is_max ? (float)acc : (float)(inner ? acc / (double)inner : 0);
-    }
-    return 1;
 }
 
 int op_pool_eval(Graph *g, int node, Diag *d)
 {
-    const Node *n = &g->nodes[node];
-    Value *xv = opu_in(g, node, 0), *yv = opu_out(g, node, 0);
-    if (n->op == OP_GLOBALAVGPOOL || n->op == OP_GLOBALMAXPOOL)
-        return eval_global(g, node, d, xv);
-    int cnt = 0;
-    const int64_t *k = attr_ints(n, "kernel_shape", &cnt), *s = attr_ints(n, "strides", &cnt),
-                  *dl = attr_ints(n, "dilations", &cnt), *p = attr_ints(n, "pads", &cnt);
-    int include_pad = attr_int(n, "count_include_pad", 0) != 0, is_max = n->op == OP_MAXPOOL;
-    int64_t NC = xv->shape.dims[0] * xv->shape.dims[1], H = xv->shape.dims[2],
-            W = xv->shape.dims[3], OH = yv->shape.dims[2], OW = yv->shape.dims[3];
-    float *y = opu_alloc_out(g, node, 0, d);
-    if (!y)
-        return -1;
-    int64_t *idx = opu_out(g, node, 1) ? opu_alloc_out(g, node, 1, d) : NULL;
-    const float *x = xv->data;
-    for (int64_t c = 0; c < NC; c++)
-        for (int64_t oh = 0; oh < OH; oh++)
-            for (int64_t ow = 0; ow < OW; ow++) {
-                double sum = 0;
-                float best = -FLT_MAX;
-                int64_t best_at = -1, inside = 0, padded = 0;
-                for (int64_t i = 0; i < k[0]; i++)
-                    for (int64_t j = 0; j < k[1]; j++) {
-                        int64_t h = oh * s[0] - p[0] + i * dl[0], w = ow * s[1] - p[1] + j * dl[1];
-                        if (h >= -p[0] && h < H + p[2] && w >= -p[1] && w < W + p[3])
-                            padded++;
-                        if (h < 0 || h >= H || w < 0 || w >= W)
-                            continue;
-                        int64_t at = (c * H + h) * W + w;
-                        inside++;
-                        sum += x[at];
-                        if (best_at < 0 || x[at] > best) {
-                            best = x[at];
-                            best_at = at;
-                        }
-                    }
-                int64_t o = (c * OH + oh) * OW + ow;
-                if (is_max) {
-                    y[o] = best;
-                    if (idx)
-                        idx[o] = best_at;
-                } else {
-                    int64_t div = include_pad ? padded : inside;
-                    y[o] = div ? (float)(sum / (double)div) : 0.0f;
-                }
-            }
-    return 1;
+    return ops_eval_compute(g, node, d);
 }

@@ -1,11 +1,12 @@
-/* window.h - the sliding-window geometry shared by Conv and the 2-D pools.
+/* window.h - the sliding-window geometry shared by Conv and the pools, for
+ * any number of spatial axes (1-D, 2-D, 3-D, ...).
  *
  * Reads strides, dilations, pads and auto_pad of a node, resolves auto_pad
- * into explicit pads (top, left, bottom, right) and computes the output
- * height and width, following the ONNX rules:
+ * into explicit pads (ONNX order: the begins of every spatial axis, then
+ * the ends) and computes the output extents, following the ONNX rules:
  *   NOTSET      out = floor_or_ceil((in + pb + pe - ek) / s) + 1, ek = (k-1)*d+1;
  *               with ceil_mode the last window must start inside the input or
- *               the left padding: if (out-1)*s >= in + pb then out -= 1.
+ *               the begin padding: if (out-1)*s >= in + pb then out -= 1.
  *   VALID       pads 0, out = floor((in - ek) / s) + 1 (ceil_mode alike).
  *   SAME_UPPER  out = ceil(in / s), total = max(0, (out-1)*s + ek - in),
  *               begin = total/2, end = total - begin (extra pad at the end).
@@ -18,16 +19,24 @@
 #include "ir/diag.h"
 #include "ir/graph.h"
 
+#define WINDOW_MAX_AXES 6 /* CTVM_MAX_RANK - 2 (batch and channel) */
+
 typedef struct Window {
-    int64_t kernel[2], strides[2], dilations[2];
-    int64_t pads[4]; /* top, left, bottom, right */
-    int64_t out[2];  /* output height, width */
+    int n;                                   /* spatial axes */
+    int64_t kernel[WINDOW_MAX_AXES], strides[WINDOW_MAX_AXES], dilations[WINDOW_MAX_AXES];
+    int64_t pads[2 * WINDOW_MAX_AXES];       /* begins, then ends */
+    int64_t out[WINDOW_MAX_AXES];            /* output extents */
 } Window;
 
-/* in: input height/width; kernel: kernel height/width. ceil_mode: 0 or 1.
+/* Reads strides / dilations (n values each, default 1) and explicit pads
+ * (2n values, default 0) into w, checking counts and signs; auto_pad is not
+ * looked at. */
+int window_read(Graph *g, int node, Diag *d, int n, Window *w);
+
+/* in: input extents; kernel: kernel extents (n of each). ceil_mode: 0 or 1.
  * Fills w and writes the normalised attributes back into the node
  * (kernel_shape, strides, dilations, pads; auto_pad becomes "NOTSET"). */
-int window_resolve(Graph *g, int node, Diag *d, const int64_t in[2], const int64_t kernel[2],
+int window_resolve(Graph *g, int node, Diag *d, int n, const int64_t *in, const int64_t *kernel,
                    int ceil_mode, Window *w);
 
 #endif

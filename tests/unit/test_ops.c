@@ -169,13 +169,13 @@ static void test_conv_errors(void **state)
     (void)state;
     Graph *g = tb_graph(13);
     Diag d = quiet();
-    int64_t d5[5] = {1, 1, 4, 4, 4};
-    int x5 = tb_val(g, "x5", DT_FLOAT32, 5, d5);
-    int w5 = tb_val(g, "w5", DT_FLOAT32, 5, d5);
+    int64_t d2[2] = {4, 4};
+    int x2 = tb_val(g, "x2", DT_FLOAT32, 2, d2);
+    int w2 = tb_val(g, "w2", DT_FLOAT32, 2, d2);
     int y = graph_add_value(g, "y");
-    int n = tb_node(g, "Conv", 2, 1, x5, w5, y);
+    int n = tb_node(g, "Conv", 2, 1, x2, w2, y);
     assert_int_equal(ops_infer(g, n, &d), -1);
-    expect_error(&d, "3-D convolution not supported");
+    expect_error(&d, "input must have rank 3..8");
     expect_error(&d, "node 'Conv_0' (Conv)");
     int x = tb_input(g, "x", 4, D4(1, 3, 8, 8));
     int w = tb_val(g, "w", DT_FLOAT32, 4, D4(4, 2, 3, 3));
@@ -426,12 +426,19 @@ static void test_global_pools_and_errors(void **state)
     n = tb_node(g, "GlobalMaxPool", 1, 1, x, y2);
     assert_int_equal(run(g, n, &d), 1);
     expect_f32(g, y2, 2, (float[]){4, 8}, 0);
-    int x3 = tb_val(g, "x3", DT_FLOAT32, 3, D3(1, 2, 8));
-    int y3 = graph_add_value(g, "y3");
+    /* 1-D MaxPool, kernel 2 stride 2 */
+    int x3 = tb_cf(g, "x3", 3, D3(1, 2, 8), iota_f(g, 16, 1));
+    int y3 = graph_add_value(g, "y3"), y4 = graph_add_value(g, "y4");
     n = tb_node(g, "MaxPool", 1, 1, x3, y3);
     node_set_ints(g, n, "kernel_shape", (int64_t[]){2}, 1);
+    node_set_ints(g, n, "strides", (int64_t[]){2}, 1);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_shape(g, y3, 3, D3(1, 2, 4));
+    expect_f32(g, y3, 8, (float[]){2, 4, 6, 8, 10, 12, 14, 16}, 0);
+    n = tb_node(g, "MaxPool", 1, 1, x3, y4);
+    node_set_ints(g, n, "kernel_shape", (int64_t[]){2, 2}, 2);
     assert_int_equal(ops_infer(g, n, &d), -1);
-    expect_error(&d, "1-D pooling not supported");
+    expect_error(&d, "kernel_shape must have 1 values, got 2");
     graph_free(g);
 }
 
