@@ -150,6 +150,8 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     /* ---- quantization ---- */                                              \
     /* ---- recurrent networks ---- */                                        \
     /* ---- resampling ---- */                                                \
+    X(RESIZE, "Resize", resize, 10, 19, OPF_)                                 \
+    X(UPSAMPLE, "Upsample", resize, 1, 10, OPF_)                              \
     /* ---- detection and data-dependent shapes ---- */                       \
     X(NONZERO, "NonZero", dynamic, 9, 13, OPF_)                               \
     X(COMPRESS, "Compress", dynamic, 9, 28, OPF_)                             \
