@@ -328,11 +328,11 @@ static Stmt *norm_nest(Norm *nm, LBuf *xb, LBuf *yb)
         var_or_ms = mean;
         nm->lp_inv = lx_div(lb, lx_one(lb, nm->t), nm->mode == 4 ? lx_call(lb, CO_SQRT, sum) : sum);
     } else if (nm->mode == 0) {
-        AccArg a2 = {s2, xb, mean, 1};
+        AccArg a2 = {s2, xb, mean, 1, 0};
         items[k++] = reduced_loops(nm, v, acc_body, &a2);
         var_or_ms = lx_div(lb, lx_load(lb, s2, z), cnt);
     } else if (nm->mode == 2) {
-        AccArg a2 = {s2, xb, NULL, 1};
+        AccArg a2 = {s2, xb, NULL, 1, 0};
         items[k++] = reduced_loops(nm, v, acc_body, &a2);
         var_or_ms = lx_sub(lb, lx_div(lb, lx_load(lb, s2, z), cnt), lx_mul(lb, mean, mean));
     } else {
