@@ -423,6 +423,7 @@ static int legacy_broadcast(const Node *n)
     switch (n->op) {
     case OP_ADD: case OP_SUB: case OP_MUL: case OP_DIV: case OP_POW: case OP_AND: case OP_OR:
     case OP_XOR: case OP_EQUAL: case OP_GREATER: case OP_LESS:
+    case OP_PRELU:
         return 1;
     default:
         return 0;
@@ -433,6 +434,22 @@ static int infer_legacy(Graph *g, int node, Diag *d, const Value *a, const Value
 {
     const Node *n = &g->nodes[node];
     *out = a->shape;
+    int64_t numel_b = 1;
+    shape_numel(&b->shape, &numel_b);
+    if (n->op == OP_PRELU) {
+        /* PRelu 1 and 6: a slope of one element is shared, one of C elements
+           is per channel (axis 1); otherwise the shapes must match */
+        int64_t axis = 0;
+        if (numel_b == 1 && b->shape.rank <= 1)
+            axis = a->shape.rank - b->shape.rank;
+        else if (b->shape.rank == 1 && a->shape.rank >= 2 && b->shape.dims[0] == a->shape.dims[1])
+            axis = 1;
+        else if (!shape_equal(&a->shape, &b->shape))
+            return diag_error(d, g, node, "slope %s is neither one value, one per channel nor the shape of %s "
+                              "(PRelu version %d)", opu_shape_str(&b->shape), opu_shape_str(&a->shape), n->version);
+        node_set_int(g, node, "legacy_axis", axis);
+        return 0;
+    }
     if (!attr_int(n, "broadcast", 0)) {
         if (!shape_equal(&a->shape, &b->shape))
             return diag_error(d, g, node, "shapes %s and %s differ and broadcast is 0 (opset %d semantics)",
@@ -441,8 +458,6 @@ static int infer_legacy(Graph *g, int node, Diag *d, const Value *a, const Value
         return 0;
     }
     int64_t axis = attr_int(n, "axis", a->shape.rank - b->shape.rank);
-    int64_t numel_b = 1;
-    shape_numel(&b->shape, &numel_b);
     if (numel_b == 1 && b->shape.rank <= 1)
         axis = a->shape.rank - b->shape.rank; /* a scalar goes anywhere */
     if (axis < 0 || axis + b->shape.rank > a->shape.rank)

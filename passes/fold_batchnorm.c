@@ -216,6 +216,7 @@ static int fold_matmul(Graph *g, int bn, int p, const BnParams *bp)
     n->in[2] = cid;
     n->op = OP_GEMM;
     n->op_type = "Gemm";
+    pass_modern_version(g, p);
     node_set_float(g, p, "alpha", 1.0f);
     node_set_float(g, p, "beta", 1.0f);
     node_set_int(g, p, "transA", 0);
@@ -243,6 +244,7 @@ static int to_mul_add(Graph *g, int bn, const BnParams *bp)
     n = &g->nodes[bn];
     n->op = OP_MUL;
     n->op_type = "Mul";
+    pass_modern_version(g, bn);
     n->n_in = 2;
     n->in[1] = sid;
     n->n_out = 1;

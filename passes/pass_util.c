@@ -7,6 +7,7 @@ int pass_insert_node(Graph *g, int pos, const char *op_type, const char *name, i
                      const int *ins, int n_out, const int *outs)
 {
     int id = graph_add_node(g, op_type, name, n_in, ins, n_out, outs);
+    pass_modern_version(g, id);
     if (id != pos) {
         Node tmp = g->nodes[id];
         memmove(&g->nodes[pos + 1], &g->nodes[pos], (size_t)(id - pos) * sizeof(Node));
@@ -22,6 +23,13 @@ int pass_insert_node(Graph *g, int pos, const char *op_type, const char *name, i
     }
     graph_count_uses(g);
     return pos;
+}
+
+void pass_modern_version(Graph *g, int node)
+{
+    int lo, hi;
+    op_kind_versions(g->nodes[node].op, &lo, &hi);
+    g->nodes[node].version = hi;
 }
 
 const char *pass_unique_name(Graph *g, const char *base)

@@ -10,6 +10,11 @@
  * graph (Node.fused_into, Node.epi) are remapped and Value.producer/n_uses
  * recomputed (graph_count_uses). Returns pos. Node pointers taken before the
  * call are invalid afterwards. */
+/* A node a pass builds (or rewrites into another operator) follows the
+ * newest version ctvm implements, whatever the model's opset: its attributes
+ * and broadcasting are written in today's terms (Mul-6 without `broadcast`
+ * would refuse the [C,1,1] scale of a folded BatchNormalization). */
+void pass_modern_version(Graph *g, int node);
 int pass_insert_node(Graph *g, int pos, const char *op_type, const char *name, int n_in,
                      const int *ins, int n_out, const int *outs);
 
