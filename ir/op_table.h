@@ -172,6 +172,9 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     /* ---- losses ---- */                                                    \
     X(NLLLOSS, "NegativeLogLikelihoodLoss", loss, 12, 22, OPF_)               \
     X(SCELOSS, "SoftmaxCrossEntropyLoss", loss, 12, 13, OPF_)                 \
+    /* ---- misc: triangles, one-hot, identity, bit casts, determinants (group misc) ---- */\
+    X(TRILU, "Trilu", trilu, 14, 14, OPF_)                                    \
+    /* ---- end of group misc ---- */                                         \
     /* end */
 
 typedef enum OpKind {
