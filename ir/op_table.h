@@ -176,6 +176,7 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(TRILU, "Trilu", trilu, 14, 14, OPF_)                                    \
     X(ONEHOT, "OneHot", onehot, 9, 28, OPF_)                                  \
     X(EYELIKE, "EyeLike", eyelike, 9, 22, OPF_)                               \
+    X(BITCAST, "BitCast", bitcast, 26, 26, OPF_)                              \
     /* ---- end of group misc ---- */                                         \
     /* end */
 
