@@ -177,6 +177,7 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(ONEHOT, "OneHot", onehot, 9, 28, OPF_)                                  \
     X(EYELIKE, "EyeLike", eyelike, 9, 22, OPF_)                               \
     X(BITCAST, "BitCast", bitcast, 26, 26, OPF_)                              \
+    X(DET, "Det", det, 11, 22, OPF_)                                          \
     /* ---- end of group misc ---- */                                         \
     /* end */
 
