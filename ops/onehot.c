@@ -5,14 +5,17 @@
  * the output's). The output has the indices' shape with a new dim of size
  * depth inserted at `axis` (default -1, counted in the output's rank):
  * y[..., c, ...] = on_value when the index at (...) equals c, else
- * off_value. A negative index counts from the end (index + depth); indices
- * outside [-depth, depth) give off_value everywhere. Float indices compare
+ * off_value. From version 11 a negative index counts from the end
+ * (index + depth) and indices outside [-depth, depth) give off_value
+ * everywhere; version 9 has no negative indices: those outside [0, depth)
+ * give off_value everywhere. Float indices compare
  * by value (as ONNX's reference), so a fractional one never matches.
  *
  * depth decides the shape, so it must be constant (or --bind'ed); indices
  * and values are run-time inputs.
  *
- * Normalised attributes: "axis" in [0, rank(indices)], "depth" (> 0). */
+ * Normalised attributes: "axis" in [0, rank(indices)], "depth" (> 0),
+ * "wrap" (1 when negative indices count from the end: version >= 11). */
 #include <math.h>
 
 #include "ir/tensor.h"
@@ -69,6 +72,7 @@ int op_onehot_infer(Graph *g, int node, Diag *d)
         return -1;
     node_set_int(g, node, "axis", ax);
     node_set_int(g, node, "depth", depth);
+    node_set_int(g, node, "wrap", g->nodes[node].version >= 11);
     opu_set_out(g, node, 0, vv->dtype, s);
     return 0;
 }
@@ -80,6 +84,7 @@ int compute_onehot(ComputeCtx *cx, int node, ComputeDef *def)
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
     int ax = (int)attr_int(n, "axis", 0), r = x->shape.rank;
     int64_t depth = attr_int(n, "depth", 1);
+    int wrap = (int)attr_int(n, "wrap", 1);
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     if (!s)
         return compute_fail(cx, node, "too many stages");
@@ -93,12 +98,14 @@ int compute_onehot(ComputeCtx *cx, int node, ComputeDef *def)
     LType t = v->type;
     if (lt_is_float(t)) { /* by value, in float64 */
         Expr *f = lx_cast(lb, LT_F64, v), *fd = lx_const_f(lb, LT_F64, (double)depth);
-        f = lx_select(lb, lx_bin(lb, BO_LT, f, lx_const_f(lb, LT_F64, 0)), lx_add(lb, f, fd), f);
+        if (wrap)
+            f = lx_select(lb, lx_bin(lb, BO_LT, f, lx_const_f(lb, LT_F64, 0)), lx_add(lb, f, fd), f);
         hit = lx_bin(lb, BO_EQ, f, lx_cast(lb, LT_F64, c));
     } else if (lt_is_signed_int(t)) {
         Expr *w = lx_cast(lb, LT_I64, v);
-        w = lx_select(lb, lx_bin(lb, BO_LT, w, lx_const_i(lb, LT_I64, 0)),
-                      lx_add(lb, w, lx_const_i(lb, LT_I64, depth)), w);
+        if (wrap)
+            w = lx_select(lb, lx_bin(lb, BO_LT, w, lx_const_i(lb, LT_I64, 0)),
+                          lx_add(lb, w, lx_const_i(lb, LT_I64, depth)), w);
         hit = lx_bin(lb, BO_EQ, w, lx_cast(lb, LT_I64, c));
     } else {
         hit = lx_bin(lb, BO_EQ, lx_cast(lb, LT_U64, v), lx_cast(lb, LT_U64, c));

@@ -113,6 +113,16 @@ static void test_onehot(void **state)
     assert_int_equal(ops_infer(g, n, &d), -1);
     expect_error(&d, "--bind");
     graph_free(g);
+    /* version 9 (opset 10): a negative index is out of range, not wrapped */
+    g = tb_graph(10);
+    ix = tb_ci1(g, "ix", 3, D3(1, -1, 5));
+    dp = tb_ci(g, "dp", 0, NULL, (int64_t[]){3});
+    vals = tb_cf(g, "vals", 1, (int64_t[]){2}, (float[]){0, 1});
+    y = graph_add_value(g, "y");
+    n = tb_node(g, "OneHot", 3, 1, ix, dp, vals, y);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_f32(g, y, 9, (float[]){0, 1, 0, 0, 0, 0, 0, 0, 0}, 0);
+    graph_free(g);
 }
 
 static void test_eyelike(void **state)
