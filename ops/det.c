@@ -8,8 +8,9 @@
  * is swapped up (negating the sign), the determinant takes the pivot as a
  * factor and the rows below are eliminated. A zero pivot makes the
  * determinant 0 (elimination is skipped). Written as a hand-built loop nest
- * (def->custom), one matrix at a time, in a float64 copy held in a local
- * array of M*M elements on the stack; M is therefore limited (DET_MAX_M).
+ * (def->custom), one matrix per iteration of a parallel batch loop, in a
+ * float64 copy held in a local array of M*M elements on the stack; M is
+ * therefore limited (DET_MAX_M).
  *
  * Normalised attributes: none. */
 #include "ops/compute.h"
@@ -124,7 +125,8 @@ int compute_det(ComputeCtx *cx, int node, ComputeDef *def)
     Stmt *per_items[4] = {copy, ls_store(lb, det, z, one), lu, ls_store(lb, yb, bv, lx_load(lb, det, z))};
     Stmt *per = ls_seq(lb, 4, per_items);
     per = ls_alloc(lb, tmp, ls_alloc(lb, bmax, ls_alloc(lb, best, ls_alloc(lb, det, ls_alloc(lb, a, per)))));
-    def->custom = ls_for(lb, b, B, LOOP_SERIAL, per);
+    /* matrices are independent: the batch loop may run on threads (each has its own locals) */
+    def->custom = ls_for(lb, b, B, B > 1 ? LOOP_PARALLEL : LOOP_SERIAL, per);
     return 0;
 }
 
