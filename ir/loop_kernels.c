@@ -9,6 +9,7 @@
 #include "templates/kernel_util.h"
 
 /* one #include per kernel of CTVM_KERNELS */
+#include "templates/kernel_bitcast.h"
 #include "templates/kernel_compress.h"
 #include "templates/kernel_nms.h"
 #include "templates/kernel_nonzero.h"

@@ -172,6 +172,13 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     /* ---- losses ---- */                                                    \
     X(NLLLOSS, "NegativeLogLikelihoodLoss", loss, 12, 22, OPF_)               \
     X(SCELOSS, "SoftmaxCrossEntropyLoss", loss, 12, 13, OPF_)                 \
+    /* ---- misc: triangles, one-hot, identity, bit casts, determinants (group misc) ---- */\
+    X(TRILU, "Trilu", trilu, 14, 14, OPF_)                                    \
+    X(ONEHOT, "OneHot", onehot, 9, 28, OPF_)                                  \
+    X(EYELIKE, "EyeLike", eyelike, 9, 22, OPF_)                               \
+    X(BITCAST, "BitCast", bitcast, 26, 26, OPF_)                              \
+    X(DET, "Det", det, 11, 22, OPF_)                                          \
+    /* ---- end of group misc ---- */                                         \
     /* end */
 
 typedef enum OpKind {
