@@ -111,6 +111,8 @@ int op_slice_eval(Graph *g, int node, Diag *d)
     int cnt;
     const int64_t *S = attr_ints(n, "starts", &cnt), *P = attr_ints(n, "steps", &cnt);
     size_t es = dtype_size(x->dtype);
+    if (dtype_is_packed(x->dtype))
+        return ops_eval_compute(g, node, d);
     int64_t total, xs[CTVM_MAX_RANK];
     if (opu_numel(g, node, d, &yv->shape, &total))
         return -1;
