@@ -147,6 +147,14 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(GATHER, "Gather", gather, 1, 13, OPF_)                                  \
     X(GATHERELEMENTS, "GatherElements", gather, 11, 13, OPF_)                 \
     X(GATHERND, "GatherND", gather, 11, 13, OPF_)                             \
+    X(SCATTER, "Scatter", scatter, 9, 11, OPF_)                               \
+    X(SCATTERELEMENTS, "ScatterElements", scatter, 11, 18, OPF_)              \
+    X(SCATTERND, "ScatterND", scatter, 11, 18, OPF_)                          \
+    X(TENSORSCATTER, "TensorScatter", scatter, 24, 24, OPF_)                  \
+    X(TILE, "Tile", tile, 1, 13, OPF_)                                        \
+    X(DEPTHTOSPACE, "DepthToSpace", depthspace, 1, 28, OPF_)                  \
+    X(SPACETODEPTH, "SpaceToDepth", depthspace, 1, 28, OPF_)                  \
+    X(REVERSESEQUENCE, "ReverseSequence", revseq, 10, 28, OPF_)               \
     /* ---- quantization ---- */                                              \
     /* ---- recurrent networks ---- */                                        \
     /* ---- resampling ---- */                                                \
