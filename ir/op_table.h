@@ -138,15 +138,23 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(RANGE, "Range", shapeops, 11, 11, OPF_)                                 \
     X(EXPAND, "Expand", shapeops, 8, 13, OPF_)                                \
     /* ---- data movement and indexing ---- */                                \
-    X(CONCAT, "Concat", concat, 4, 13, OPF_)                                  \
-    X(SPLIT, "Split", split, 2, 18, OPF_)                                     \
+    X(CONCAT, "Concat", concat, 1, 13, OPF_)                                  \
+    X(SPLIT, "Split", split, 1, 18, OPF_)                                     \
     X(SLICE, "Slice", slice, 1, 13, OPF_P)                                    \
-    X(TRANSPOSE, "Transpose", transpose, 1, 13, OPF_P)                        \
+    X(TRANSPOSE, "Transpose", transpose, 1, 25, OPF_P)                        \
     X(PAD, "Pad", pad, 1, 25, OPF_)                                           \
     X(CENTERCROPPAD, "CenterCropPad", pad, 18, 18, OPF_)                      \
     X(GATHER, "Gather", gather, 1, 13, OPF_)                                  \
     X(GATHERELEMENTS, "GatherElements", gather, 11, 13, OPF_)                 \
     X(GATHERND, "GatherND", gather, 11, 13, OPF_)                             \
+    X(SCATTER, "Scatter", scatter, 9, 11, OPF_)                               \
+    X(SCATTERELEMENTS, "ScatterElements", scatter, 11, 18, OPF_)              \
+    X(SCATTERND, "ScatterND", scatter, 11, 18, OPF_)                          \
+    X(TENSORSCATTER, "TensorScatter", scatter, 24, 24, OPF_)                  \
+    X(TILE, "Tile", tile, 1, 13, OPF_)                                        \
+    X(DEPTHTOSPACE, "DepthToSpace", depthspace, 1, 28, OPF_)                  \
+    X(SPACETODEPTH, "SpaceToDepth", depthspace, 1, 28, OPF_)                  \
+    X(REVERSESEQUENCE, "ReverseSequence", revseq, 10, 28, OPF_)               \
     /* ---- quantization ---- */                                              \
     /* ---- recurrent networks ---- */                                        \
     /* ---- resampling ---- */                                                \

@@ -1,5 +1,7 @@
-/* concat.c - Concat along one axis; any dtype (byte copies), so shape
- * vectors fold. After infer "axis" >= 0. Every input must have the same
+/* concat.c - Concat along one axis (versions 1..13; "axis" defaults to 1
+ * before version 4, required since); any dtype. Constant inputs fold by
+ * byte copies (packed sub-byte types through the compute definition,
+ * compute_copy.c). After infer "axis" >= 0. Every input must have the same
  * dtype and rank and agree on every dimension but the axis. */
 #include <string.h>
 
@@ -13,10 +15,12 @@ int op_concat_infer(Graph *g, int node, Diag *d)
         return -1;
     Value *x0 = opu_in(g, node, 0);
     const Attr *ax = node_attr(n, "axis");
-    if (!ax)
+    if (!ax && n->version >= 4)
         return diag_error(d, g, node, "attribute axis is required");
+    if (!dtype_supported(x0->dtype) || x0->dtype == DT_STRING)
+        return diag_error(d, g, node, "input type %s is not supported", dtype_name(x0->dtype));
     int axis;
-    if (opu_norm_axis(g, node, d, ax->i, x0->shape.rank, "axis", &axis))
+    if (opu_norm_axis(g, node, d, ax ? ax->i : 1, x0->shape.rank, "axis", &axis))
         return -1;
     Shape out = x0->shape;
     out.dims[axis] = 0;
@@ -47,6 +51,8 @@ int op_concat_eval(Graph *g, int node, Diag *d)
     Value *yv = opu_out(g, node, 0);
     int axis = (int)attr_int(n, "axis", 0);
     size_t es = dtype_size(yv->dtype);
+    if (dtype_is_packed(yv->dtype))
+        return ops_eval_compute(g, node, d);
     int64_t outer = 1, inner = 1;
     for (int k = 0; k < yv->shape.rank; k++) {
         if (k < axis)

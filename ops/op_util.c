@@ -54,7 +54,7 @@ void *opu_alloc_out(Graph *g, int node, int i, Diag *d)
     if (!v)
         return NULL;
     int64_t bytes;
-    if (!value_bytes(v, &bytes) || dtype_size(v->dtype) == 0) {
+    if (!value_bytes(v, &bytes) || (dtype_size(v->dtype) == 0 && !dtype_is_packed(v->dtype))) {
         diag_error(d, g, node, "output %d has no static size", i);
         return NULL;
     }

@@ -1,6 +1,8 @@
-/* slice.c - Slice with per-axis starts, ends, steps; any dtype.
+/* slice.c - Slice (versions 1, 10, 11, 13) with per-axis starts, ends,
+ * steps; any dtype (packed sub-byte constants fold through the compute
+ * definition, compute_copy.c).
  *
- * Opset < 10: "starts", "ends", "axes" attributes, step 1. Opset >= 10:
+ * Version 1: "starts", "ends", "axes" attributes, step 1. Versions >= 10:
  * inputs starts, ends, axes (optional), steps (optional), all constant.
  * Negative starts/ends count from the end; then (ONNX rules) for step > 0
  * start and end are clamped to [0, dim]; for step < 0 start is clamped to
@@ -45,6 +47,8 @@ int op_slice_infer(Graph *g, int node, Diag *d)
     if (opu_check_arity(g, node, d, g->nodes[node].version >= 10 ? 3 : 1, g->nodes[node].version >= 10 ? 5 : 1, 1, 1))
         return -1;
     Value *x = opu_in(g, node, 0);
+    if (!dtype_supported(x->dtype) || x->dtype == DT_STRING)
+        return diag_error(d, g, node, "input type %s is not supported", dtype_name(x->dtype));
     int rank = x->shape.rank, ns, ne, na, nst;
     int64_t st[CTVM_MAX_RANK], en[CTVM_MAX_RANK], ax[CTVM_MAX_RANK], sp[CTVM_MAX_RANK];
     if (read_list(g, node, d, 1, "starts", st, &ns) || read_list(g, node, d, 2, "ends", en, &ne) ||
@@ -111,6 +115,8 @@ int op_slice_eval(Graph *g, int node, Diag *d)
     int cnt;
     const int64_t *S = attr_ints(n, "starts", &cnt), *P = attr_ints(n, "steps", &cnt);
     size_t es = dtype_size(x->dtype);
+    if (dtype_is_packed(x->dtype))
+        return ops_eval_compute(g, node, d);
     int64_t total, xs[CTVM_MAX_RANK];
     if (opu_numel(g, node, d, &yv->shape, &total))
         return -1;

@@ -1,8 +1,11 @@
 /* split.c - Split one tensor into n_out parts along an axis; any dtype.
  *
- * Part sizes come from the "split" attribute (opset < 13) or constant input 1
- * (opset >= 13); without them the axis is divided equally, and from opset 18
- * (num_outputs) an uneven axis gets ceil-sized parts with a smaller last one.
+ * Versions 1..18. Part sizes come from the "split" attribute (versions 1,
+ * 2, 11), the optional constant input 1 (version 1, and 13 on); without
+ * them the axis is divided equally, and from version 18 ("num_outputs",
+ * which must match the outputs) an uneven axis gets ceil-sized parts with
+ * a smaller last one. Constant inputs fold by byte copies (packed types
+ * through the compute definition, compute_copy.c).
  * After infer "axis" >= 0 and "split" holds every part's size. */
 #include <string.h>
 
@@ -14,17 +17,26 @@ enum { MAX_PARTS = 1024 };
 int op_split_infer(Graph *g, int node, Diag *d)
 {
     Node *n = &g->nodes[node];
-    if (opu_check_arity(g, node, d, 1, g->nodes[node].version >= 13 ? 2 : 1, 1, MAX_PARTS))
+    int v = n->version;
+    if (opu_check_arity(g, node, d, 1, v >= 13 || v == 1 ? 2 : 1, 1, MAX_PARTS))
         return -1;
     Value *x = opu_in(g, node, 0);
+    if (!dtype_supported(x->dtype) || x->dtype == DT_STRING)
+        return diag_error(d, g, node, "input type %s is not supported", dtype_name(x->dtype));
+    const Attr *no = v >= 18 ? node_attr(n, "num_outputs") : NULL;
+    if (no && no->i != n->n_out)
+        return diag_error(d, g, node, "num_outputs is %lld but the node has %d outputs",
+                          (long long)no->i, n->n_out);
     int axis, ns = 0, parts = n->n_out;
     if (opu_norm_axis(g, node, d, attr_int(n, "axis", 0), x->shape.rank, "axis", &axis))
         return -1;
     int64_t dim = x->shape.dims[axis];
     int64_t sizes[MAX_PARTS];
-    if (g->nodes[node].version >= 13) {
+    if (v >= 13 || (v == 1 && opu_in(g, node, 1))) {
         if (opu_in(g, node, 1) && opu_const_ints(g, node, d, 1, sizes, MAX_PARTS, &ns))
             return -1;
+        if (no && opu_in(g, node, 1))
+            return diag_error(d, g, node, "num_outputs and the split input are exclusive");
     } else {
         const int64_t *s = attr_ints(n, "split", &ns);
         if (s && ns <= MAX_PARTS)
@@ -34,7 +46,7 @@ int op_split_infer(Graph *g, int node, Diag *d)
     }
     if (ns == 0) {
         int64_t chunk = (dim + parts - 1) / parts;
-        if (dim % parts && g->nodes[node].version < 18)
+        if (dim % parts && v < 18)
             return diag_error(d, g, node, "axis of size %lld does not split into %d equal parts",
                               (long long)dim, parts);
         for (int i = 0; i < parts; i++) {
@@ -71,6 +83,8 @@ int op_split_eval(Graph *g, int node, Diag *d)
     int axis = (int)attr_int(n, "axis", 0), ns = 0;
     const int64_t *sizes = attr_ints(n, "split", &ns);
     size_t es = dtype_size(x->dtype);
+    if (dtype_is_packed(x->dtype))
+        return ops_eval_compute(g, node, d);
     int64_t outer = 1, inner = 1;
     for (int k = 0; k < x->shape.rank; k++) {
         if (k < axis)

@@ -1,5 +1,6 @@
-/* transpose.c - Transpose by a permutation (default: reversed axes); any
- * dtype. After infer "perm" is explicit: output dim i = input dim perm[i]. */
+/* transpose.c - Transpose (versions 1..25) by a permutation (default:
+ * reversed axes); any dtype, the packed 4- and 2-bit ones included (their
+ * constants fold through the compute definition, compute_copy.c). After infer "perm" is explicit: output dim i = input dim perm[i]. */
 #include <string.h>
 
 #include "ops/op_util.h"
@@ -11,6 +12,8 @@ int op_transpose_infer(Graph *g, int node, Diag *d)
     if (opu_check_arity(g, node, d, 1, 1, 1, 1))
         return -1;
     Value *x = opu_in(g, node, 0);
+    if (!dtype_supported(x->dtype) || x->dtype == DT_STRING)
+        return diag_error(d, g, node, "input type %s is not supported", dtype_name(x->dtype));
     int rank = x->shape.rank, np = 0, seen[CTVM_MAX_RANK] = {0};
     int64_t perm[CTVM_MAX_RANK];
     const int64_t *p = attr_ints(n, "perm", &np);
@@ -36,6 +39,8 @@ int op_transpose_eval(Graph *g, int node, Diag *d)
     int np;
     const int64_t *perm = attr_ints(n, "perm", &np);
     size_t es = dtype_size(x->dtype);
+    if (dtype_is_packed(x->dtype))
+        return ops_eval_compute(g, node, d);
     int64_t total, xs[CTVM_MAX_RANK];
     if (opu_numel(g, node, d, &yv->shape, &total))
         return -1;

@@ -1002,6 +1002,69 @@ static void test_range_equal_where_expand(void **state)
     graph_free(g);
 }
 
+/* ---- scatters, Tile, DepthToSpace, ReverseSequence ---- */
+
+static void test_scatter_tile_depth_revseq(void **state)
+{
+    (void)state;
+    Diag d = quiet();
+    Graph *g = tb_graph(18);
+    int x = tb_ci(g, "x", 2, D2(2, 3), (int64_t[]){1, 2, 3, 4, 5, 6});
+    /* ScatterElements axis 1, reduction add, a negative and a repeated index */
+    int ix = tb_ci(g, "ix", 2, D2(2, 2), (int64_t[]){-1, 2, 0, 0});
+    int up = tb_ci(g, "up", 2, D2(2, 2), (int64_t[]){10, 20, 30, 40});
+    int y = graph_add_value(g, "y");
+    int n = tb_node(g, "ScatterElements", 3, 1, x, ix, up, y);
+    node_set_int(g, n, "axis", -1);
+    tb_set_string(g, n, "reduction", "add");
+    assert_int_equal(run(g, n, &d), 1);
+    expect_shape(g, y, 2, D2(2, 3));
+    expect_i64(g, y, 6, (int64_t[]){1, 2, 33, 74, 5, 6});
+    assert_int_equal(attr_int(&g->nodes[n], "axis", -9), 1);
+    /* ScatterND: row 1 replaced */
+    int ri = tb_ci(g, "ri", 2, D2(1, 1), (int64_t[]){1});
+    int ru = tb_ci(g, "ru", 2, D2(1, 3), (int64_t[]){7, 8, 9});
+    int y2 = graph_add_value(g, "y2");
+    n = tb_node(g, "ScatterND", 3, 1, x, ri, ru, y2);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_i64(g, y2, 6, (int64_t[]){1, 2, 3, 7, 8, 9});
+    /* a constant index out of range is an error */
+    int bad = tb_ci(g, "bad", 2, D2(1, 1), (int64_t[]){2});
+    int y3 = graph_add_value(g, "y3");
+    n = tb_node(g, "ScatterND", 3, 1, x, bad, ru, y3);
+    assert_int_equal(run(g, n, &d), -1);
+    expect_error(&d, "index 2 out of range");
+    /* Tile [2,3] by [2,1] */
+    int rep = tb_ci1(g, "rep", 2, D2(2, 1));
+    int y4 = graph_add_value(g, "y4");
+    n = tb_node(g, "Tile", 2, 1, x, rep, y4);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_shape(g, y4, 2, D2(4, 3));
+    expect_i64(g, y4, 12, (int64_t[]){1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6});
+    /* ReverseSequence, batch axis 0, time axis 1, lengths 3 and 2 */
+    int len = tb_ci1(g, "len", 2, D2(3, 2));
+    int y5 = graph_add_value(g, "y5");
+    n = tb_node(g, "ReverseSequence", 2, 1, x, len, y5);
+    node_set_int(g, n, "batch_axis", 0);
+    node_set_int(g, n, "time_axis", 1);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_i64(g, y5, 6, (int64_t[]){3, 2, 1, 5, 4, 6});
+    /* DepthToSpace DCR: [1,4,1,1] -> [1,1,2,2] */
+    int c4 = tb_ci(g, "c4", 4, (int64_t[]){1, 4, 1, 1}, (int64_t[]){1, 2, 3, 4});
+    int y6 = graph_add_value(g, "y6");
+    n = tb_node(g, "DepthToSpace", 1, 1, c4, y6);
+    node_set_int(g, n, "blocksize", 2);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_shape(g, y6, 4, (int64_t[]){1, 1, 2, 2});
+    expect_i64(g, y6, 4, (int64_t[]){1, 2, 3, 4});
+    int y7 = graph_add_value(g, "y7");
+    n = tb_node(g, "SpaceToDepth", 1, 1, y6, y7);
+    node_set_int(g, n, "blocksize", 3);
+    assert_int_equal(run(g, n, &d), -1);
+    expect_error(&d, "do not divide by blocksize 3");
+    graph_free(g);
+}
+
 static void test_unknown_op(void **state)
 {
     (void)state;
@@ -1041,6 +1104,7 @@ int main(void)
         cmocka_unit_test(test_reshape),
         cmocka_unit_test(test_flatten_squeeze_unsqueeze),
         cmocka_unit_test(test_gather),
+        cmocka_unit_test(test_scatter_tile_depth_revseq),
         cmocka_unit_test(test_shape_cast_constants),
         cmocka_unit_test(test_range_equal_where_expand),
         cmocka_unit_test(test_unknown_op),
