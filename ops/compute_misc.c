@@ -1,7 +1,6 @@
 /* compute_misc.c - operators that normally disappear before code generation
  * but still get a correct definition when they do not: the shape-subgraph
- * family at run time (Gather with constant indices, Expand, Cast float32 ->
- * float32). */
+ * family at run time (Gather with constant indices, Expand). */
 #include "ops/compute.h"
 
 int compute_shapeops(ComputeCtx *cx, int node, ComputeDef *def)
@@ -10,8 +9,6 @@ int compute_shapeops(ComputeCtx *cx, int node, ComputeDef *def)
     const Node *n = &cx->g->nodes[node];
     const Value *y = &cx->g->values[n->out[0]];
     const Value *x = n->n_in > 0 && n->in[0] >= 0 ? &cx->g->values[n->in[0]] : NULL;
-    if (n->op == OP_CAST && x && x->dtype == DT_FLOAT32 && y->dtype == DT_FLOAT32)
-        return compute_reshape(cx, node, def);
     if (n->op == OP_EXPAND) {
         ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
         s->out_is_node_output = 1;

@@ -1,11 +1,11 @@
 /* shapeops.c - the small operators of shape computations and constants:
- * Constant, Shape, Gather, Cast, ConstantOfShape, Range, Expand.
+ * Constant, Shape, ConstantOfShape, Range, Expand.
  *
  * They exist mostly to be folded away (torch exports Shape -> Gather ->
  * Unsqueeze -> Concat -> Reshape chains), so every one handles any dtype
  * (int64/int32 in particular) by typed element access. Attributes after
- * infer: Gather "axis" >= 0; Shape "start"/"end" resolved into [0, rank];
- * Cast "to" unchanged (ONNX code). Inputs that determine an output shape
+ * infer: Shape "start"/"end" resolved into [0, rank];
+ * Inputs that determine an output shape
  * (ConstantOfShape's shape, Range's scalars, Expand's shape) must be
  * constant. */
 #include <math.h>
@@ -107,48 +107,6 @@ static int eval_shape(Graph *g, int node, Diag *d)
         return -1;
     for (int64_t i = s; i < e; i++)
         y[i - s] = x->shape.dims[i];
-    return 1;
-}
-
-/* ---- Cast ---- */
-
-static int infer_cast(Graph *g, int node, Diag *d)
-{
-    if (opu_check_arity(g, node, d, 1, 1, 1, 1))
-        return -1;
-    int64_t to = attr_int(&g->nodes[node], "to", 0);
-    DType t = dtype_from_onnx((int)to);
-    if (t == DT_UNDEFINED)
-        return diag_error(d, g, node, "cast to ONNX type %lld not supported", (long long)to);
-    opu_set_out(g, node, 0, t, opu_in(g, node, 0)->shape);
-    return 0;
-}
-
-static int eval_cast(Graph *g, int node, Diag *d)
-{
-    Value *x = opu_in(g, node, 0), *yv = opu_out(g, node, 0);
-    DType from = x->dtype, to = yv->dtype;
-    if (to == DT_FLOAT16 || from == DT_UNDEFINED)
-        return 0;
-    int64_t cnt;
-    if (opu_numel(g, node, d, &x->shape, &cnt))
-        return -1;
-    void *y = opu_alloc_out(g, node, 0, d);
-    if (!y)
-        return -1;
-    int int_src = !opu_is_float(from) && from != DT_FLOAT16;
-    for (int64_t i = 0; i < cnt; i++) {
-        if (int_src) {
-            tensor_set_i64(to, y, i, tensor_get_i64(from, x->data, i));
-        } else if (opu_is_float(to) || to == DT_BOOL) {
-            tensor_set_f64(to, y, i, tensor_get_f64(from, x->data, i));
-        } else { /* float to integer: truncate toward zero, saturate */
-            double v = tensor_get_f64(from, x->data, i);
-            int64_t iv = isnan(v) ? 0 : v >= 9.2233720368547758e18 ? INT64_MAX
-                                      : v <= -9.2233720368547758e18 ? INT64_MIN : (int64_t)v;
-            tensor_set_i64(to, y, i, iv);
-        }
-    }
     return 1;
 }
 
@@ -299,7 +257,6 @@ int op_shapeops_infer(Graph *g, int node, Diag *d)
     switch (g->nodes[node].op) {
     case OP_CONSTANT: return infer_constant(g, node, d);
     case OP_SHAPE: return infer_shape(g, node, d);
-    case OP_CAST: return infer_cast(g, node, d);
     case OP_CONSTANTOFSHAPE: return infer_cos(g, node, d);
     case OP_RANGE: return infer_range(g, node, d);
     case OP_EXPAND: return infer_expand(g, node, d);
@@ -312,7 +269,6 @@ int op_shapeops_eval(Graph *g, int node, Diag *d)
     switch (g->nodes[node].op) {
     case OP_CONSTANT: return eval_constant(g, node, d);
     case OP_SHAPE: return eval_shape(g, node, d);
-    case OP_CAST: return eval_cast(g, node, d);
     case OP_CONSTANTOFSHAPE: return eval_cos(g, node, d);
     case OP_RANGE: return eval_range(g, node, d);
     case OP_EXPAND: return eval_expand(g, node, d);
