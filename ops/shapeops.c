@@ -24,6 +24,9 @@ static int infer_constant(Graph *g, int node, Diag *d)
     if (opu_check_arity(g, node, d, 0, 0, 1, 1))
         return -1;
     const Attr *a;
+    if (node_attr(n, "sparse_value"))
+        return diag_error(d, g, node, "sparse_value constants are not supported (sparse tensors "
+                                      "cannot be held); give a dense value instead");
     if ((a = node_attr(n, "value")) && a->kind == ATTR_TENSOR && a->t) {
         opu_set_out(g, node, 0, a->t->dtype, a->t->shape);
     } else if ((a = node_attr(n, "value_float")) && a->kind == ATTR_FLOAT) {
