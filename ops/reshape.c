@@ -1,6 +1,6 @@
 /* reshape.c - operators that keep the bytes and change only the shape:
- * Reshape, Flatten, Squeeze, Unsqueeze, Identity; any
- * dtype. Eval copies the bytes (the back end turns them into views).
+ * Reshape, Flatten, Squeeze, Unsqueeze, Identity (versions 1..25; later
+ * versions only add types, and every tensor type works); any dtype. Eval copies the bytes (the back end turns them into views).
  *
  * Reshape: shape from constant input 1 (the "shape" attribute before opset
  * 5); 0 copies the input dim (unless allowzero = 1), one -1 is inferred.
