@@ -796,8 +796,12 @@ static void pstore(Em *m, const Stmt *s, int ind, const LVar *v)
     else if (s->buf->dtype == DT_BOOL)
         fputs("(uint8_t)", f);
     pexpr(m, s->value);
-    if (io.store)
-        fprintf(f, "%s)", io.store_args ? io.store_args : "");
+    if (io.store && io.store_args && s->buf->dtype == DT_FLOAT8E8M0)
+        fprintf(f, ", %d, %d)", !s->store_nosat, s->store_round);
+    else if (io.store && io.store_args)
+        fprintf(f, ", %d)", !s->store_nosat);
+    else if (io.store)
+        fputc(')', f);
     fputs(";\n", f);
 }
 

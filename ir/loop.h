@@ -143,6 +143,10 @@ struct Stmt {
     /* ST_STORE */
     LBuf *buf;       /* also ST_ALLOC's local buffer */
     Expr *index, *value;
+    /* ST_STORE into a float8 buffer: 0 saturates (the default), 1 lets
+     * overflow become inf/NaN (Cast saturate=0); into float8e8m0 the
+     * rounding is CTVM_ROUND_* of ctvm_types.h (0 = up, the default) */
+    int store_nosat, store_round;
     /* ST_SEQ */
     int n;
     Stmt **items;

@@ -265,7 +265,9 @@ static int store(Interp *in, const Stmt *s)
         return -1;
     if (!p)
         return fail(in, "buffer '%s' has no memory", s->buf->name);
-    if (lt_is_float(s->value->type))
+    if (lt_is_float(s->value->type) && (s->store_nosat || s->store_round))
+        tensor_set_f64_mode(s->buf->dtype, p, i, v.f, !s->store_nosat, s->store_round);
+    else if (lt_is_float(s->value->type))
         tensor_set_f64(s->buf->dtype, p, i, v.f);
     else if (s->buf->dtype == DT_UINT64)
         ((uint64_t *)p)[i] = (uint64_t)v.i;

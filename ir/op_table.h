@@ -125,17 +125,19 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(MATMUL, "MatMul", gemm, 1, 13, OPF_P)                                   \
     X(EINSUM, "Einsum", einsum, 12, 28, OPF_)                                 \
     /* ---- shape, constants, casts, reshapes ---- */                         \
-    X(RESHAPE, "Reshape", reshape, 5, 14, OPF_V)                              \
-    X(FLATTEN, "Flatten", reshape, 1, 13, OPF_V)                              \
-    X(SQUEEZE, "Squeeze", reshape, 1, 13, OPF_V)                              \
-    X(UNSQUEEZE, "Unsqueeze", reshape, 1, 13, OPF_V)                          \
-    X(IDENTITY, "Identity", reshape, 1, 16, OPF_)                             \
-    X(DROPOUT, "Dropout", reshape, 7, 13, OPF_)                               \
-    X(CONSTANT, "Constant", shapeops, 1, 13, OPF_)                            \
-    X(SHAPE, "Shape", shapeops, 1, 15, OPF_)                                  \
-    X(CAST, "Cast", shapeops, 6, 13, OPF_)                                    \
-    X(CONSTANTOFSHAPE, "ConstantOfShape", shapeops, 9, 9, OPF_)               \
-    X(RANGE, "Range", shapeops, 11, 11, OPF_)                                 \
+    X(RESHAPE, "Reshape", reshape, 1, 25, OPF_V)                              \
+    X(FLATTEN, "Flatten", reshape, 1, 25, OPF_V)                              \
+    X(SQUEEZE, "Squeeze", reshape, 1, 25, OPF_V)                              \
+    X(UNSQUEEZE, "Unsqueeze", reshape, 1, 25, OPF_V)                          \
+    X(IDENTITY, "Identity", reshape, 1, 25, OPF_)                             \
+    X(DROPOUT, "Dropout", dropout, 1, 22, OPF_)                               \
+    X(CONSTANT, "Constant", shapeops, 1, 25, OPF_)                            \
+    X(SHAPE, "Shape", shapeops, 1, 25, OPF_)                                  \
+    X(SIZE, "Size", shapeops, 1, 25, OPF_)                                    \
+    X(CAST, "Cast", cast, 1, 28, OPF_)                                        \
+    X(CASTLIKE, "CastLike", cast, 15, 25, OPF_)                               \
+    X(CONSTANTOFSHAPE, "ConstantOfShape", shapeops, 9, 25, OPF_)              \
+    X(RANGE, "Range", shapeops, 11, 27, OPF_)                                 \
     X(EXPAND, "Expand", shapeops, 8, 13, OPF_)                                \
     /* ---- data movement and indexing ---- */                                \
     X(CONCAT, "Concat", concat, 1, 13, OPF_)                                  \

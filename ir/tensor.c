@@ -103,3 +103,16 @@ void tensor_set_i64(DType t, void *data, int64_t i, int64_t v)
         break;
     }
 }
+
+void tensor_set_f64_mode(DType t, void *data, int64_t i, double v, int sat, int round_mode)
+{
+    uint8_t *b = (uint8_t *)data;
+    switch (t) {
+    case DT_FLOAT8E4M3FN: b[i] = ctvm_f32_to_f8e4m3fn((float)v, sat); break;
+    case DT_FLOAT8E4M3FNUZ: b[i] = ctvm_f32_to_f8e4m3fnuz((float)v, sat); break;
+    case DT_FLOAT8E5M2: b[i] = ctvm_f32_to_f8e5m2((float)v, sat); break;
+    case DT_FLOAT8E5M2FNUZ: b[i] = ctvm_f32_to_f8e5m2fnuz((float)v, sat); break;
+    case DT_FLOAT8E8M0: b[i] = ctvm_f32_to_f8e8m0((float)v, sat, round_mode); break;
+    default: tensor_set_f64(t, data, i, v); break;
+    }
+}

@@ -21,5 +21,8 @@ double tensor_get_f64(DType t, const void *data, int64_t i);
 int64_t tensor_get_i64(DType t, const void *data, int64_t i);
 void tensor_set_f64(DType t, void *data, int64_t i, double v);
 void tensor_set_i64(DType t, void *data, int64_t i, int64_t v);
+/* tensor_set_f64 with the float8 conversion's saturation (sat = 0: overflow
+ * gives inf/NaN) and float8e8m0's rounding (CTVM_ROUND_*) chosen. */
+void tensor_set_f64_mode(DType t, void *data, int64_t i, double v, int sat, int round_mode);
 
 #endif

@@ -1,6 +1,6 @@
 /* reshape.c - operators that keep the bytes and change only the shape:
- * Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout (inference); any
- * dtype. Eval copies the bytes (the back end turns them into views).
+ * Reshape, Flatten, Squeeze, Unsqueeze, Identity (versions 1..25; later
+ * versions only add types, and every tensor type works); any dtype. Eval copies the bytes (the back end turns them into views).
  *
  * Reshape: shape from constant input 1 (the "shape" attribute before opset
  * 5); 0 copies the input dim (unless allowzero = 1), one -1 is inferred.
@@ -8,8 +8,7 @@
  * Squeeze/Unsqueeze: axes from the attribute (opset < 13) or constant input
  * 1 (opset >= 13); after infer "axes" holds them >= 0 and sorted (Squeeze
  * without axes removes every dim of size 1; Unsqueeze axes refer to the
- * output rank). Dropout: output 0 = input; the optional mask (bool) is all
- * true; training_mode as a constant true input is an error. */
+ * output rank). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,16 +177,6 @@ int op_reshape_infer(Graph *g, int node, Diag *d)
     case OP_FLATTEN: return infer_flatten(g, node, d, x);
     case OP_SQUEEZE: return infer_squeeze(g, node, d, x, 0);
     case OP_UNSQUEEZE: return infer_squeeze(g, node, d, x, 1);
-    case OP_DROPOUT: {
-        if (opu_check_arity(g, node, d, 1, 3, 1, 2))
-            return -1;
-        Value *tm = opu_in(g, node, 2);
-        if (tm && value_is_const(tm) && tensor_get_i64(tm->dtype, tm->data, 0))
-            return diag_error(d, g, node, "training_mode is not supported");
-        opu_set_out(g, node, 0, x->dtype, x->shape);
-        opu_set_out(g, node, 1, DT_BOOL, x->shape);
-        return 0;
-    }
     default:
         if (opu_check_arity(g, node, d, 1, 1, 1, 1))
             return -1;
@@ -206,13 +195,5 @@ int op_reshape_eval(Graph *g, int node, Diag *d)
     if (!y)
         return -1;
     memcpy(y, x->data, (size_t)bytes);
-    Value *mask = opu_out(g, node, 1);
-    if (g->nodes[node].op == OP_DROPOUT && mask) {
-        unsigned char *m = opu_alloc_out(g, node, 1, d);
-        int64_t cnt;
-        if (!m || opu_numel(g, node, d, &mask->shape, &cnt))
-            return -1;
-        memset(m, 1, (size_t)cnt);
-    }
     return 1;
 }

@@ -1,13 +1,15 @@
 /* shapeops.c - the small operators of shape computations and constants:
- * Constant, Shape, Gather, Cast, ConstantOfShape, Range, Expand.
+ * Constant (1..25), Shape (1..25), Size (1..25), ConstantOfShape (9..25),
+ * Range (11..27), Expand.
  *
  * They exist mostly to be folded away (torch exports Shape -> Gather ->
  * Unsqueeze -> Concat -> Reshape chains), so every one handles any dtype
  * (int64/int32 in particular) by typed element access. Attributes after
- * infer: Gather "axis" >= 0; Shape "start"/"end" resolved into [0, rank];
- * Cast "to" unchanged (ONNX code). Inputs that determine an output shape
- * (ConstantOfShape's shape, Range's scalars, Expand's shape) must be
- * constant. */
+ * infer: Shape "start"/"end" resolved into [0, rank]. Shape and Size
+ * fold whenever the input's shape is static (ops_can_fold). Inputs that
+ * determine an output shape (ConstantOfShape's shape, Range's scalars,
+ * Expand's shape) must be constant. Element values go through
+ * tensor_get/set so every type works, packed 4/2-bit ones included. */
 #include <math.h>
 #include <string.h>
 
@@ -22,6 +24,9 @@ static int infer_constant(Graph *g, int node, Diag *d)
     if (opu_check_arity(g, node, d, 0, 0, 1, 1))
         return -1;
     const Attr *a;
+    if (node_attr(n, "sparse_value"))
+        return diag_error(d, g, node, "sparse_value constants are not supported (sparse tensors "
+                                      "cannot be held); give a dense value instead");
     if ((a = node_attr(n, "value")) && a->kind == ATTR_TENSOR && a->t) {
         opu_set_out(g, node, 0, a->t->dtype, a->t->shape);
     } else if ((a = node_attr(n, "value_float")) && a->kind == ATTR_FLOAT) {
@@ -110,45 +115,28 @@ static int eval_shape(Graph *g, int node, Diag *d)
     return 1;
 }
 
-/* ---- Cast ---- */
+/* ---- Size: the element count as an int64 scalar ---- */
 
-static int infer_cast(Graph *g, int node, Diag *d)
+static int infer_size(Graph *g, int node, Diag *d)
 {
     if (opu_check_arity(g, node, d, 1, 1, 1, 1))
         return -1;
-    int64_t to = attr_int(&g->nodes[node], "to", 0);
-    DType t = dtype_from_onnx((int)to);
-    if (t == DT_UNDEFINED)
-        return diag_error(d, g, node, "cast to ONNX type %lld not supported", (long long)to);
-    opu_set_out(g, node, 0, t, opu_in(g, node, 0)->shape);
+    opu_set_out(g, node, 0, DT_INT64, shape_make(0, NULL));
     return 0;
 }
 
-static int eval_cast(Graph *g, int node, Diag *d)
+static int eval_size(Graph *g, int node, Diag *d)
 {
-    Value *x = opu_in(g, node, 0), *yv = opu_out(g, node, 0);
-    DType from = x->dtype, to = yv->dtype;
-    if (to == DT_FLOAT16 || from == DT_UNDEFINED)
+    Value *x = opu_in(g, node, 0);
+    if (!shape_is_static(&x->shape))
         return 0;
     int64_t cnt;
     if (opu_numel(g, node, d, &x->shape, &cnt))
         return -1;
-    void *y = opu_alloc_out(g, node, 0, d);
+    int64_t *y = opu_alloc_out(g, node, 0, d);
     if (!y)
         return -1;
-    int int_src = !opu_is_float(from) && from != DT_FLOAT16;
-    for (int64_t i = 0; i < cnt; i++) {
-        if (int_src) {
-            tensor_set_i64(to, y, i, tensor_get_i64(from, x->data, i));
-        } else if (opu_is_float(to) || to == DT_BOOL) {
-            tensor_set_f64(to, y, i, tensor_get_f64(from, x->data, i));
-        } else { /* float to integer: truncate toward zero, saturate */
-            double v = tensor_get_f64(from, x->data, i);
-            int64_t iv = isnan(v) ? 0 : v >= 9.2233720368547758e18 ? INT64_MAX
-                                      : v <= -9.2233720368547758e18 ? INT64_MIN : (int64_t)v;
-            tensor_set_i64(to, y, i, iv);
-        }
-    }
+    *y = cnt;
     return 1;
 }
 
@@ -191,11 +179,24 @@ static int eval_cos(Graph *g, int node, Diag *d)
     char *y = opu_alloc_out(g, node, 0, d);
     if (!y)
         return -1;
+    if (!(a && a->kind == ATTR_TENSOR && a->t))
+        return 1; /* default: float32 zeros, already zeroed */
+    if (dtype_is_packed(yv->dtype)) {
+        int64_t v = tensor_get_i64(yv->dtype, a->t->data, 0);
+        if (yv->dtype == DT_FLOAT4E2M1) /* copy the 4-bit code, not a value */
+            v = ((const uint8_t *)a->t->data)[0] & 15;
+        for (int64_t i = 0; i < cnt; i++) {
+            if (yv->dtype == DT_FLOAT4E2M1)
+                ((uint8_t *)y)[i / 2] |= (uint8_t)(v << (4 * (i % 2)));
+            else
+                tensor_set_i64(yv->dtype, y, i, v);
+        }
+        return 1;
+    }
     size_t es = dtype_size(yv->dtype);
-    if (a && a->kind == ATTR_TENSOR && a->t)
-        for (int64_t i = 0; i < cnt; i++)
-            memcpy(y + (size_t)i * es, a->t->data, es);
-    return 1; /* default: float32 zeros, already zeroed */
+    for (int64_t i = 0; i < cnt; i++)
+        memcpy(y + (size_t)i * es, a->t->data, es);
+    return 1;
 }
 
 /* ---- Range ---- */
@@ -209,7 +210,7 @@ static int infer_range(Graph *g, int node, Diag *d)
         v[i] = opu_in(g, node, i);
         int64_t cnt;
         if (!value_is_const(v[i]))
-            return diag_error(d, g, node, "input %d must be constant", i);
+            return opu_need_const(g, node, d, i, i == 0 ? "start" : i == 1 ? "limit" : "delta");
         if (!shape_numel(&v[i]->shape, &cnt) || cnt != 1)
             return diag_error(d, g, node, "input %d must be a scalar", i);
         if (v[i]->dtype != v[0]->dtype)
@@ -217,13 +218,13 @@ static int infer_range(Graph *g, int node, Diag *d)
     }
     DType t = v[0]->dtype;
     int64_t len;
-    if (opu_is_int(t)) {
+    if (dtype_is_int(t)) {
         int64_t s = tensor_get_i64(t, v[0]->data, 0), l = tensor_get_i64(t, v[1]->data, 0),
                 dl = tensor_get_i64(t, v[2]->data, 0);
         if (dl == 0)
             return diag_error(d, g, node, "delta must not be 0");
         len = dl > 0 ? (l > s ? (l - s + dl - 1) / dl : 0) : (s > l ? (s - l - dl - 1) / -dl : 0);
-    } else if (opu_is_float(t)) {
+    } else if (dtype_is_float(t)) {
         double s = tensor_get_f64(t, v[0]->data, 0), l = tensor_get_f64(t, v[1]->data, 0),
                dl = tensor_get_f64(t, v[2]->data, 0);
         if (dl == 0)
@@ -247,7 +248,7 @@ static int eval_range(Graph *g, int node, Diag *d)
         return -1;
     DType t = yv->dtype;
     for (int64_t i = 0; i < yv->shape.dims[0]; i++) {
-        if (opu_is_int(t))
+        if (dtype_is_int(t))
             tensor_set_i64(t, y, i, tensor_get_i64(t, s->data, 0) + i * tensor_get_i64(t, dl->data, 0));
         else
             tensor_set_f64(t, y, i, tensor_get_f64(t, s->data, 0) + (double)i * tensor_get_f64(t, dl->data, 0));
@@ -299,7 +300,7 @@ int op_shapeops_infer(Graph *g, int node, Diag *d)
     switch (g->nodes[node].op) {
     case OP_CONSTANT: return infer_constant(g, node, d);
     case OP_SHAPE: return infer_shape(g, node, d);
-    case OP_CAST: return infer_cast(g, node, d);
+    case OP_SIZE: return infer_size(g, node, d);
     case OP_CONSTANTOFSHAPE: return infer_cos(g, node, d);
     case OP_RANGE: return infer_range(g, node, d);
     case OP_EXPAND: return infer_expand(g, node, d);
@@ -312,7 +313,7 @@ int op_shapeops_eval(Graph *g, int node, Diag *d)
     switch (g->nodes[node].op) {
     case OP_CONSTANT: return eval_constant(g, node, d);
     case OP_SHAPE: return eval_shape(g, node, d);
-    case OP_CAST: return eval_cast(g, node, d);
+    case OP_SIZE: return eval_size(g, node, d);
     case OP_CONSTANTOFSHAPE: return eval_cos(g, node, d);
     case OP_RANGE: return eval_range(g, node, d);
     case OP_EXPAND: return eval_expand(g, node, d);

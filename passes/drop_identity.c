@@ -1,8 +1,8 @@
 /* drop_identity.c - pass_drop_identity: remove Identity and inference-mode
  * Dropout (output 0 = input 0).
  *
- * A Dropout whose mask output (1) is used or is a graph output is an error
- * (training mode). For a node x -> y:
+ * A Dropout whose mask output (1) is used or is a graph output stays as it
+ * is (its compute definition writes the all-true mask). For a node x -> y:
  *   - y is not a graph output: every use of y reads x instead; node dead.
  *   - y is a graph output and x is produced by a live node (and x is not a
  *     graph input, constant or graph output itself): the producer is made to
@@ -36,7 +36,7 @@ int pass_drop_identity(Graph *g, Diag *d)
         if (n->op == OP_DROPOUT && n->n_out > 1 && n->out[1] >= 0) {
             const Value *m = &g->values[n->out[1]];
             if (m->n_uses > 0 || m->is_output)
-                return diag_error(d, g, i, "mask output is used (training mode not supported)");
+                continue;
         }
         int x = n->in[0], y = n->out[0];
         Value *vx = &g->values[x], *vy = &g->values[y];

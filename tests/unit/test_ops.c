@@ -1065,6 +1065,60 @@ static void test_scatter_tile_depth_revseq(void **state)
     graph_free(g);
 }
 
+static void test_size_cast_dropout(void **state)
+{
+    (void)state;
+    Diag d = quiet();
+    Graph *g = tb_graph(19);
+    /* Size of a runtime value folds from its static shape */
+    int x = tb_input(g, "x", 3, D3(2, 3, 4));
+    int sz = graph_add_value(g, "sz");
+    int n = tb_node(g, "Size", 1, 1, x, sz);
+    assert_int_equal(ops_infer(g, n, &d), 0);
+    assert_true(ops_can_fold(g, &g->nodes[n]));
+    assert_int_equal(ops_eval(g, n, &d), 1);
+    expect_shape(g, sz, 0, NULL);
+    expect_i64(g, sz, 1, (int64_t[]){24});
+    /* Cast to float8e4m3fn: 1000 saturates to 448 (0x7e), or becomes NaN
+       (0x7f) with saturate = 0 */
+    int f = tb_cf(g, "f", 1, D3(2, 0, 0), (float[]){1000, -0.5f});
+    int y8 = graph_add_value(g, "y8"), y8n = graph_add_value(g, "y8n");
+    n = tb_node(g, "Cast", 1, 1, f, y8);
+    node_set_int(g, n, "to", 17);
+    assert_int_equal(run(g, n, &d), 1);
+    assert_int_equal(g->values[y8].dtype, DT_FLOAT8E4M3FN);
+    assert_memory_equal(g->values[y8].data, ((unsigned char[]){0x7e, 0xb0}), 2);
+    n = tb_node(g, "Cast", 1, 1, f, y8n);
+    node_set_int(g, n, "to", 17);
+    node_set_int(g, n, "saturate", 0);
+    assert_int_equal(run(g, n, &d), 1);
+    assert_memory_equal(g->values[y8n].data, ((unsigned char[]){0x7f, 0xb0}), 2);
+    /* CastLike takes the type of its second input */
+    int like = tb_ci1(g, "like", 1, (int64_t[]){0});
+    int yl = graph_add_value(g, "yl");
+    n = tb_node(g, "CastLike", 2, 1, f, like, yl);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_i64(g, yl, 2, (int64_t[]){1000, 0});
+    /* Dropout at inference: the input, and an all-true mask */
+    int dy = graph_add_value(g, "dy"), dm = graph_add_value(g, "dm");
+    n = tb_node(g, "Dropout", 1, 2, f, dy, dm);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_f32(g, dy, 2, (float[]){1000, -0.5f}, 0);
+    assert_int_equal(g->values[dm].dtype, DT_BOOL);
+    assert_memory_equal(g->values[dm].data, ((unsigned char[]){1, 1}), 2);
+    graph_free(g);
+    /* Cast version 1 names the type with a string */
+    g = tb_graph(5);
+    f = tb_cf(g, "f", 1, D3(2, 0, 0), (float[]){2.5f, -3.5f});
+    int yi = graph_add_value(g, "yi");
+    n = tb_node(g, "Cast", 1, 1, f, yi);
+    tb_set_string(g, n, "to", "INT32");
+    assert_int_equal(ops_infer(g, n, &d), 0);
+    assert_int_equal(g->values[yi].dtype, DT_INT32);
+    assert_int_equal(attr_int(&g->nodes[n], "to", 0), 6);
+    graph_free(g);
+}
+
 static void test_unknown_op(void **state)
 {
     (void)state;
@@ -1107,6 +1161,7 @@ int main(void)
         cmocka_unit_test(test_scatter_tile_depth_revseq),
         cmocka_unit_test(test_shape_cast_constants),
         cmocka_unit_test(test_range_equal_where_expand),
+        cmocka_unit_test(test_size_cast_dropout),
         cmocka_unit_test(test_unknown_op),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
