@@ -14,6 +14,8 @@
 #include "templates/kernel_nms.h"
 #include "templates/kernel_nonzero.h"
 #include "templates/kernel_unique.h"
+#include "templates/kernel_roialign.h"
+#include "templates/kernel_maxroipool.h"
 
 /* the kernels' type codes are ctvm's DType values */
 _Static_assert(CTVM_DT_F32 == DT_FLOAT32 && CTVM_DT_I64 == DT_INT64 && CTVM_DT_I32 == DT_INT32 &&

@@ -32,6 +32,14 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(GLOBALAVGPOOL, "GlobalAveragePool", pool, 1, 22, OPF_P)                 \
     X(GLOBALMAXPOOL, "GlobalMaxPool", pool, 1, 22, OPF_P)                     \
     X(GLOBALLPPOOL, "GlobalLpPool", pool, 1, 22, OPF_P)                       \
+    X(MAXUNPOOL, "MaxUnpool", maxunpool, 9, 22, OPF_)                         \
+    X(GRIDSAMPLE, "GridSample", gridsample, 16, 22, OPF_)                     \
+    X(CAUSALCONVWITHSTATE, "CausalConvWithState", causalconv, 27, 27, OPF_)   \
+    X(COL2IM, "Col2Im", col2im, 18, 18, OPF_)                                 \
+    X(AFFINEGRID, "AffineGrid", affinegrid, 20, 20, OPF_)                     \
+    X(DEFORMCONV, "DeformConv", deformconv, 19, 22, OPF_)                     \
+    X(ROIALIGN, "RoiAlign", roi, 10, 22, OPF_)                                \
+    X(MAXROIPOOL, "MaxRoiPool", roi, 1, 22, OPF_)                             \
     X(CONV_NCHWC, "ctvm.ConvNCHWc", convnchwc, 0, 0, OPF_P)                   \
     X(PACK, "ctvm.Pack", layout, 0, 0, OPF_)                                  \
     X(UNPACK, "ctvm.Unpack", layout, 0, 0, OPF_)                              \

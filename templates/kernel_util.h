@@ -131,6 +131,44 @@ static CTVM_INLINE void ctvm_kcopy(void *dst, const void *src, int64_t n)
         d[k] = s[k];
 }
 
+/* stores v as element i of a float array (float16/bfloat16 rounded to
+ * nearest even, overflow to infinity, NaN stays NaN) */
+static CTVM_INLINE void ctvm_kset_f(void *p, int64_t i, int dt, double v)
+{
+    union { uint32_t u; float f; } c;
+    c.f = (float)v;
+    uint32_t u = c.u, s = (u >> 16) & 0x8000u, a = u & 0x7fffffffu, r, rem, half;
+    switch (dt) {
+    case CTVM_DT_F32: ((float *)p)[i] = (float)v; return;
+    case CTVM_DT_F64: ((double *)p)[i] = v; return;
+    case CTVM_DT_BF16:
+        if (a > 0x7f800000u)
+            r = (u >> 16) | 0x40u;
+        else
+            r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+        ((uint16_t *)p)[i] = (uint16_t)r;
+        return;
+    case CTVM_DT_F16:
+        if (a > 0x7f800000u) {
+            r = 0x7e00u;
+        } else if (a >= 0x477ff000u) { /* 65520 and above round to infinity */
+            r = 0x7c00u;
+        } else if (a < 0x33000000u) {  /* at most 2^-25: zero */
+            r = 0;
+        } else if (a < 0x38800000u) {  /* subnormal: round(v * 2^24) */
+            uint32_t e = a >> 23, m = (a & 0x7fffffu) | 0x800000u, sh = 126u - e;
+            r = m >> sh, rem = m & ((1u << sh) - 1u), half = 1u << (sh - 1u);
+            r += rem > half || (rem == half && (r & 1u));
+        } else {
+            r = (a - 0x38000000u) >> 13, rem = a & 0x1fffu;
+            r += rem > 0x1000u || (rem == 0x1000u && (r & 1u));
+        }
+        ((uint16_t *)p)[i] = (uint16_t)(s | r);
+        return;
+    default: return;
+    }
+}
+
 #if defined(__clang__)
 #pragma clang diagnostic pop
 #endif

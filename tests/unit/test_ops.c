@@ -1133,6 +1133,65 @@ static void test_unknown_op(void **state)
     graph_free(g);
 }
 
+/* ---- MaxUnpool, Col2Im, GridSample, RoiAlign (convpool group) ---- */
+
+static void test_unpool_col2im_roi(void **state)
+{
+    (void)state;
+    Diag d = quiet();
+    Graph *g = tb_graph(22);
+    /* MaxUnpool: indices refer to the inferred 4x4 shape, which sits in the
+     * corner of the 5x5 output_shape (the ONNX test's numbers) */
+    int x = tb_cf(g, "x", 4, D4(1, 1, 2, 2), iota_f(g, 4, 1));
+    int ix = tb_ci(g, "ix", 4, D4(1, 1, 2, 2), (int64_t[]){5, 7, 13, 15});
+    int os = tb_ci1(g, "os", 4, (int64_t[]){1, 1, 5, 5});
+    int y = graph_add_value(g, "y");
+    int n = tb_node(g, "MaxUnpool", 3, 1, x, ix, os, y);
+    node_set_ints(g, n, "kernel_shape", (int64_t[]){2, 2}, 2);
+    node_set_ints(g, n, "strides", (int64_t[]){2, 2}, 2);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_shape(g, y, 4, D4(1, 1, 5, 5));
+    float want[25] = {0};
+    want[6] = 1, want[8] = 2, want[16] = 3, want[18] = 4;
+    expect_f32(g, y, 25, want, 0);
+    /* Col2Im: one 2x2 block fills a 2x2 image; image_shape as a graph input
+     * must be bound */
+    int c = tb_cf(g, "c", 3, D3(1, 4, 1), iota_f(g, 4, 1));
+    int img = tb_ci1(g, "img", 2, (int64_t[]){2, 2}), blk = tb_ci1(g, "blk", 2, (int64_t[]){2, 2});
+    int y2 = graph_add_value(g, "y2");
+    n = tb_node(g, "Col2Im", 3, 1, c, img, blk, y2);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_shape(g, y2, 4, D4(1, 1, 2, 2));
+    expect_f32(g, y2, 4, (float[]){1, 2, 3, 4}, 0);
+    int imgv = tb_val(g, "imgv", DT_INT64, 1, (int64_t[]){2});
+    graph_add_input(g, imgv);
+    n = tb_node(g, "Col2Im", 3, 1, c, imgv, blk, graph_add_value(g, "y3"));
+    assert_int_equal(ops_infer(g, n, &d), -1);
+    expect_error(&d, "--bind");
+    /* GridSample: an unknown mode is refused by name */
+    int gr = tb_cf(g, "gr", 4, D4(1, 3, 3, 2), iota_f(g, 18, -1));
+    n = tb_node(g, "GridSample", 2, 1, x, gr, graph_add_value(g, "y4"));
+    tb_set_string(g, n, "mode", "quadratic");
+    assert_int_equal(ops_infer(g, n, &d), -1);
+    expect_error(&d, "unsupported mode 'quadratic'");
+    /* RoiAlign on a constant image: every in-range sample averages to it */
+    float *twos = iota_f(g, 16, 0);
+    for (int i = 0; i < 16; i++)
+        twos[i] = 2.0f;
+    int im = tb_cf(g, "im", 4, D4(1, 1, 4, 4), twos);
+    int rois = tb_cf(g, "rois", 2, (int64_t[]){1, 4}, (float[]){0, 0, 3, 3});
+    int bi = tb_ci1(g, "bi", 1, (int64_t[]){0});
+    int y5 = graph_add_value(g, "y5");
+    n = tb_node(g, "RoiAlign", 3, 1, im, rois, bi, y5);
+    node_set_int(g, n, "output_height", 2);
+    node_set_int(g, n, "output_width", 3);
+    tb_set_string(g, n, "coordinate_transformation_mode", "output_half_pixel");
+    assert_int_equal(run(g, n, &d), 1);
+    expect_shape(g, y5, 4, D4(1, 1, 2, 3));
+    expect_f32(g, y5, 6, (float[]){2, 2, 2, 2, 2, 2}, 1e-6f);
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1163,6 +1222,7 @@ int main(void)
         cmocka_unit_test(test_range_equal_where_expand),
         cmocka_unit_test(test_size_cast_dropout),
         cmocka_unit_test(test_unknown_op),
+        cmocka_unit_test(test_unpool_col2im_roi),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
