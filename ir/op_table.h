@@ -116,7 +116,14 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     /* ---- reductions, softmax, scans, top-k ---- */                         \
     X(REDUCEMEAN, "ReduceMean", reduce, 1, 18, OPF_P)                         \
     X(REDUCESUM, "ReduceSum", reduce, 1, 13, OPF_P)                           \
-    X(REDUCEMAX, "ReduceMax", reduce, 1, 18, OPF_P)                           \
+    X(REDUCEMAX, "ReduceMax", reduce, 1, 20, OPF_P)                           \
+    X(REDUCEMIN, "ReduceMin", reduce, 1, 20, OPF_P)                           \
+    X(REDUCEPROD, "ReduceProd", reduce, 1, 18, OPF_P)                         \
+    X(REDUCEL1, "ReduceL1", reduce, 1, 18, OPF_P)                             \
+    X(REDUCEL2, "ReduceL2", reduce, 1, 18, OPF_P)                             \
+    X(REDUCELOGSUM, "ReduceLogSum", reduce, 1, 28, OPF_P)                     \
+    X(REDUCELOGSUMEXP, "ReduceLogSumExp", reduce, 1, 28, OPF_)                \
+    X(REDUCESUMSQUARE, "ReduceSumSquare", reduce, 1, 18, OPF_P)               \
     X(SOFTMAX, "Softmax", softmax, 1, 13, OPF_)                               \
     X(LOGSOFTMAX, "LogSoftmax", softmax, 1, 13, OPF_)                         \
     X(HARDMAX, "Hardmax", softmax, 1, 13, OPF_)                               \
