@@ -127,6 +127,8 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(SOFTMAX, "Softmax", softmax, 1, 13, OPF_)                               \
     X(LOGSOFTMAX, "LogSoftmax", softmax, 1, 13, OPF_)                         \
     X(HARDMAX, "Hardmax", softmax, 1, 13, OPF_)                               \
+    X(ARGMAX, "ArgMax", argmax, 1, 13, OPF_)                                  \
+    X(ARGMIN, "ArgMin", argmax, 1, 13, OPF_)                                  \
     /* ---- matrix products ---- */                                           \
     X(GEMM, "Gemm", gemm, 1, 13, OPF_P)                                       \
     X(MATMUL, "MatMul", gemm, 1, 13, OPF_P)                                   \
