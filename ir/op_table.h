@@ -131,6 +131,7 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(ARGMIN, "ArgMin", argmax, 1, 13, OPF_)                                  \
     X(CUMSUM, "CumSum", cumsum, 11, 14, OPF_)                                 \
     X(CUMPROD, "CumProd", cumsum, 26, 26, OPF_)                               \
+    X(TOPK, "TopK", topk, 1, 24, OPF_)                                        \
     /* ---- matrix products ---- */                                           \
     X(GEMM, "Gemm", gemm, 1, 13, OPF_P)                                       \
     X(MATMUL, "MatMul", gemm, 1, 13, OPF_P)                                   \
