@@ -6,7 +6,9 @@
  * inner) row is one loop nest that keeps the best value and its index: a
  * strictly better value moves the index (ties keep the first index), or,
  * with select_last_index = 1 (12+), a better or equal one (ties keep the
- * last). An empty axis has no index to return and is refused.
+ * last). NaN counts as better than every number, as in numpy (the first
+ * NaN, or the last one with select_last_index). An empty axis has no index
+ * to return and is refused.
  *
  * Normalised attributes: "axis" >= 0, "keepdims" and "select_last_index"
  * 0/1. */
@@ -95,6 +97,12 @@ int compute_argmax(ComputeCtx *cx, int node, ComputeDef *def)
     else
         cmp = last ? BO_LE : BO_LT;
     Expr *better = lx_bin(lb, cmp, xv, cur);
+    if (lt_is_float(t)) {
+        /* numpy: NaN wins over every number; the first NaN (the last one
+         * with select_last_index) is the answer */
+        Expr *nx = lx_call(lb, CO_ISNAN, xv), *nb = lx_call(lb, CO_ISNAN, cur);
+        better = lx_select(lb, nb, last ? nx : lx_const_i(lb, LT_BOOL, 0), lx_bin(lb, BO_OR, nx, better));
+    }
     Stmt *upd = ls_if(lb, better, ls_seq2(lb, ls_store(lb, best, zero, xv),
                                           ls_store(lb, arg, zero, lx_cast(lb, LT_I64, lx_var(lb, l)))));
     Stmt *items[3] = {ls_seq2(lb, ls_store(lb, best, zero, lx_load(lb, in, IDX(zero))),
