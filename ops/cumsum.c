@@ -8,8 +8,9 @@
  * row is one serial loop carrying the running value in a local:
  *   inclusive  y[j] = x[0] op ... op x[j]
  *   exclusive  y[j] = x[0] op ... op x[j-1]   (y[0] = 0 or 1)
- * and reverse = 1 runs the row from its end. float16/bfloat16 accumulate in
- * float32, integers in their own type (wrapping).
+ * and reverse = 1 runs the row from its end. The running value is kept in
+ * the element type (float16/bfloat16 round at every step as numpy does;
+ * integers wrap).
  *
  * Normalised attributes: "axis" >= 0 (from input 1), "exclusive" and
  * "reverse" 0/1. */
@@ -79,16 +80,28 @@ int compute_cumsum(ComputeCtx *cx, int node, ComputeDef *def)
     }
     LType t = lt_of_dtype(x->dtype);
     LBuf *in = cx->buf_of(cx, n->in[0]), *out = cx->buf_of(cx, n->out[0]);
-    LBuf *acc = lbuf_new_typed(lb, "run", LB_LOCAL, lt_dtype(t), 1);
+    LBuf *acc = lbuf_new_typed(lb, "run", LB_LOCAL, lt_dtype(t), 2); /* running, next */
     LVar *o = lv_new(lb, "o"), *i = lv_new(lb, "in"), *l = lv_new(lb, "l");
-    Expr *zero = lx_int(lb, 0);
+    Expr *zero = lx_int(lb, 0), *one = lx_int(lb, 1);
     Expr *pos = rev ? lx_sub(lb, lx_int(lb, len - 1), lx_var(lb, l)) : lx_var(lb, l);
     /* index(o, pos, i) = (o * len + pos) * inner + i */
     Expr *idx = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, lx_var(lb, o), len), pos), inner), lx_var(lb, i));
     Expr *cur = lx_load(lb, acc, zero), *xv = lx_load(lb, in, idx);
-    Stmt *step = ls_store(lb, acc, zero, prod ? lx_mul(lb, cur, xv) : lx_add(lb, cur, xv));
-    Stmt *put = ls_store(lb, out, idx, cur);
-    Stmt *body = excl ? ls_seq2(lb, put, step) : ls_seq2(lb, step, put);
+    Expr *nv = prod ? lx_mul(lb, cur, xv) : lx_add(lb, cur, xv);
+    Stmt *body;
+    if (x->dtype == DT_FLOAT16 || x->dtype == DT_BFLOAT16) {
+        /* locals compute in float32: round the running value through the
+         * output element (new value stored, read back, then the exclusive
+         * form puts the previous one there) */
+        Stmt *items[4] = {ls_store(lb, out, idx, nv), ls_store(lb, acc, one, lx_load(lb, out, idx)),
+                          excl ? ls_store(lb, out, idx, cur) : NULL,
+                          ls_store(lb, acc, zero, lx_load(lb, acc, one))};
+        body = ls_seq(lb, 4, items);
+    } else {
+        Stmt *step = ls_store(lb, acc, zero, nv);
+        Stmt *put = ls_store(lb, out, idx, cur);
+        body = excl ? ls_seq2(lb, put, step) : ls_seq2(lb, step, put);
+    }
     Stmt *row = ls_alloc(lb, acc, ls_seq2(lb, ls_store(lb, acc, zero, prod ? lx_one(lb, t) : lx_zero(lb, t)),
                                           ls_for(lb, l, len, LOOP_SERIAL, body)));
     def->custom = ls_for(lb, o, outer, LOOP_SERIAL, ls_for(lb, i, inner, LOOP_SERIAL, row));
