@@ -124,10 +124,22 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     /* ---- reductions, softmax, scans, top-k ---- */                         \
     X(REDUCEMEAN, "ReduceMean", reduce, 1, 18, OPF_P)                         \
     X(REDUCESUM, "ReduceSum", reduce, 1, 13, OPF_P)                           \
-    X(REDUCEMAX, "ReduceMax", reduce, 1, 18, OPF_P)                           \
+    X(REDUCEMAX, "ReduceMax", reduce, 1, 20, OPF_P)                           \
+    X(REDUCEMIN, "ReduceMin", reduce, 1, 20, OPF_P)                           \
+    X(REDUCEPROD, "ReduceProd", reduce, 1, 18, OPF_P)                         \
+    X(REDUCEL1, "ReduceL1", reduce, 1, 18, OPF_P)                             \
+    X(REDUCEL2, "ReduceL2", reduce, 1, 18, OPF_P)                             \
+    X(REDUCELOGSUM, "ReduceLogSum", reduce, 1, 28, OPF_P)                     \
+    X(REDUCELOGSUMEXP, "ReduceLogSumExp", reduce, 1, 28, OPF_)                \
+    X(REDUCESUMSQUARE, "ReduceSumSquare", reduce, 1, 18, OPF_P)               \
     X(SOFTMAX, "Softmax", softmax, 1, 13, OPF_)                               \
     X(LOGSOFTMAX, "LogSoftmax", softmax, 1, 13, OPF_)                         \
     X(HARDMAX, "Hardmax", softmax, 1, 13, OPF_)                               \
+    X(ARGMAX, "ArgMax", argmax, 1, 13, OPF_)                                  \
+    X(ARGMIN, "ArgMin", argmax, 1, 13, OPF_)                                  \
+    X(CUMSUM, "CumSum", cumsum, 11, 14, OPF_)                                 \
+    X(CUMPROD, "CumProd", cumsum, 26, 26, OPF_)                               \
+    X(TOPK, "TopK", topk, 1, 24, OPF_)                                        \
     /* ---- matrix products ---- */                                           \
     X(GEMM, "Gemm", gemm, 1, 13, OPF_P)                                       \
     X(MATMUL, "MatMul", gemm, 1, 13, OPF_P)                                   \

@@ -495,6 +495,73 @@ static void test_reduce(void **state)
     graph_free(g);
 }
 
+/* ---- ArgMax / ArgMin, CumSum, TopK ---- */
+
+static void test_argmax_cumsum_topk(void **state)
+{
+    (void)state;
+    Diag d = quiet();
+    static const float xs[6] = {1, 3, 3, 5, 0, 5};
+    Graph *g = tb_graph(13);
+    int x = tb_cf(g, "x", 2, D2(2, 3), xs);
+    /* ties: first index, or the last with select_last_index */
+    int y = graph_add_value(g, "y");
+    int n = tb_node(g, "ArgMax", 1, 1, x, y);
+    node_set_int(g, n, "axis", 1);
+    node_set_int(g, n, "keepdims", 0);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_shape(g, y, 1, D2(2, 0));
+    expect_i64(g, y, 2, D2(1, 0));
+    int y2 = graph_add_value(g, "y2");
+    n = tb_node(g, "ArgMax", 1, 1, x, y2);
+    node_set_int(g, n, "axis", -1);
+    node_set_int(g, n, "keepdims", 0);
+    node_set_int(g, n, "select_last_index", 1);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_i64(g, y2, 2, D2(2, 2));
+    int y3 = graph_add_value(g, "y3");
+    n = tb_node(g, "ArgMin", 1, 1, x, y3);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_shape(g, y3, 2, D2(1, 3));
+    expect_i64(g, y3, 3, (int64_t[]){0, 1, 0});
+    graph_free(g);
+
+    /* CumSum 14, reverse and exclusive along axis 1 */
+    g = tb_graph(14);
+    x = tb_cf(g, "x", 2, D2(2, 3), iota_f(g, 6, 1));
+    int ax = tb_ci1(g, "ax", 1, (int64_t[]){1});
+    y = graph_add_value(g, "y");
+    n = tb_node(g, "CumSum", 2, 1, x, ax, y);
+    node_set_int(g, n, "exclusive", 1);
+    node_set_int(g, n, "reverse", 1);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_f32(g, y, 6, (float[]){5, 3, 0, 11, 6, 0}, 0);
+    graph_free(g);
+
+    /* TopK 11: largest and smallest, equal values by lower index; k too large */
+    g = tb_graph(11);
+    x = tb_cf(g, "x", 2, D2(2, 3), xs);
+    int k = tb_ci1(g, "k", 1, (int64_t[]){2});
+    int v = graph_add_value(g, "v"), ix = graph_add_value(g, "i");
+    n = tb_node(g, "TopK", 2, 2, x, k, v, ix);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_shape(g, v, 2, D2(2, 2));
+    expect_f32(g, v, 4, (float[]){3, 3, 5, 5}, 0);
+    expect_i64(g, ix, 4, (int64_t[]){1, 2, 0, 2});
+    int v2 = graph_add_value(g, "v2"), ix2 = graph_add_value(g, "i2");
+    n = tb_node(g, "TopK", 2, 2, x, k, v2, ix2);
+    node_set_int(g, n, "largest", 0);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_f32(g, v2, 4, (float[]){1, 3, 0, 5}, 0);
+    expect_i64(g, ix2, 4, (int64_t[]){0, 1, 1, 0});
+    int k4 = tb_ci1(g, "k4", 1, (int64_t[]){4});
+    int v3 = graph_add_value(g, "v3"), ix3 = graph_add_value(g, "i3");
+    n = tb_node(g, "TopK", 2, 2, x, k4, v3, ix3);
+    assert_int_equal(run(g, n, &d), -1);
+    expect_error(&d, "outside");
+    graph_free(g);
+}
+
 /* ---- Gemm / MatMul ---- */
 
 static void test_gemm_transb_broadcast_c(void **state)
@@ -1207,6 +1274,7 @@ int main(void)
         cmocka_unit_test(test_avgpool_count_include_pad),
         cmocka_unit_test(test_global_pools_and_errors),
         cmocka_unit_test(test_reduce),
+        cmocka_unit_test(test_argmax_cumsum_topk),
         cmocka_unit_test(test_gemm_transb_broadcast_c),
         cmocka_unit_test(test_matmul_broadcast),
         cmocka_unit_test(test_softmax_opsets),

@@ -1,0 +1,109 @@
+/* cumsum.c - CumSum (11, 14) and CumProd (26): running sums / products
+ * along one axis, every type the spec allows (int32, int64, uint32,
+ * uint64, float16, bfloat16, float, double).
+ *
+ * The axis is input 1 (a scalar or one-element int32/int64 tensor); the
+ * loop nest is built around it, so it must be a constant (--bind a graph
+ * input). The data is viewed as [outer, len, inner]; every (outer, inner)
+ * row is one serial loop carrying the running value in a local:
+ *   inclusive  y[j] = x[0] op ... op x[j]
+ *   exclusive  y[j] = x[0] op ... op x[j-1]   (y[0] = 0 or 1)
+ * and reverse = 1 runs the row from its end. The running value is kept in
+ * the element type (float16/bfloat16 round at every step as numpy does;
+ * integers wrap).
+ *
+ * Normalised attributes: "axis" >= 0 (from input 1), "exclusive" and
+ * "reverse" 0/1. */
+#include "ops/compute.h"
+#include "ops/op_util.h"
+#include "ops/ops.h"
+
+static int type_ok(DType t)
+{
+    switch (t) {
+    case DT_FLOAT32: case DT_FLOAT64: case DT_FLOAT16: case DT_BFLOAT16:
+    case DT_INT32: case DT_INT64: case DT_UINT32: case DT_UINT64:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int op_cumsum_infer(Graph *g, int node, Diag *d)
+{
+    if (opu_check_arity(g, node, d, 2, 2, 1, 1))
+        return -1;
+    Node *n = &g->nodes[node];
+    Value *x = opu_in(g, node, 0), *av = opu_in(g, node, 1);
+    if (!type_ok(x->dtype))
+        return diag_error(d, g, node, "input type %s is not supported", dtype_name(x->dtype));
+    if (av->dtype != DT_INT32 && av->dtype != DT_INT64)
+        return diag_error(d, g, node, "axis must be int32 or int64, not %s", dtype_name(av->dtype));
+    if (!av->data)
+        return opu_need_const(g, node, d, 1, "axis");
+    int64_t raw[2];
+    int na = 0, axis;
+    if (opu_const_ints(g, node, d, 1, raw, 2, &na))
+        return -1;
+    if (na != 1)
+        return diag_error(d, g, node, "axis must hold one value, not %d", na);
+    if (x->shape.rank < 1)
+        return diag_error(d, g, node, "input must have rank >= 1");
+    if (opu_norm_axis(g, node, d, raw[0], x->shape.rank, "axis", &axis))
+        return -1;
+    node_set_int(g, node, "axis", axis);
+    node_set_int(g, node, "exclusive", attr_int(n, "exclusive", 0) != 0);
+    node_set_int(g, node, "reverse", attr_int(n, "reverse", 0) != 0);
+    opu_set_out(g, node, 0, x->dtype, x->shape);
+    return 0;
+}
+
+int op_cumsum_eval(Graph *g, int node, Diag *d)
+{
+    return ops_eval_compute(g, node, d);
+}
+
+int compute_cumsum(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    LoopBuilder *lb = cx->lb;
+    const Node *n = &cx->g->nodes[node];
+    const Value *x = &cx->g->values[n->in[0]];
+    int axis = (int)attr_int(n, "axis", 0);
+    int excl = (int)attr_int(n, "exclusive", 0), rev = (int)attr_int(n, "reverse", 0);
+    int prod = n->op == OP_CUMPROD;
+    int64_t outer = 1, len = x->shape.dims[axis], inner = 1;
+    for (int i = 0; i < x->shape.rank; i++) {
+        if (i < axis)
+            outer *= x->shape.dims[i];
+        else if (i > axis)
+            inner *= x->shape.dims[i];
+    }
+    LType t = lt_of_dtype(x->dtype);
+    LBuf *in = cx->buf_of(cx, n->in[0]), *out = cx->buf_of(cx, n->out[0]);
+    LBuf *acc = lbuf_new_typed(lb, "run", LB_LOCAL, lt_dtype(t), 2); /* running, next */
+    LVar *o = lv_new(lb, "o"), *i = lv_new(lb, "in"), *l = lv_new(lb, "l");
+    Expr *zero = lx_int(lb, 0), *one = lx_int(lb, 1);
+    Expr *pos = rev ? lx_sub(lb, lx_int(lb, len - 1), lx_var(lb, l)) : lx_var(lb, l);
+    /* index(o, pos, i) = (o * len + pos) * inner + i */
+    Expr *idx = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, lx_var(lb, o), len), pos), inner), lx_var(lb, i));
+    Expr *cur = lx_load(lb, acc, zero), *xv = lx_load(lb, in, idx);
+    Expr *nv = prod ? lx_mul(lb, cur, xv) : lx_add(lb, cur, xv);
+    Stmt *body;
+    if (x->dtype == DT_FLOAT16 || x->dtype == DT_BFLOAT16) {
+        /* locals compute in float32: round the running value through the
+         * output element (new value stored, read back, then the exclusive
+         * form puts the previous one there) */
+        Stmt *items[4] = {ls_store(lb, out, idx, nv), ls_store(lb, acc, one, lx_load(lb, out, idx)),
+                          excl ? ls_store(lb, out, idx, cur) : NULL,
+                          ls_store(lb, acc, zero, lx_load(lb, acc, one))};
+        body = ls_seq(lb, 4, items);
+    } else {
+        Stmt *step = ls_store(lb, acc, zero, nv);
+        Stmt *put = ls_store(lb, out, idx, cur);
+        body = excl ? ls_seq2(lb, put, step) : ls_seq2(lb, step, put);
+    }
+    Stmt *row = ls_alloc(lb, acc, ls_seq2(lb, ls_store(lb, acc, zero, prod ? lx_one(lb, t) : lx_zero(lb, t)),
+                                          ls_for(lb, l, len, LOOP_SERIAL, body)));
+    def->custom = ls_for(lb, o, outer, LOOP_SERIAL, ls_for(lb, i, inner, LOOP_SERIAL, row));
+    return 0;
+}
