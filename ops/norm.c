@@ -326,7 +326,9 @@ static Stmt *norm_nest(Norm *nm, LBuf *xb, LBuf *yb)
     if (nm->mode >= 3) { /* LpNormalization: 1/sum|x| or 1/sqrt(sum x^2) */
         Expr *sum = lx_load(lb, s1, z);
         var_or_ms = mean;
-        nm->lp_inv = lx_div(lb, lx_one(lb, nm->t), nm->mode == 4 ? lx_call(lb, CO_SQRT, sum) : sum);
+        Expr *inv = lx_div(lb, lx_one(lb, nm->t), nm->mode == 4 ? lx_call(lb, CO_SQRT, sum) : sum);
+        /* a zero vector stays zero (the reference divides by a norm of 1 there) */
+        nm->lp_inv = lx_select(lb, lx_bin(lb, BO_GT, sum, lx_zero(lb, nm->t)), inv, lx_zero(lb, nm->t));
     } else if (nm->mode == 0) {
         AccArg a2 = {s2, xb, mean, 1, 0};
         items[k++] = reduced_loops(nm, v, acc_body, &a2);
