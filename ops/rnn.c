@@ -120,8 +120,13 @@ int op_rnn_infer(Graph *g, int node, Diag *d)
         return diag_error(d, g, node, "initial_c must be %s", opu_shape_str(&st));
     if (p && (p->shape.rank != 2 || p->shape.dims[0] != D || p->shape.dims[1] != 3 * H))
         return diag_error(d, g, node, "P must be [%d,%lld]", D, (long long)(3 * H));
-    if (B * H > (1 << 20) || G * H > (1 << 20))
+    if (B * H > (1 << 20) || G * H > (1 << 20) || T > (1 << 24) || T * B > (1 << 24) || D * T * B * G * H > (1 << 28))
         return diag_error(d, g, node, "the recurrent state is too large");
+    /* the input projection of every time step, [D, rows of X, G*H] in the
+       compute type, lives in an arena scratch buffer (pass hidden) */
+    DType ct = t == DT_FLOAT64 ? DT_FLOAT64 : DT_FLOAT32;
+    node_set_int(g, node, "scratch_dtype", ct);
+    node_set_int(g, node, "scratch_bytes", D * T * B * G * H * (int64_t)dtype_size(ct));
     /* activations, consumed per direction; alphas/betas in the order of
      * the activations that take them */
     int n_act = 0;
@@ -215,7 +220,9 @@ static Expr *act(RnnB *r, int k, Expr *x)
         return lx_select(lb, lx_bin(lb, BO_GE, x, cst(r, 0)), x,
                          lx_mul(lb, cst(r, a), lx_sub(lb, lx_call(lb, CO_EXP, x), cst(r, 1))));
     case A_SOFTSIGN: return lx_div(lb, x, lx_add(lb, cst(r, 1), lx_call(lb, CO_ABS, x)));
-    case A_SOFTPLUS: return lx_call(lb, CO_LOG, lx_add(lb, lx_call(lb, CO_EXP, x), cst(r, 1)));
+    case A_SOFTPLUS: /* max(x, 0) + log1p(e^-|x|): no overflow */
+        return lx_add(lb, lx_bin(lb, BO_MAX, x, cst(r, 0)),
+                      lx_call(lb, CO_LOG1P, lx_call(lb, CO_EXP, lx_call(lb, CO_NEG, lx_call(lb, CO_ABS, x)))));
     default: return x;
     }
 }
@@ -223,6 +230,8 @@ static Expr *act(RnnB *r, int k, Expr *x)
 static LBuf *opt_buf(ComputeCtx *cx, const Node *n, int i, int out)
 {
     int v = out ? (i < n->n_out ? n->out[i] : -1) : (i < n->n_in ? n->in[i] : -1);
+    if (out && v >= 0 && v == (int)attr_int(n, "scratch_value", -1))
+        v = -1; /* the hidden scratch output, not Y / Y_h / Y_c */
     return v >= 0 ? cx->buf_of(cx, v) : NULL;
 }
 
@@ -248,6 +257,30 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     LBuf *c0b = lstm ? opt_buf(cx, n, 6, 0) : NULL, *pb = lstm ? opt_buf(cx, n, 7, 0) : NULL;
     LBuf *yb = opt_buf(cx, n, 0, 1), *yhb = opt_buf(cx, n, 1, 1), *ycb = lstm ? opt_buf(cx, n, 2, 1) : NULL;
     DType ldt = lt_dtype(t);
+    /* Stage: the input projection of all time steps as one batched GEMM,
+       px[d, r, g] = Wb[d, g] + sum_i X[r, i] W[d, g, i] over the rows r of X
+       (in X's own layout). Code generation schedules it like Gemm into the
+       arena scratch; folding runs it naively into a local buffer. */
+    int64_t ROWS = T * B;
+    int sv = (int)attr_int(n, "scratch_value", -1);
+    LBuf *px = sv >= 0 ? cx->buf_of(cx, sv) : lbuf_new_typed(lb, "px", LB_LOCAL, ldt, D * ROWS * GH);
+    {
+        int64_t pd[3] = {D, ROWS, GH};
+        Shape ps = shape_make(3, pd);
+        ComputeStage *ps_ = compute_stage_new(cx, def, n->name, px, &ps);
+        if (!ps_)
+            return compute_fail(cx, node, "too many stages (internal error)");
+        LVar *iv = compute_add_raxis(cx, ps_, "i", IN);
+        ps_->red = RED_SUM;
+        Expr *ed = lx_var(lb, ps_->axis[0]), *er = lx_var(lb, ps_->axis[1]), *eg = lx_var(lb, ps_->axis[2]);
+        Expr *xi = lx_add(lb, lx_muli(lb, er, IN), lx_var(lb, iv));
+        Expr *wi = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, ed, GH), eg), IN), lx_var(lb, iv));
+        ps_->body = lx_mul(lb, LD(xb, xi), LD(wb, wi));
+        Expr *fin = lx_var(lb, ps_->acc);
+        if (bb)
+            fin = lx_add(lb, fin, LD(bb, lx_add(lb, lx_muli(lb, ed, 2 * GH), eg)));
+        ps_->finalize = fin;
+    }
     LBuf *hs = lbuf_new_typed(lb, "hs", LB_LOCAL, ldt, B * H);
     LBuf *cs = lbuf_new_typed(lb, "cs", LB_LOCAL, ldt, lstm ? B * H : 1);
     LBuf *gx = lbuf_new_typed(lb, "gx", LB_LOCAL, ldt, GH);
@@ -280,23 +313,20 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
         Expr *hrow = lx_muli(lb, eb, H);
         Stmt *st[12];
         int ns = 0;
-        /* gx[g] = Wb[g] + sum_i X[t,b,i] W[d,g,i]; gr[g] = Rb[g] + sum_k h[b,k] R[d,g,k] */
+        /* gx[g] = px[d, row of (t, b), g] (the projection stage);
+           gr[g] = Rb[g] + sum_k h[b,k] R[d,g,k] (a small matvec per step) */
         {
-            LVar *gv = lv_new(lb, "g"), *iv = lv_new(lb, "i"), *kv = lv_new(lb, "k");
+            LVar *gv = lv_new(lb, "g"), *kv = lv_new(lb, "k");
             Expr *eg = E(gv);
             Expr *xrow = layout ? lx_add(lb, lx_muli(lb, eb, T), et) : lx_add(lb, lx_muli(lb, et, B), eb);
-            Expr *xi = lx_add(lb, lx_muli(lb, xrow, IN), E(iv));
-            Expr *wi = lx_add(lb, lx_muli(lb, lx_add(lb, I(d * GH), eg), IN), E(iv));
             Expr *ri = lx_add(lb, lx_muli(lb, lx_add(lb, I(d * GH), eg), H), E(kv));
-            Stmt *gs[4];
-            gs[0] = ls_store(lb, gx, eg, bb ? LD(bb, lx_add(lb, I(d * 2 * GH), eg)) : lx_zero(lb, t));
-            gs[1] = ls_for(lb, iv, IN, LOOP_SERIAL,
-                           ls_store(lb, gx, eg, lx_add(lb, lx_load(lb, gx, eg), lx_mul(lb, LD(xb, xi), LD(wb, wi)))));
-            gs[2] = ls_store(lb, gr, eg, bb ? LD(bb, lx_add(lb, I(d * 2 * GH + GH), eg)) : lx_zero(lb, t));
+            Stmt *gs[3];
+            gs[0] = ls_store(lb, gx, eg, lx_load(lb, px, lx_add(lb, lx_muli(lb, lx_add(lb, I(d * ROWS), xrow), GH), eg)));
+            gs[1] = ls_store(lb, gr, eg, bb ? LD(bb, lx_add(lb, I(d * 2 * GH + GH), eg)) : lx_zero(lb, t));
             Expr *hval = lx_load(lb, hs, lx_add(lb, hrow, E(kv)));
-            gs[3] = ls_for(lb, kv, H, LOOP_SERIAL,
+            gs[2] = ls_for(lb, kv, H, LOOP_SERIAL,
                            ls_store(lb, gr, eg, lx_add(lb, lx_load(lb, gr, eg), lx_mul(lb, hval, LD(rwb, ri)))));
-            st[ns++] = ls_for(lb, gv, GH, LOOP_SERIAL, ls_seq(lb, 4, gs));
+            st[ns++] = ls_for(lb, gv, GH, LOOP_SERIAL, ls_seq(lb, 3, gs));
         }
         LVar *jv = lv_new(lb, "j");
         Expr *ej = E(jv), *hj = lx_add(lb, hrow, ej);
@@ -391,6 +421,11 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
         top[nt++] = ls_seq(lb, nd, ds);
     }
     Stmt *body = ls_seq(lb, nt, top);
+    if (sv < 0) { /* folding: the projection stage lowered inside the nest */
+        Stmt *two[2] = {compute_lower_naive(lb, &def->stages[0]), body};
+        body = ls_alloc(lb, px, ls_seq(lb, 2, two));
+        def->n_stages = 0;
+    }
     body = ls_alloc(lb, gr, body);
     body = ls_alloc(lb, gx, body);
     body = ls_alloc(lb, cs, body);
