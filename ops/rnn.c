@@ -9,11 +9,17 @@
  * like initial_h. Direction 0 runs forward (or reverse when direction is
  * "reverse"), direction 1 of a bidirectional layer reverse. With
  * sequence_lens a batch entry runs its first len steps only (reverse from
- * len - 1 down), Y is 0 past them and Y_h/Y_c hold the last state. The clip
- * bound applies to every gate's pre-activation. LSTM with input_forget
- * couples the forget gate to 1 - i. Per direction and batch entry, one time
- * step computes the input and recurrent products of all gates into local
- * buffers, then the gate activations and the new state in place.
+ * len - 1 down), Y is 0 past them and Y_h/Y_c hold the last state. LSTM
+ * with input_forget
+ * couples the forget gate to 1 - i. A first stage computes the input
+ * projection X·Wᵀ + Wb of every time step and direction at once (one
+ * batched GEMM, scheduled like Gemm); the loop nest then runs, per
+ * direction, step and batch entry, the recurrent matvec h·Rᵀ + Rb, the gate
+ * activations and the new state. The projection, the states and the gate
+ * buffers live in one arena scratch (attributes scratch_bytes and
+ * scratch_dtype, pass hidden), not on the stack. The clip bound applies to
+ * the input of every activation (LSTM's h(c) included, as the spec words
+ * it; onnxruntime leaves h(c) unclipped).
  *
  * Normalised attributes: "rnn_h" hidden size, "rnn_dirs" 0 forward /
  * 1 reverse / 2 bidirectional, "rnn_layout", "rnn_lbr" (GRU
@@ -68,6 +74,14 @@ static int act_code(const char *s)
     return -1;
 }
 
+/* scratch elements: projection [D,T*B,G*H], h [B,H], c [B,H] (LSTM),
+   gx and gr [G*H]; sizes already bounded by op_rnn_infer */
+static int64_t rnn_scratch_elems(OpKind op, int64_t D, int64_t T, int64_t B, int64_t H)
+{
+    int64_t GH = gates_of(op) * H;
+    return D * T * B * GH + (op == OP_LSTM ? 2 : 1) * B * H + 2 * GH + 1;
+}
+
 int op_rnn_infer(Graph *g, int node, Diag *d)
 {
     Node *n = &g->nodes[node];
@@ -120,13 +134,15 @@ int op_rnn_infer(Graph *g, int node, Diag *d)
         return diag_error(d, g, node, "initial_c must be %s", opu_shape_str(&st));
     if (p && (p->shape.rank != 2 || p->shape.dims[0] != D || p->shape.dims[1] != 3 * H))
         return diag_error(d, g, node, "P must be [%d,%lld]", D, (long long)(3 * H));
-    if (B * H > (1 << 20) || G * H > (1 << 20) || T > (1 << 24) || T * B > (1 << 24) || D * T * B * G * H > (1 << 28))
-        return diag_error(d, g, node, "the recurrent state is too large");
+    /* sizes checked one factor at a time, so no product overflows */
+    if (T < 0 || B < 0 || I < 0 || T > (1 << 24) || B > (1 << 24) || H > (1 << 20) || B * H > (1 << 20) ||
+        G * H > (1 << 20) || T * B > (1 << 24) || D * T * B > (1 << 24) || D * T * B * G * H > ((int64_t)1 << 28))
+        return diag_error(d, g, node, "the recurrent state or its input projection is too large");
     /* the input projection of every time step, [D, rows of X, G*H] in the
        compute type, lives in an arena scratch buffer (pass hidden) */
     DType ct = t == DT_FLOAT64 ? DT_FLOAT64 : DT_FLOAT32;
     node_set_int(g, node, "scratch_dtype", ct);
-    node_set_int(g, node, "scratch_bytes", D * T * B * G * H * (int64_t)dtype_size(ct));
+    node_set_int(g, node, "scratch_bytes", rnn_scratch_elems(n->op, D, T, B, H) * (int64_t)dtype_size(ct));
     /* activations, consumed per direction; alphas/betas in the order of
      * the activations that take them */
     int n_act = 0;
@@ -235,6 +251,23 @@ static LBuf *opt_buf(ComputeCtx *cx, const Node *n, int i, int out)
     return v >= 0 ? cx->buf_of(cx, v) : NULL;
 }
 
+typedef struct Slot { /* a region of the scratch buffer */
+    LBuf *buf;
+    int64_t off;
+} Slot;
+
+static Expr *slot_load(LoopBuilder *lb, Slot s, Expr *i)
+{
+    return lx_load(lb, s.buf, lx_add(lb, lx_int(lb, s.off), i));
+}
+
+static Stmt *slot_store(LoopBuilder *lb, Slot s, Expr *i, Expr *v)
+{
+    return ls_store(lb, s.buf, lx_add(lb, lx_int(lb, s.off), i), v);
+}
+
+#define SL(s, i) slot_load(lb, s, i)
+#define SS(s, i, v) slot_store(lb, s, i, v)
 #define E(v) lx_var(lb, v)
 #define I(k) lx_int(lb, k)
 #define LD(b, i) lx_cast(lb, t, lx_load(lb, b, i))
@@ -263,7 +296,7 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
        arena scratch; folding runs it naively into a local buffer. */
     int64_t ROWS = T * B;
     int sv = (int)attr_int(n, "scratch_value", -1);
-    LBuf *px = sv >= 0 ? cx->buf_of(cx, sv) : lbuf_new_typed(lb, "px", LB_LOCAL, ldt, D * ROWS * GH);
+    LBuf *px = sv >= 0 ? cx->buf_of(cx, sv) : lbuf_new_typed(lb, "px", LB_LOCAL, ldt, rnn_scratch_elems(n->op, D, T, B, H));
     {
         int64_t pd[3] = {D, ROWS, GH};
         Shape ps = shape_make(3, pd);
@@ -281,10 +314,11 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
             fin = lx_add(lb, fin, LD(bb, lx_add(lb, lx_muli(lb, ed, 2 * GH), eg)));
         ps_->finalize = fin;
     }
-    LBuf *hs = lbuf_new_typed(lb, "hs", LB_LOCAL, ldt, B * H);
-    LBuf *cs = lbuf_new_typed(lb, "cs", LB_LOCAL, ldt, lstm ? B * H : 1);
-    LBuf *gx = lbuf_new_typed(lb, "gx", LB_LOCAL, ldt, GH);
-    LBuf *gr = lbuf_new_typed(lb, "gr", LB_LOCAL, ldt, GH);
+    /* the rest of the scratch: state h [B,H], cell c [B,H] (LSTM), and the
+       gate buffers gx, gr [G*H] of the current step (not on the stack:
+       they can be large) */
+    Slot hs = {px, D * ROWS * GH}, cs = {px, hs.off + B * H};
+    Slot gx = {px, cs.off + (lstm ? B * H : 0)}, gr = {px, gx.off + GH};
     Stmt *top[16];
     int nt = 0;
     if (yb && slb) { /* steps past a sequence's length stay 0 */
@@ -302,8 +336,8 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
             LVar *b = lv_new(lb, "b"), *j = lv_new(lb, "j");
             Expr *hi = lx_add(lb, lx_muli(lb, E(b), H), E(j));
             Stmt *two[2];
-            two[0] = ls_store(lb, hs, hi, h0b ? LD(h0b, SIDX(E(b), E(j))) : lx_zero(lb, t));
-            two[1] = lstm ? ls_store(lb, cs, hi, c0b ? LD(c0b, SIDX(E(b), E(j))) : lx_zero(lb, t)) : NULL;
+            two[0] = SS(hs, hi, h0b ? LD(h0b, SIDX(E(b), E(j))) : lx_zero(lb, t));
+            two[1] = lstm ? SS(cs, hi, c0b ? LD(c0b, SIDX(E(b), E(j))) : lx_zero(lb, t)) : NULL;
             ds[nd++] = ls_for(lb, b, B, LOOP_SERIAL, ls_for(lb, j, H, LOOP_SERIAL, ls_seq(lb, 2, two)));
         }
         LVar *s = lv_new(lb, "s"), *b = lv_new(lb, "b");
@@ -320,59 +354,63 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
             Expr *eg = E(gv);
             Expr *xrow = layout ? lx_add(lb, lx_muli(lb, eb, T), et) : lx_add(lb, lx_muli(lb, et, B), eb);
             Expr *ri = lx_add(lb, lx_muli(lb, lx_add(lb, I(d * GH), eg), H), E(kv));
-            Stmt *gs[3];
-            gs[0] = ls_store(lb, gx, eg, lx_load(lb, px, lx_add(lb, lx_muli(lb, lx_add(lb, I(d * ROWS), xrow), GH), eg)));
-            gs[1] = ls_store(lb, gr, eg, bb ? LD(bb, lx_add(lb, I(d * 2 * GH + GH), eg)) : lx_zero(lb, t));
-            Expr *hval = lx_load(lb, hs, lx_add(lb, hrow, E(kv)));
+            /* the dot product accumulates in a local (a register) */
+            LBuf *acc = lbuf_new_typed(lb, "acc", LB_LOCAL, ldt, 1);
+            Stmt *gs[4];
+            gs[0] = SS(gx, eg, lx_load(lb, px, lx_add(lb, lx_muli(lb, lx_add(lb, I(d * ROWS), xrow), GH), eg)));
+            gs[1] = ls_store(lb, acc, I(0), bb ? LD(bb, lx_add(lb, I(d * 2 * GH + GH), eg)) : lx_zero(lb, t));
+            Expr *hval = SL(hs, lx_add(lb, hrow, E(kv)));
             gs[2] = ls_for(lb, kv, H, LOOP_SERIAL,
-                           ls_store(lb, gr, eg, lx_add(lb, lx_load(lb, gr, eg), lx_mul(lb, hval, LD(rwb, ri)))));
-            st[ns++] = ls_for(lb, gv, GH, LOOP_SERIAL, ls_seq(lb, 3, gs));
+                           ls_store(lb, acc, I(0), lx_add(lb, lx_load(lb, acc, I(0)), lx_mul(lb, hval, LD(rwb, ri)))));
+            gs[3] = SS(gr, eg, lx_load(lb, acc, I(0)));
+            st[ns++] = ls_for(lb, gv, GH, LOOP_SERIAL, ls_alloc(lb, acc, ls_seq(lb, 4, gs)));
         }
         LVar *jv = lv_new(lb, "j");
         Expr *ej = E(jv), *hj = lx_add(lb, hrow, ej);
-#define GX(k) lx_load(lb, gx, lx_add(lb, I((k) * H), ej))
-#define GR(k) lx_load(lb, gr, lx_add(lb, I((k) * H), ej))
+#define GX(k) SL(gx, lx_add(lb, I((k) * H), ej))
+#define GR(k) SL(gr, lx_add(lb, I((k) * H), ej))
 #define PRE(k) lx_add(lb, GX(k), GR(k))
         if (!gru && !lstm) {
-            st[ns++] = ls_for(lb, jv, H, LOOP_SERIAL, ls_store(lb, hs, hj, act(&rb, 0, PRE(0))));
+            st[ns++] = ls_for(lb, jv, H, LOOP_SERIAL, SS(hs, hj, act(&rb, 0, PRE(0))));
         } else if (gru) {
             /* z, r in place into gx */
-            Stmt *zr[2] = {ls_store(lb, gx, ej, act(&rb, 0, PRE(0))),
-                           ls_store(lb, gx, lx_add(lb, I(H), ej), act(&rb, 0, PRE(1)))};
+            Stmt *zr[2] = {SS(gx, ej, act(&rb, 0, PRE(0))),
+                           SS(gx, lx_add(lb, I(H), ej), act(&rb, 0, PRE(1)))};
             st[ns++] = ls_for(lb, jv, H, LOOP_SERIAL, ls_seq(lb, 2, zr));
             LVar *j2 = lv_new(lb, "j");
             Expr *e2 = E(j2);
             Expr *hh;
             Stmt *hpre = NULL;
             if (lbr) {
-                hh = act(&rb, 1, lx_add(lb, lx_load(lb, gx, lx_add(lb, I(2 * H), e2)),
-                                        lx_mul(lb, lx_load(lb, gx, lx_add(lb, I(H), e2)),
-                                               lx_load(lb, gr, lx_add(lb, I(2 * H), e2)))));
-                hpre = ls_store(lb, gr, lx_add(lb, I(2 * H), e2), hh);
+                hh = act(&rb, 1, lx_add(lb, SL(gx, lx_add(lb, I(2 * H), e2)),
+                                        lx_mul(lb, SL(gx, lx_add(lb, I(H), e2)),
+                                               SL(gr, lx_add(lb, I(2 * H), e2)))));
+                hpre = SS(gr, lx_add(lb, I(2 * H), e2), hh);
             } else {
                 /* gr[2H+j] = Rbh[j] + sum_k (r_k h_k) Rh[j,k], then activation */
                 LVar *kv = lv_new(lb, "k");
                 Expr *gi = lx_add(lb, I(2 * H), e2);
                 Expr *ri = lx_add(lb, lx_muli(lb, lx_add(lb, I(d * GH + 2 * H), e2), H), E(kv));
-                Expr *rh = lx_mul(lb, lx_load(lb, gx, lx_add(lb, I(H), E(kv))), lx_load(lb, hs, lx_add(lb, hrow, E(kv))));
+                Expr *rh = lx_mul(lb, SL(gx, lx_add(lb, I(H), E(kv))), SL(hs, lx_add(lb, hrow, E(kv))));
                 Stmt *p3[3];
-                p3[0] = ls_store(lb, gr, gi, bb ? LD(bb, lx_add(lb, I(d * 2 * GH + GH), gi)) : lx_zero(lb, t));
+                LBuf *acc = lbuf_new_typed(lb, "acc", LB_LOCAL, ldt, 1);
+                p3[0] = ls_store(lb, acc, I(0), bb ? LD(bb, lx_add(lb, I(d * 2 * GH + GH), gi)) : lx_zero(lb, t));
                 p3[1] = ls_for(lb, kv, H, LOOP_SERIAL,
-                               ls_store(lb, gr, gi, lx_add(lb, lx_load(lb, gr, gi), lx_mul(lb, rh, LD(rwb, ri)))));
-                p3[2] = ls_store(lb, gr, gi, act(&rb, 1, lx_add(lb, lx_load(lb, gx, gi), lx_load(lb, gr, gi))));
-                hpre = ls_seq(lb, 3, p3);
+                               ls_store(lb, acc, I(0), lx_add(lb, lx_load(lb, acc, I(0)), lx_mul(lb, rh, LD(rwb, ri)))));
+                p3[2] = SS(gr, gi, act(&rb, 1, lx_add(lb, SL(gx, gi), lx_load(lb, acc, I(0)))));
+                hpre = ls_alloc(lb, acc, ls_seq(lb, 3, p3));
             }
             st[ns++] = ls_for(lb, j2, H, LOOP_SERIAL, hpre);
             /* h = (1 - z) hh + z h */
             LVar *j3 = lv_new(lb, "j");
-            Expr *e3 = E(j3), *z = lx_load(lb, gx, e3), *h3 = lx_add(lb, hrow, e3);
+            Expr *e3 = E(j3), *z = SL(gx, e3), *h3 = lx_add(lb, hrow, e3);
             st[ns++] = ls_for(lb, j3, H, LOOP_SERIAL,
-                              ls_store(lb, hs, h3, lx_add(lb, lx_mul(lb, lx_sub(lb, cst(&rb, 1), z),
-                                                                     lx_load(lb, gr, lx_add(lb, I(2 * H), e3))),
-                                                          lx_mul(lb, z, lx_load(lb, hs, h3)))));
+                              SS(hs, h3, lx_add(lb, lx_mul(lb, lx_sub(lb, cst(&rb, 1), z),
+                                                                     SL(gr, lx_add(lb, I(2 * H), e3))),
+                                                          lx_mul(lb, z, SL(hs, h3)))));
         } else {
             /* LSTM: i into gx[j], f into gx[2H+j], c~ into gx[3H+j], c, o into gx[H+j], h */
-            Expr *cp = lx_load(lb, cs, hj);
+            Expr *cp = SL(cs, hj);
 #define PEEP(k) (pb ? LD(pb, lx_add(lb, I(d * 3 * H + (k) * H), ej)) : NULL)
             Expr *ip = PRE(0), *fp = PRE(2), *op = PRE(1);
             if (pb) {
@@ -380,16 +418,16 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
                 fp = lx_add(lb, fp, lx_mul(lb, PEEP(2), cp));
             }
             Stmt *ls[6];
-            ls[0] = ls_store(lb, gx, ej, act(&rb, 0, ip));
+            ls[0] = SS(gx, ej, act(&rb, 0, ip));
             Expr *ig = GX(0);
-            ls[1] = ls_store(lb, gx, lx_add(lb, I(2 * H), ej), inpf ? lx_sub(lb, cst(&rb, 1), ig) : act(&rb, 0, fp));
-            ls[2] = ls_store(lb, gx, lx_add(lb, I(3 * H), ej), act(&rb, 1, PRE(3)));
-            ls[3] = ls_store(lb, cs, hj, lx_add(lb, lx_mul(lb, GX(2), cp), lx_mul(lb, ig, GX(3))));
-            Expr *cn = lx_load(lb, cs, hj);
+            ls[1] = SS(gx, lx_add(lb, I(2 * H), ej), inpf ? lx_sub(lb, cst(&rb, 1), ig) : act(&rb, 0, fp));
+            ls[2] = SS(gx, lx_add(lb, I(3 * H), ej), act(&rb, 1, PRE(3)));
+            ls[3] = SS(cs, hj, lx_add(lb, lx_mul(lb, GX(2), cp), lx_mul(lb, ig, GX(3))));
+            Expr *cn = SL(cs, hj);
             if (pb)
                 op = lx_add(lb, op, lx_mul(lb, PEEP(1), cn));
-            ls[4] = ls_store(lb, gx, lx_add(lb, I(H), ej), act(&rb, 0, op));
-            ls[5] = ls_store(lb, hs, hj, lx_mul(lb, GX(1), act(&rb, 2, cn)));
+            ls[4] = SS(gx, lx_add(lb, I(H), ej), act(&rb, 0, op));
+            ls[5] = SS(hs, hj, lx_mul(lb, GX(1), act(&rb, 2, cn)));
 #undef PEEP
             st[ns++] = ls_for(lb, jv, H, LOOP_SERIAL, ls_seq(lb, 6, ls));
         }
@@ -402,7 +440,7 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
                                 : lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, et, D), I(d)), B), eb);
             st[ns++] = ls_for(lb, j4, H, LOOP_SERIAL,
                               ls_store(lb, yb, lx_add(lb, lx_muli(lb, yrow, H), E(j4)),
-                                       lx_load(lb, hs, lx_add(lb, hrow, E(j4)))));
+                                       SL(hs, lx_add(lb, hrow, E(j4)))));
         }
         Stmt *step = ls_seq(lb, ns, st);
         if (slb)
@@ -412,8 +450,8 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
         {
             LVar *b5 = lv_new(lb, "b"), *j5 = lv_new(lb, "j");
             Expr *hi = lx_add(lb, lx_muli(lb, E(b5), H), E(j5));
-            Stmt *two[2] = {yhb ? ls_store(lb, yhb, SIDX(E(b5), E(j5)), lx_load(lb, hs, hi)) : NULL,
-                            ycb ? ls_store(lb, ycb, SIDX(E(b5), E(j5)), lx_load(lb, cs, hi)) : NULL};
+            Stmt *two[2] = {yhb ? ls_store(lb, yhb, SIDX(E(b5), E(j5)), SL(hs, hi)) : NULL,
+                            ycb ? ls_store(lb, ycb, SIDX(E(b5), E(j5)), SL(cs, hi)) : NULL};
             if (yhb || ycb)
                 ds[nd++] = ls_for(lb, b5, B, LOOP_SERIAL, ls_for(lb, j5, H, LOOP_SERIAL, ls_seq(lb, 2, two)));
         }
@@ -426,10 +464,7 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
         body = ls_alloc(lb, px, ls_seq(lb, 2, two));
         def->n_stages = 0;
     }
-    body = ls_alloc(lb, gr, body);
-    body = ls_alloc(lb, gx, body);
-    body = ls_alloc(lb, cs, body);
-    def->custom = ls_alloc(lb, hs, body);
+    def->custom = body;
     return 0;
 }
 
