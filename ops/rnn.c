@@ -103,6 +103,8 @@ int op_rnn_infer(Graph *g, int node, Diag *d)
         return diag_error(d, g, node, "X, W and R must be 3-D");
     int64_t T = x->shape.dims[layout ? 1 : 0], B = x->shape.dims[layout ? 0 : 1], I = x->shape.dims[2];
     int64_t H = attr_int(n, "hidden_size", w->shape.dims[1] / G);
+    if (H <= 0 || H > (1 << 20))
+        return diag_error(d, g, node, "hidden_size %lld is out of range (1..%d)", (long long)H, 1 << 20);
     if (H <= 0 || w->shape.dims[0] != D || w->shape.dims[1] != G * H || w->shape.dims[2] != I)
         return diag_error(d, g, node, "W %s does not fit [%d,%lld,%lld]", opu_shape_str(&w->shape), D,
                           (long long)(G * H), (long long)I);
