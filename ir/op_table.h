@@ -179,6 +179,9 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(REVERSESEQUENCE, "ReverseSequence", revseq, 10, 28, OPF_)               \
     /* ---- quantization ---- */                                              \
     /* ---- recurrent networks ---- */                                        \
+    X(RNN, "RNN", rnn, 1, 22, OPF_)                                           \
+    X(GRU, "GRU", rnn, 1, 22, OPF_)                                           \
+    X(LSTM, "LSTM", rnn, 1, 22, OPF_)                                         \
     /* ---- resampling ---- */                                                \
     X(RESIZE, "Resize", resize, 10, 19, OPF_)                                 \
     X(UPSAMPLE, "Upsample", resize, 1, 10, OPF_)                              \

@@ -58,7 +58,7 @@ typedef struct ComputeStage {
 typedef struct ComputeDef {
     int n_stages;
     ComputeStage stages[CTVM_MAX_STAGES];
-    Stmt *custom;      /* a hand-built loop nest instead of stages (e.g. softmax) */
+    Stmt *custom;      /* a hand-built loop nest (e.g. softmax); runs after the stages if both */
 } ComputeDef;
 
 struct ComputeCtx {

@@ -9,7 +9,9 @@
  *    data-dependent value read by another node is refused: that node's
  *    shapes would depend on run-time data.
  *  - A node whose infer set attribute "scratch_bytes" gets a uint8 arena
- *    value of that size, live only while it runs (attribute "scratch_value").
+ *    value of that size, live only while it runs (attribute "scratch_value");
+ *    with attribute "scratch_dtype" the value has that element type instead
+ *    (scratch_bytes / its size elements).
  * Hidden outputs are appended to the node's outputs, so the memory plan
  * places them like any other output. Runs after pass outputs. */
 #include "passes/passes.h"
@@ -55,8 +57,10 @@ int pass_hidden(Graph *g, Diag *d)
         int64_t bytes = attr_int(&g->nodes[i], "scratch_bytes", 0);
         if (bytes > 0 && !node_attr(&g->nodes[i], "scratch_value")) {
             int sv = graph_add_value(g, arena_printf(g->arena, "%s_scratch", g->nodes[i].name));
-            g->values[sv].dtype = DT_UINT8;
-            g->values[sv].shape = shape_make(1, &bytes);
+            DType sdt = (DType)attr_int(&g->nodes[i], "scratch_dtype", DT_UINT8);
+            int64_t numel = bytes / (int64_t)dtype_size(sdt);
+            g->values[sv].dtype = sdt;
+            g->values[sv].shape = shape_make(1, &numel);
             node_set_int(g, i, "scratch_value", sv);
             append_output(g, i, sv);
         }

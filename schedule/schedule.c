@@ -127,11 +127,14 @@ Stmt *schedule_group(ComputeCtx *cx, int anchor)
         st->finalize = cur;
         st->out = cx->buf_of(cx, from);
     }
-    if (def.custom)
+    if (def.custom && def.n_stages == 0)
         return def.custom;
-    Stmt *items[CTVM_MAX_STAGES];
+    Stmt *items[CTVM_MAX_STAGES + 1];
     for (int i = 0; i < def.n_stages; i++)
         items[i] = def.stages[i].sched == SCHED_CONV ? schedule_conv(cx, &def.stages[i])
                                                      : schedule_stage_default(cx, &def.stages[i]);
-    return def.n_stages == 1 ? items[0] : ls_seq(cx->lb, def.n_stages, items);
+    int ni = def.n_stages;
+    if (def.custom) /* stages, then the custom nest that reads them */
+        items[ni++] = def.custom;
+    return ni == 1 ? items[0] : ls_seq(cx->lb, ni, items);
 }
