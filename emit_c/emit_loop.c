@@ -586,6 +586,8 @@ static void pcall(Em *m, const Expr *e)
         else
             fputs("(!", f);
         break;
+    case CO_RND_F16: fputs("ctvm_f16_to_f32(ctvm_f32_to_f16(", f); pexpr(m, e->a); fputs("))", f); return;
+    case CO_RND_BF16: fputs("ctvm_bf16_to_f32(ctvm_f32_to_bf16(", f); pexpr(m, e->a); fputs("))", f); return;
     case CO_ISNAN: fputs("(isnan(", f); pexpr(m, e->a); fputs(") != 0)", f); return;
     case CO_ISINF: fputs("(isinf(", f); pexpr(m, e->a); fputs(") != 0)", f); return;
     case CO_ISPOSINF:
