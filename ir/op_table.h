@@ -162,6 +162,7 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(LOOP, "Loop", control, 1, 25, OPF_)                                     \
     X(SCAN, "Scan", control, 8, 25, OPF_)                                     \
     /* ---- attention and transformer blocks ---- */                          \
+    X(ATTENTION, "Attention", attention, 23, 25, OPF_)                        \
     /* ---- signal processing ---- */                                         \
     X(HANNWINDOW, "HannWindow", signal, 17, 17, OPF_)                         \
     X(HAMMINGWINDOW, "HammingWindow", signal, 17, 17, OPF_)                   \
