@@ -21,14 +21,18 @@
  *
  * Arithmetic follows the ONNX reference in the input type: float16 and
  * bfloat16 compute in float32 but round to their precision after each step
- * (the scaled operands, the dot products, softcap, the biased scores, the
- * softmax steps); dot products accumulate in float32 (float64 for double);
- * the softmax sum accumulates in float32 for float16 and in bfloat16 for
- * bfloat16, as numpy does. softmax_precision selects the softmax type; a
- * narrower one than the input type computes in the input type.
+ * (the scaled operands, the dot products, the biased scores, the softmax
+ * steps); dot products accumulate in float32 (float64 for double); the
+ * softmax sum accumulates in float32 for float16 and in bfloat16 for
+ * bfloat16, as numpy does. The softcap computes in float32 (the reference's
+ * softcap is a float32 scalar, which promotes float16/bfloat16 scores), and
+ * the scores stay float32 from there on. softmax_precision casts the scores
+ * to its type for the softmax (wider or narrower); the probabilities are
+ * cast back to the input type before P.V.
  *
- * One loop nest: per (b, h, i) a row of T scores in a local buffer, so the
- * work is B*Hq*Sq*T*(Dk+Dv) and the memory one row.
+ * One loop nest: per query row (b, h, i) a row of T scores in a local
+ * buffer, so the work is B*Hq*Sq*T*(Dk+Dv) and the memory one row; the
+ * rows run in parallel when the target has threads and the work is large.
  *
  * Normalised attributes: "q_num_heads", "kv_num_heads" (from the shapes for
  * 4-D inputs), "is_causal", "softcap", "qk_matmul_output_mode",
@@ -57,12 +61,6 @@ static DType onnx_to_dtype_prec(int64_t p)
     case 16: return DT_BFLOAT16;
     default: return DT_UNDEFINED;
     }
-}
-
-/* precision rank: bfloat16 < float16 < float32 < float64 (bfloat16 has the fewest bits) */
-static int prec_rank(DType t)
-{
-    return t == DT_BFLOAT16 ? 0 : t == DT_FLOAT16 ? 1 : t == DT_FLOAT32 ? 2 : 3;
 }
 
 /* The geometry every function reads. */
@@ -173,13 +171,15 @@ int op_attention_infer(Graph *g, int node, Diag *d)
     int64_t mode = attr_int(n, "qk_matmul_output_mode", 0);
     if (mode < 0 || mode > 3)
         return diag_error(d, g, node, "qk_matmul_output_mode must be 0..3, got %lld", (long long)mode);
-    DType sdt = q->dtype;
+    /* the scores enter the softmax in the input type, or in float32 after a
+       softcap on float16/bfloat16 (the reference's float32 softcap promotes),
+       unless softmax_precision casts them to its type */
+    int narrow = q->dtype == DT_FLOAT16 || q->dtype == DT_BFLOAT16;
+    DType sdt = narrow && attr_float(n, "softcap", 0.0f) > 0 ? DT_FLOAT32 : q->dtype;
     if (node_attr(n, "softmax_precision")) {
         sdt = onnx_to_dtype_prec(attr_int(n, "softmax_precision", 1));
         if (sdt == DT_UNDEFINED)
             return diag_error(d, g, node, "softmax_precision must be 1, 10, 11 or 16");
-        if (prec_rank(sdt) < prec_rank(q->dtype))
-            sdt = q->dtype;
     }
     int64_t lw = ver >= 25 ? attr_int(n, "left_window_size", -1) : -1;
     int64_t rw = ver >= 25 ? attr_int(n, "right_window_size", -1) : -1;
@@ -304,9 +304,12 @@ int compute_attention(ComputeCtx *cx, int node, ComputeDef *def)
 #undef OUT
     const Value *mv = mb ? &g->values[n->in[3]] : NULL;
 
-    LVar *vb_ = lv_new(lb, "b"), *vh = lv_new(lb, "h"), *vi = lv_new(lb, "i");
-    LVar *vj = lv_new(lb, "j"), *vd = lv_new(lb, "d");
-    Expr *eb = lx_var(lb, vb_), *eh = lx_var(lb, vh), *ei = lx_var(lb, vi), *ej = lx_var(lb, vj), *ed = lx_var(lb, vd);
+    /* one loop over the B*Hq*Sq query rows (parallel when worth it) */
+    LVar *vr = lv_new(lb, "row"), *vj = lv_new(lb, "j"), *vd = lv_new(lb, "d");
+    Expr *er = lx_var(lb, vr), *ej = lx_var(lb, vj), *ed = lx_var(lb, vd);
+    Expr *ei = lx_bin(lb, BO_MOD, er, lx_int(lb, a->Sq));
+    Expr *eh = lx_bin(lb, BO_MOD, lx_div(lb, er, lx_int(lb, a->Sq)), lx_int(lb, a->Hq));
+    Expr *eb = lx_div(lb, er, lx_int(lb, a->Sq * a->Hq));
     Expr *z = lx_int(lb, 0), *one = lx_int(lb, 1);
     Expr *ehk = lx_div(lb, eh, lx_int(lb, a->Hq / a->Hkv));
     Expr *ninf = lx_const_f(lb, t, -INFINITY), *zero = lx_zero(lb, t);
@@ -337,9 +340,11 @@ int compute_attention(ComputeCtx *cx, int node, ComputeDef *def)
     Expr *s = rnd_to(lb, qt, dot);
     if (qkb && mode == 0)
         sj[ns++] = ls_store(lb, qkb, qk_at, s);
+    /* after a softcap, float16/bfloat16 scores stay float32 (wt) */
+    DType wt = cap > 0 && t == LT_F32 ? DT_FLOAT32 : qt;
     if (cap > 0) {
-        Expr *cc = const_in(lb, qt, t, cap);
-        s = rnd_to(lb, qt, lx_mul(lb, rnd_to(lb, qt, lx_call(lb, CO_TANH, rnd_to(lb, qt, lx_div(lb, s, cc)))), cc));
+        Expr *cc = const_in(lb, DT_FLOAT32, t, cap);
+        s = lx_mul(lb, lx_call(lb, CO_TANH, lx_div(lb, s, cc)), cc);
     }
     if (qkb && mode == 1)
         sj[ns++] = ls_store(lb, qkb, qk_at, s);
@@ -391,7 +396,7 @@ int compute_attention(ComputeCtx *cx, int node, ComputeDef *def)
         bias = bias ? lx_add(lb, bias, tv) : tv;
     }
     int has_bias = bias != NULL;
-    Expr *xs = has_bias ? rnd_to(lb, qt, lx_add(lb, s, bias)) : s;
+    Expr *xs = has_bias ? rnd_to(lb, wt, lx_add(lb, s, bias)) : s;
     if (qkb && mode == 2)
         sj[ns++] = ls_store(lb, qkb, qk_at, xs);
     sj[ns++] = ls_store(lb, row, ej, rnd_to(lb, sdt, lx_cast(lb, st, xs)));
@@ -434,9 +439,9 @@ int compute_attention(ComputeCtx *cx, int node, ComputeDef *def)
 
     Stmt *main = ls_seq(lb, nb, body);
     main = ls_alloc(lb, qs, ls_alloc(lb, row, ls_alloc(lb, acc, ls_alloc(lb, sacc, main))));
-    main = ls_for(lb, vi, a->Sq, LOOP_SERIAL, main);
-    main = ls_for(lb, vh, a->Hq, LOOP_SERIAL, main);
-    main = ls_for(lb, vb_, a->B, LOOP_SERIAL, main);
+    int64_t rows = a->B * a->Hq * a->Sq;
+    int par = compute_threads(cx) > 1 && rows > 1 && (double)rows * a->T * (a->Dk + a->Dv) >= 32768.0;
+    main = ls_for(lb, vr, rows, par ? LOOP_PARALLEL : LOOP_SERIAL, main);
 
     Stmt *all[3];
     int na = 0;

@@ -15,8 +15,9 @@
  * type and to past_state's (or the query's) type.
  *
  * The rule shows in the inputs (infer checks decay/beta against it).
- * One loop nest per (b, kv head). The float32 state lives in present_state
- * when that is float32, else in a local [dk*dv] buffer.
+ * One loop nest per (b, kv head), parallel over them when worth it. The
+ * float32 state lives in present_state when that is float32, else in a
+ * local [dk*dv] buffer.
  *
  * Normalised attributes: "q_num_heads", "kv_num_heads", "rule_kind"
  * (update_rule as 0 linear, 1 gated, 2 delta, 3 gated_delta), "scale" (0 when
@@ -117,9 +118,11 @@ int compute_linattn(ComputeCtx *cx, int node, ComputeDef *def)
     int64_t bt_last = btb ? g->values[n->in[5]].shape.dims[2] : 0;
     const LType f = LT_F32;
 
-    LVar *vb_ = lv_new(lb, "b"), *vh = lv_new(lb, "hk"), *vt = lv_new(lb, "t");
+    /* one loop over the B*Hkv independent states (parallel when worth it) */
+    LVar *vbh = lv_new(lb, "bh"), *vt = lv_new(lb, "t");
     LVar *vd = lv_new(lb, "d"), *vm = lv_new(lb, "m"), *vg = lv_new(lb, "g");
-    Expr *eb = lx_var(lb, vb_), *eh = lx_var(lb, vh), *et = lx_var(lb, vt);
+    Expr *ebh = lx_var(lb, vbh), *et = lx_var(lb, vt);
+    Expr *eb = lx_div(lb, ebh, lx_int(lb, Hkv)), *eh = lx_bin(lb, BO_MOD, ebh, lx_int(lb, Hkv));
     Expr *ed = lx_var(lb, vd), *em = lx_var(lb, vm), *eg = lx_var(lb, vg);
     Expr *z = lx_int(lb, 0);
 
@@ -195,7 +198,8 @@ int compute_linattn(ComputeCtx *cx, int node, ComputeDef *def)
     body = ls_alloc(lb, u, ls_alloc(lb, acc, body));
     if (!in_present)
         body = ls_alloc(lb, S, body);
-    def->custom = ls_for(lb, vb_, B, LOOP_SERIAL, ls_for(lb, vh, Hkv, LOOP_SERIAL, body));
+    int par = compute_threads(cx) > 1 && B * Hkv > 1 && (double)B * T * Hq * dk * dv >= 32768.0;
+    def->custom = ls_for(lb, vbh, B * Hkv, par ? LOOP_PARALLEL : LOOP_SERIAL, body);
     return 0;
 }
 
