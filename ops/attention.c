@@ -40,6 +40,7 @@
  * absent or before version 25). "scale" stays as given (absent: 1/sqrt(Dk),
  * computed in double like the reference). */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "ops/compute.h"
@@ -233,13 +234,32 @@ static Expr *rnd_to(LoopBuilder *lb, DType dt, Expr *e)
     return e;
 }
 
+/* v as a float32 rounded to odd (truncated, lowest bit set when inexact):
+   rounding that to float16/bfloat16 then equals rounding v directly, as
+   numpy's float16(double) does (no double rounding) */
+static float f32_round_odd(double v)
+{
+    float f = (float)v;
+    if (!isfinite(f) || (double)f == v)
+        return f;
+    if (fabs((double)f) > fabs(v))
+        f = nextafterf(f, 0.0f);
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    bits |= 1u;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
 /* a double constant rounded to dtype dt, as an immediate of compute type t */
 static Expr *const_in(LoopBuilder *lb, DType dt, LType t, double v)
 {
     if (dt == DT_FLOAT16)
-        v = ctvm_f16_to_f32(ctvm_f32_to_f16((float)v));
+        v = ctvm_f16_to_f32(ctvm_f32_to_f16(f32_round_odd(v)));
     else if (dt == DT_BFLOAT16)
-        v = ctvm_bf16_to_f32(ctvm_f32_to_bf16((float)v));
+        v = ctvm_bf16_to_f32(ctvm_f32_to_bf16(f32_round_odd(v)));
+    else if (dt == DT_FLOAT32)
+        v = (float)v;
     return lx_const_f(lb, t, v);
 }
 
@@ -293,8 +313,10 @@ int compute_attention(ComputeCtx *cx, int node, ComputeDef *def)
     int causal = (int)attr_int(n, "is_causal", 0), mode = (int)attr_int(n, "qk_matmul_output_mode", 0);
     int64_t lw = attr_int(n, "left_window_size", -1), rw = attr_int(n, "right_window_size", -1);
     double cap = attr_float(n, "softcap", 0.0f);
-    double scale = node_attr(n, "scale") ? (double)attr_float(n, "scale", 1.0f) : 1.0 / sqrt((double)a->Dk);
-    Expr *sc = const_in(lb, qt, t, sqrt(scale));
+    /* c = sqrt(scale): of the float32 attribute in float32, of the default
+       1/sqrt(Dk) in double, then rounded once to the input type (reference) */
+    double c = node_attr(n, "scale") ? (double)sqrtf(attr_float(n, "scale", 1.0f)) : sqrt(1.0 / sqrt((double)a->Dk));
+    Expr *sc = const_in(lb, qt, t, c);
 
 #define IN(i) (n->n_in > (i) && n->in[i] >= 0 ? cx->buf_of(cx, n->in[i]) : NULL)
 #define OUT(i) (n->n_out > (i) && n->out[i] >= 0 ? cx->buf_of(cx, n->out[i]) : NULL)
