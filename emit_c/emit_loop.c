@@ -586,6 +586,8 @@ static void pcall(Em *m, const Expr *e)
         else
             fputs("(!", f);
         break;
+    case CO_RND_F16: fputs("ctvm_f16_to_f32(ctvm_f32_to_f16(", f); pexpr(m, e->a); fputs("))", f); return;
+    case CO_RND_BF16: fputs("ctvm_bf16_to_f32(ctvm_f32_to_bf16(", f); pexpr(m, e->a); fputs("))", f); return;
     case CO_ISNAN: fputs("(isnan(", f); pexpr(m, e->a); fputs(") != 0)", f); return;
     case CO_ISINF: fputs("(isinf(", f); pexpr(m, e->a); fputs(") != 0)", f); return;
     case CO_ISPOSINF:
@@ -903,6 +905,34 @@ static void collect_calls(const Stmt *s, const char **names, int *n, int cap)
     }
     case ST_STORE: break;
     }
+}
+
+static int expr_rounds(const Expr *e)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_CALL && (e->fn == CO_RND_F16 || e->fn == CO_RND_BF16))
+        return 1;
+    return expr_rounds(e->a) || expr_rounds(e->b) || expr_rounds(e->c);
+}
+
+int emit_uses_rounding(const Stmt *s)
+{
+    if (!s)
+        return 0;
+    switch (s->kind) {
+    case ST_FOR:
+    case ST_ALLOC: return emit_uses_rounding(s->body);
+    case ST_IF: return expr_rounds(s->cond) || emit_uses_rounding(s->body) || emit_uses_rounding(s->else_body);
+    case ST_SEQ:
+        for (int i = 0; i < s->n; i++)
+            if (emit_uses_rounding(s->items[i]))
+                return 1;
+        return 0;
+    case ST_STORE: return expr_rounds(s->index) || expr_rounds(s->value);
+    case ST_CALL: return 0;
+    }
+    return 0;
 }
 
 int emit_collect_calls(const Stmt *s, const char **names, int n, int cap)

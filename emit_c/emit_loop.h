@@ -46,6 +46,9 @@ void emit_stmt(FILE *f, const Stmt *s, int indent);
 /* Adds the runtime kernels s calls (ST_CALL function names) to names[0..n)
  * if not there yet; returns the new count (at most cap). */
 int emit_collect_calls(const Stmt *s, const char **names, int n, int cap);
+/* 1 when s rounds to float16/bfloat16 (CO_RND_F16/BF16): the generated file
+ * then needs ctvm_types.h even if no tensor has a narrow type */
+int emit_uses_rounding(const Stmt *s);
 /* C identifier of a buffer as used inside kernels */
 void emit_buf_name(FILE *f, const LBuf *b);
 

@@ -390,7 +390,10 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
     emit_attr_macro(out, "CTVM_DATA_ALIGN", tg->vl > 1 ? "aligned(64)" : NULL, NULL);
     fputc('\n', out);
     emit_banner_file(out, "runtime_min/ctvm_runtime.h");
-    if (uses_narrow_types(g))
+    int need_types = uses_narrow_types(g);
+    for (int s = 0; s < steps && !need_types; s++)
+        need_types = emit_uses_rounding(kernels[s]);
+    if (need_types)
         emit_banner_file(out, "runtime_min/ctvm_types.h");
     emit_banner_file(out, tg->header);
     {   /* the runtime kernels the model calls, once each */

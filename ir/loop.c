@@ -593,7 +593,7 @@ const char *lx_call_name(CallOp fn)
     static const char *const FN[CO_COUNT] = {
         "exp", "sqrt", "tanh", "sigmoid", "neg", "abs", "float", "log", "erf", "sin", "cos", "tan",
         "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "floor", "ceil", "round",
-        "log1p", "expm1", "not", "isnan", "isinf", "isposinf", "isneginf"};
+        "log1p", "expm1", "not", "isnan", "isinf", "isposinf", "isneginf", "rnd_f16", "rnd_bf16"};
     return fn < CO_COUNT ? FN[fn] : "?";
 }
 

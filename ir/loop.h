@@ -84,6 +84,8 @@ typedef enum CallOp {
     CO_LOG1P, CO_EXPM1,
     CO_NOT,    /* bool/conditions: logical not; integers: bitwise not */
     CO_ISNAN, CO_ISINF, CO_ISPOSINF, CO_ISNEGINF, /* -> LT_BOOL */
+    CO_RND_F16, CO_RND_BF16, /* LT_F32 rounded to float16 / bfloat16 precision (stays LT_F32):
+                                the per-operation rounding of arithmetic in those types */
     CO_COUNT
 } CallOp;
 

@@ -11,6 +11,7 @@
 
 #include "loop_kernels.h"
 #include "tensor.h"
+#include "runtime_min/ctvm_types.h"
 
 typedef struct Val {
     int64_t i;
@@ -175,6 +176,8 @@ static double call_f(CallOp fn, LType t, double x)
     case CO_ROUND: return nearbyint(x);
     case CO_LOG1P: return f ? log1pf(xf) : log1p(x);
     case CO_EXPM1: return f ? expm1f(xf) : expm1(x);
+    case CO_RND_F16: return ctvm_f16_to_f32(ctvm_f32_to_f16(xf));
+    case CO_RND_BF16: return ctvm_bf16_to_f32(ctvm_f32_to_bf16(xf));
     default: return 0;
     }
 }

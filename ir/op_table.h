@@ -195,6 +195,10 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(LOOP, "Loop", control, 1, 25, OPF_)                                     \
     X(SCAN, "Scan", control, 8, 25, OPF_)                                     \
     /* ---- attention and transformer blocks ---- */                          \
+    X(ATTENTION, "Attention", attention, 23, 25, OPF_)                        \
+    X(ROTARYEMBEDDING, "RotaryEmbedding", rotary, 23, 23, OPF_)               \
+    X(SWIGLU, "SwiGLU", swiglu, 28, 28, OPF_)                                 \
+    X(LINEARATTENTION, "LinearAttention", linattn, 27, 27, OPF_)              \
     /* ---- signal processing ---- */                                         \
     X(HANNWINDOW, "HannWindow", signal, 17, 17, OPF_)                         \
     X(HAMMINGWINDOW, "HammingWindow", signal, 17, 17, OPF_)                   \

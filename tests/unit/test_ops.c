@@ -1259,6 +1259,80 @@ static void test_unpool_col2im_roi(void **state)
     graph_free(g);
 }
 
+/* ---- attention and transformer blocks ---- */
+
+static void test_attention_blocks(void **state)
+{
+    (void)state;
+    Diag d = quiet();
+    Graph *g = tb_graph(28);
+    /* Attention: scores [1, 0] (scale 1), Y = (e*1 + 1*3) / (e + 1); causal keeps key 0 only */
+    int q = tb_cf(g, "q", 4, D4(1, 1, 1, 2), (float[]){1, 0});
+    int k = tb_cf(g, "k", 4, D4(1, 1, 2, 2), (float[]){1, 0, 0, 1});
+    int v = tb_cf(g, "v", 4, D4(1, 1, 2, 1), (float[]){1, 3});
+    int y = graph_add_value(g, "y"), yc = graph_add_value(g, "yc");
+    int n = tb_node(g, "Attention", 3, 1, q, k, v, y);
+    node_set_float(g, n, "scale", 1.0f);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_shape(g, y, 4, D4(1, 1, 1, 1));
+    expect_f32(g, y, 1, (float[]){1.5378828f}, 1e-6f);
+    n = tb_node(g, "Attention", 3, 1, q, k, v, yc);
+    node_set_int(g, n, "is_causal", 1);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_f32(g, yc, 1, (float[]){1}, 1e-6f);
+    int q3 = tb_cf(g, "q3", 3, D3(1, 1, 2), (float[]){1, 0});
+    int k3 = tb_cf(g, "k3", 3, D3(1, 2, 2), (float[]){1, 0, 0, 1});
+    int v3 = tb_cf(g, "v3", 3, D3(1, 2, 1), (float[]){1, 3});
+    n = tb_node(g, "Attention", 3, 1, q3, k3, v3, graph_add_value(g, "y3"));
+    assert_int_equal(ops_infer(g, n, &d), -1);
+    expect_error(&d, "q_num_heads and kv_num_heads");
+
+    /* RotaryEmbedding, halves, caches per token: cos {0,1}, sin {1,0} */
+    int x = tb_cf(g, "x", 4, D4(1, 1, 1, 4), (float[]){1, 2, 3, 4});
+    int c = tb_cf(g, "c", 3, D3(1, 1, 2), (float[]){0, 1});
+    int sn = tb_cf(g, "s", 3, D3(1, 1, 2), (float[]){1, 0});
+    int yr = graph_add_value(g, "yr");
+    n = tb_node(g, "RotaryEmbedding", 3, 1, x, c, sn, yr);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_f32(g, yr, 4, (float[]){-3, 2, 1, 4}, 1e-6f);
+    n = tb_node(g, "RotaryEmbedding", 3, 1, x, c, sn, graph_add_value(g, "yr2"));
+    node_set_int(g, n, "rotary_embedding_dim", 3);
+    assert_int_equal(ops_infer(g, n, &d), -1);
+    expect_error(&d, "must be even");
+
+    /* SwiGLU: a * sigmoid(a) * b */
+    int a = tb_cf(g, "a", 1, D2(2, 0), (float[]){0, 1});
+    int b = tb_cf(g, "b", 1, D2(2, 0), (float[]){2, 3});
+    int ys = graph_add_value(g, "ys");
+    n = tb_node(g, "SwiGLU", 2, 1, a, b, ys);
+    assert_int_equal(run(g, n, &d), 1);
+    expect_f32(g, ys, 2, (float[]){0, 2.1931758f}, 1e-6f);
+    n = tb_node(g, "SwiGLU", 2, 1, a, x, graph_add_value(g, "ys2"));
+    assert_int_equal(ops_infer(g, n, &d), -1);
+    expect_error(&d, "same shape");
+
+    /* LinearAttention, linear rule, one head of size 1: S = 3*5, out = 2*S */
+    int lq = tb_cf(g, "lq", 3, D3(1, 1, 1), (float[]){2});
+    int lk = tb_cf(g, "lk", 3, D3(1, 1, 1), (float[]){3});
+    int lv = tb_cf(g, "lv", 3, D3(1, 1, 1), (float[]){5});
+    int lo = graph_add_value(g, "lo"), ls = graph_add_value(g, "ls");
+    n = tb_node(g, "LinearAttention", 3, 2, lq, lk, lv, lo, ls);
+    node_set_int(g, n, "q_num_heads", 1);
+    node_set_int(g, n, "kv_num_heads", 1);
+    tb_set_string(g, n, "update_rule", "linear");
+    assert_int_equal(run(g, n, &d), 1);
+    expect_f32(g, lo, 1, (float[]){30}, 1e-5f);
+    expect_shape(g, ls, 4, D4(1, 1, 1, 1));
+    expect_f32(g, ls, 1, (float[]){15}, 1e-5f);
+    n = tb_node(g, "LinearAttention", 3, 2, lq, lk, lv, graph_add_value(g, "lo2"), graph_add_value(g, "ls2"));
+    node_set_int(g, n, "q_num_heads", 1);
+    node_set_int(g, n, "kv_num_heads", 1);
+    tb_set_string(g, n, "update_rule", "gated");
+    assert_int_equal(ops_infer(g, n, &d), -1);
+    expect_error(&d, "requires the decay");
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1291,6 +1365,7 @@ int main(void)
         cmocka_unit_test(test_size_cast_dropout),
         cmocka_unit_test(test_unknown_op),
         cmocka_unit_test(test_unpool_col2im_roi),
+        cmocka_unit_test(test_attention_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
