@@ -148,6 +148,9 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(GATHERELEMENTS, "GatherElements", gather, 11, 13, OPF_)                 \
     X(GATHERND, "GatherND", gather, 11, 13, OPF_)                             \
     /* ---- quantization ---- */                                              \
+    X(QUANTIZELINEAR, "QuantizeLinear", quant, 10, 28, OPF_)                 \
+    X(DEQUANTIZELINEAR, "DequantizeLinear", quant, 10, 28, OPF_)             \
+    X(DYNAMICQUANTIZELINEAR, "DynamicQuantizeLinear", quant, 11, 11, OPF_)   \
     /* ---- recurrent networks ---- */                                        \
     /* ---- resampling ---- */                                                \
     X(RESIZE, "Resize", resize, 10, 19, OPF_)                                 \
