@@ -151,6 +151,10 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(QUANTIZELINEAR, "QuantizeLinear", quant, 10, 28, OPF_)                 \
     X(DEQUANTIZELINEAR, "DequantizeLinear", quant, 10, 28, OPF_)             \
     X(DYNAMICQUANTIZELINEAR, "DynamicQuantizeLinear", quant, 11, 11, OPF_)   \
+    X(MATMULINTEGER, "MatMulInteger", qlinear, 10, 10, OPF_)                 \
+    X(QLINEARMATMUL, "QLinearMatMul", qlinear, 10, 21, OPF_)                 \
+    X(CONVINTEGER, "ConvInteger", qlinear, 10, 10, OPF_)                     \
+    X(QLINEARCONV, "QLinearConv", qlinear, 10, 10, OPF_)                     \
     /* ---- recurrent networks ---- */                                        \
     /* ---- resampling ---- */                                                \
     X(RESIZE, "Resize", resize, 10, 19, OPF_)                                 \
