@@ -246,6 +246,7 @@ int compute_qlinear(ComputeCtx *cx, int node, ComputeDef *def)
         if (ra > 1)
             row = s->axis[ry - 1 - (rb > 1)];
     }
+    s->acc = lv_new_typed(lb, "acc", LT_I32); /* the int32 sum, not the output type */
     av = q_centre(cx, n, av, q.az, row);
     if (cond)
         av = lx_select(lb, cond, av, lx_zero(lb, LT_I32));
