@@ -29,6 +29,8 @@
 #include "ops/op_util.h"
 #include "ops/ops.h"
 #include "ops/window.h"
+#include "ir/tensor.h"
+#include "runtime_min/ctvm_types.h"
 
 enum { Q_MATMUL, Q_QMATMUL, Q_CONV, Q_QCONV };
 
@@ -220,6 +222,35 @@ static Expr *q_centre(ComputeCtx *cx, const Node *n, Expr *v, int zi, LVar *ax)
     return z ? lx_sub(cx->lb, c, z) : c;
 }
 
+/* Rounds v to the scale type t (float16/bfloat16 arithmetic rounds every
+ * result, as the reference's numpy arithmetic does). */
+static float q_round_to(DType t, float v)
+{
+    if (t == DT_FLOAT16)
+        return ctvm_f16_to_f32(ctvm_f32_to_f16(v));
+    if (t == DT_BFLOAT16)
+        return ctvm_bf16_to_f32(ctvm_f32_to_bf16(v));
+    return v;
+}
+
+/* a_scale * b_scale / y_scale computed in the scales' type when all three
+ * are per-tensor constants (the usual case); 0 otherwise. */
+static int q_const_factor(ComputeCtx *cx, const Node *n, QIn q, double *out)
+{
+    const int ids[3] = {q.as, q.bs, q.ys};
+    float v[3];
+    for (int i = 0; i < 3; i++) {
+        const Value *p = &cx->g->values[n->in[ids[i]]];
+        int64_t ne = 0;
+        if (!p->data || !shape_numel(&p->shape, &ne) || ne != 1)
+            return 0;
+        v[i] = (float)tensor_get_f64(p->dtype, p->data, 0);
+    }
+    DType t = cx->g->values[n->in[q.as]].dtype;
+    *out = q_round_to(t, q_round_to(t, v[0] * v[1]) / v[2]);
+    return 1;
+}
+
 int compute_qlinear(ComputeCtx *cx, int node, ComputeDef *def)
 {
     LoopBuilder *lb = cx->lb;
@@ -260,9 +291,15 @@ int compute_qlinear(ComputeCtx *cx, int node, ComputeDef *def)
         return 0;
     }
     /* factor = a_scale * b_scale / y_scale in float32, applied in float64 */
-    Expr *f = lx_mul(lb, q_param(cx, n, q.as, row, LT_F32), q_param(cx, n, q.bs, col, LT_F32));
-    f = lx_div(lb, f, q_param(cx, n, q.ys, row, LT_F32));
-    Expr *v = lx_mul(lb, lx_cast(lb, LT_F64, acc), lx_cast(lb, LT_F64, f));
+    double cf;
+    Expr *f;
+    if (q_const_factor(cx, n, q, &cf)) {
+        f = lx_const_f(lb, LT_F64, cf);
+    } else { /* run-time scales: float32 arithmetic (float16/bfloat16 scales round once, at the end) */
+        f = lx_mul(lb, q_param(cx, n, q.as, row, LT_F32), q_param(cx, n, q.bs, col, LT_F32));
+        f = lx_cast(lb, LT_F64, lx_div(lb, f, q_param(cx, n, q.ys, row, LT_F32)));
+    }
+    Expr *v = lx_mul(lb, lx_cast(lb, LT_F64, acc), f);
     Expr *yz = q_param(cx, n, q.yz, row, LT_F64);
     if (yz)
         v = lx_add(lb, v, yz);

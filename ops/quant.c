@@ -167,14 +167,16 @@ static int infer_dequantize(Graph *g, int node, Diag *d)
 
 static int infer_dynamic(Graph *g, int node, Diag *d)
 {
-    if (opu_check_arity(g, node, d, 1, 1, 3, 3))
+    if (opu_check_arity(g, node, d, 1, 1, 1, 3))
         return -1;
     Value *x = opu_in(g, node, 0);
     if (x->dtype != DT_FLOAT32)
         return diag_error(d, g, node, "x must be float32, got %s", dtype_name(x->dtype));
     opu_set_out(g, node, 0, DT_UINT8, x->shape);
-    opu_set_out(g, node, 1, DT_FLOAT32, shape_make(0, NULL));
-    opu_set_out(g, node, 2, DT_UINT8, shape_make(0, NULL));
+    if (opu_out(g, node, 1))
+        opu_set_out(g, node, 1, DT_FLOAT32, shape_make(0, NULL));
+    if (opu_out(g, node, 2))
+        opu_set_out(g, node, 2, DT_UINT8, shape_make(0, NULL));
     return 0;
 }
 
@@ -244,7 +246,7 @@ static int compute_quantize(ComputeCtx *cx, int node, ComputeDef *def)
         v = lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, v, lx_const_f(lb, ct, lo)), lx_const_f(lb, ct, hi));
         s->body = lx_cast(lb, lt_of_dtype(y->dtype), v);
     } else {
-        Expr *v = zp ? lx_add(lb, q, zp) : q;
+        Expr *v = zp && !is_float8(y->dtype) ? lx_add(lb, q, zp) : q; /* the reference ignores a float8 zero point */
         v = lx_cast(lb, LT_F32, v);
         if (is_float8(y->dtype) && !attr_int(n, "saturate", 1))
             v = lx_select(lb, f8_overflow(lb, y->dtype, v), lx_const_f(lb, LT_F32, NAN), v);
