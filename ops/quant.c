@@ -21,9 +21,16 @@
  * scale (max(0, max x) - min(0, min x)) / 255 (1/255 when that range is 0)
  * and the zero point round(clamp(-min / scale, 0, 255)), both also outputs.
  *
+ * The quotient follows numpy's types as the reference: float16 x by a
+ * float16 scale (or precision float16/bfloat16) rounds x, the scale and
+ * the quotient to that type (round_narrow); precision int32 truncates x and the scale to
+ * int32 and divides in float64.
+ *
  * Normalised attributes (Quantize/Dequantize): "axis" >= 0, "qmode" 0 per
  * tensor / 1 per axis / 2 blocked, "block_size", "saturate", "wide" 1 when
- * the arithmetic is float64. */
+ * the arithmetic is float64; QuantizeLinear also "narrow" (the float16 or
+ * bfloat16 DType the quotient is rounded to, else 0) and "xint" (1 for
+ * precision int32). */
 #include <math.h>
 #include <string.h>
 
@@ -132,8 +139,13 @@ static int infer_quantize(Graph *g, int node, Diag *d)
     if (prec && pt != DT_FLOAT32 && pt != DT_FLOAT16 && pt != DT_BFLOAT16 && pt != DT_FLOAT64 && pt != DT_INT32)
         return diag_error(d, g, node, "precision %lld is not supported", (long long)prec);
     int wide = prec ? (pt == DT_FLOAT64 || pt == DT_INT32) : (x->dtype == DT_INT32 || s->dtype == DT_INT32);
+    DType narrow = prec ? (pt == DT_FLOAT16 || pt == DT_BFLOAT16 ? pt : DT_UNDEFINED)
+                        : (x->dtype == s->dtype && (x->dtype == DT_FLOAT16 || x->dtype == DT_BFLOAT16) ? x->dtype
+                                                                                                        : DT_UNDEFINED);
     if (infer_granularity(g, node, d, x, s, z))
         return -1;
+    node_set_int(g, node, "narrow", (int64_t)narrow);
+    node_set_int(g, node, "xint", prec && pt == DT_INT32);
     node_set_int(g, node, "saturate", sat);
     node_set_int(g, node, "wide", wide);
     opu_set_out(g, node, 0, yt, x->shape);
@@ -223,20 +235,13 @@ static Expr *f8_overflow(LoopBuilder *lb, DType t, Expr *v)
     return lx_bin(lb, BO_OR, over, lx_call(lb, CO_ISINF, v));
 }
 
-static int compute_quantize(ComputeCtx *cx, int node, ComputeDef *def)
+/* The stored value of QuantizeLinear for the quotient q (of type ct). */
+static Expr *quantize_tail(ComputeCtx *cx, const Node *n, const Shape *xs, LVar *const *axes, Expr *q, LType ct)
 {
     LoopBuilder *lb = cx->lb;
-    const Node *n = &cx->g->nodes[node];
-    const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
+    const Value *y = &cx->g->values[n->out[0]];
     int has_z = n->n_in > 2 && n->in[2] >= 0;
-    LType ct = attr_int(n, "wide", 0) ? LT_F64 : LT_F32;
-    ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
-    if (!s)
-        return compute_fail(cx, node, "too many stages");
-    s->out_is_node_output = 1;
-    Expr *xv = lx_cast(lb, ct, lx_load(lb, cx->buf_of(cx, n->in[0]), s->out_index));
-    Expr *q = lx_div(lb, xv, qparam(cx, n, n->in[1], &x->shape, s->axis, ct));
-    Expr *zp = has_z ? qparam(cx, n, n->in[2], &x->shape, s->axis, ct) : NULL;
+    Expr *zp = has_z ? qparam(cx, n, n->in[2], xs, axes, ct) : NULL;
     double lo, hi;
     if (q_int_range(y->dtype, &lo, &hi)) {
         Expr *v = lx_call(lb, CO_ROUND, q);
@@ -244,14 +249,53 @@ static int compute_quantize(ComputeCtx *cx, int node, ComputeDef *def)
             v = lx_add(lb, v, zp);
         /* max first: NaN becomes the lower bound, as the reference's int cast and clip */
         v = lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, v, lx_const_f(lb, ct, lo)), lx_const_f(lb, ct, hi));
-        s->body = lx_cast(lb, lt_of_dtype(y->dtype), v);
-    } else {
-        Expr *v = zp && !is_float8(y->dtype) ? lx_add(lb, q, zp) : q; /* the reference ignores a float8 zero point */
-        v = lx_cast(lb, LT_F32, v);
-        if (is_float8(y->dtype) && !attr_int(n, "saturate", 1))
-            v = lx_select(lb, f8_overflow(lb, y->dtype, v), lx_const_f(lb, LT_F32, NAN), v);
-        s->body = v;
+        return lx_cast(lb, lt_of_dtype(y->dtype), v);
     }
+    Expr *v = zp && !is_float8(y->dtype) ? lx_add(lb, q, zp) : q; /* the reference ignores a float8 zero point */
+    v = lx_cast(lb, LT_F32, v);
+    if (is_float8(y->dtype) && !attr_int(n, "saturate", 1))
+        v = lx_select(lb, f8_overflow(lb, y->dtype, v), lx_const_f(lb, LT_F32, NAN), v);
+    return v;
+}
+
+/* float32 v rounded (to nearest even) to float16 or bfloat16 arithmetic:
+ * round(v / ulp) * ulp, the ulp (a power of two, so the operations are
+ * exact) chosen by |v|'s binade; bfloat16 binades outside 2^-40..2^40 are
+ * left unrounded (far outside any quantized range). */
+static Expr *round_narrow(LoopBuilder *lb, DType nt, Expr *v)
+{
+    int mant = nt == DT_FLOAT16 ? 10 : 7, emin = nt == DT_FLOAT16 ? -14 : -40, emax = nt == DT_FLOAT16 ? 15 : 40;
+    Expr *a = lx_call(lb, CO_ABS, v);
+    Expr *u = lx_const_f(lb, LT_F32, ldexp(1.0, emin - mant));
+    for (int e = emin + 1; e <= emax; e++)
+        u = lx_select(lb, lx_bin(lb, BO_GE, a, lx_const_f(lb, LT_F32, ldexp(1.0, e))),
+                      lx_const_f(lb, LT_F32, ldexp(1.0, e - mant)), u);
+    return lx_mul(lb, lx_call(lb, CO_ROUND, lx_div(lb, v, u)), u);
+}
+
+static int compute_quantize(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    LoopBuilder *lb = cx->lb;
+    const Node *n = &cx->g->nodes[node];
+    const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
+    DType narrow = (DType)attr_int(n, "narrow", 0);
+    LType ct = attr_int(n, "wide", 0) ? LT_F64 : LT_F32;
+    ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
+    if (!s)
+        return compute_fail(cx, node, "too many stages");
+    s->out_is_node_output = 1;
+    Expr *xv = lx_load(lb, cx->buf_of(cx, n->in[0]), s->out_index);
+    Expr *sv = qparam(cx, n, n->in[1], &x->shape, s->axis, attr_int(n, "xint", 0) ? LT_I32 : ct);
+    if (attr_int(n, "xint", 0)) /* precision int32: both operands truncated to int32 first */
+        xv = lx_cast(lb, LT_I32, xv), sv = lx_cast(lb, ct, sv);
+    Expr *q;
+    if (narrow) { /* float16/bfloat16 arithmetic: operands and quotient rounded to it */
+        q = round_narrow(lb, narrow, lx_div(lb, round_narrow(lb, narrow, lx_cast(lb, LT_F32, xv)),
+                                            round_narrow(lb, narrow, sv)));
+    } else {
+        q = lx_div(lb, lx_cast(lb, ct, xv), sv);
+    }
+    s->body = quantize_tail(cx, n, &x->shape, s->axis, q, ct);
     s->finalize = lx_var(lb, s->acc);
     return 0;
 }
