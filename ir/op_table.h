@@ -178,6 +178,13 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(SPACETODEPTH, "SpaceToDepth", depthspace, 1, 28, OPF_)                  \
     X(REVERSESEQUENCE, "ReverseSequence", revseq, 10, 28, OPF_)               \
     /* ---- quantization ---- */                                              \
+    X(QUANTIZELINEAR, "QuantizeLinear", quant, 10, 28, OPF_)                 \
+    X(DEQUANTIZELINEAR, "DequantizeLinear", quant, 10, 28, OPF_)             \
+    X(DYNAMICQUANTIZELINEAR, "DynamicQuantizeLinear", quant, 11, 11, OPF_)   \
+    X(MATMULINTEGER, "MatMulInteger", qlinear, 10, 10, OPF_)                 \
+    X(QLINEARMATMUL, "QLinearMatMul", qlinear, 10, 21, OPF_)                 \
+    X(CONVINTEGER, "ConvInteger", qlinear, 10, 10, OPF_)                     \
+    X(QLINEARCONV, "QLinearConv", qlinear, 10, 10, OPF_)                     \
     /* ---- recurrent networks ---- */                                        \
     X(RNN, "RNN", rnn, 1, 22, OPF_)                                           \
     X(GRU, "GRU", rnn, 1, 22, OPF_)                                           \

@@ -109,6 +109,19 @@ Expr *compute_bound(ComputeCtx *cx, Expr *cond, Expr *c, int64_t pad, int64_t ma
 /* The target's vector width (1 when scalar) and thread count. */
 int compute_vl(const ComputeCtx *cx);
 int compute_threads(const ComputeCtx *cx);
+/* The stage of a numpy matmul of values a_vid and b_vid into the node's
+ * output (batch broadcasting, 1-D operands), RED_SUM over k; *a_load and
+ * *b_load receive the operand loads, the caller sets body and finalize
+ * (compute_gemm.c; also used by the integer matmuls). NULL on error. */
+ComputeStage *compute_matmul_stage(ComputeCtx *cx, int node, ComputeDef *def, int a_vid, int b_vid,
+                                   Expr **a_load, Expr **b_load);
+/* The stage of the convolution of x_vid by w_vid into the node's output
+ * (normalised Conv attributes), RED_SUM over (channel in group, kernel);
+ * *x_load is the input load, valid where *in_bounds holds (zero padding is
+ * the caller's select), *w_load the weight load (compute_conv.c; also used
+ * by the integer convolutions). NULL on error. */
+ComputeStage *compute_conv_stage(ComputeCtx *cx, int node, ComputeDef *def, int x_vid, int w_vid, Expr **x_load,
+                                 Expr **in_bounds, Expr **w_load);
 /* Error about a node: always returns -1. */
 int compute_fail(ComputeCtx *cx, int node, const char *reason);
 

@@ -4,23 +4,30 @@
  * bounds that can never be crossed are dropped at definition time. */
 #include "ops/compute.h"
 
-int compute_conv(ComputeCtx *cx, int node, ComputeDef *def)
+ComputeStage *compute_conv_stage(ComputeCtx *cx, int node, ComputeDef *def, int x_vid, int w_vid, Expr **x_load,
+                                 Expr **in_bounds, Expr **w_load)
 {
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
-    const Value *x = &cx->g->values[n->in[0]], *w = &cx->g->values[n->in[1]];
+    const Value *x = &cx->g->values[x_vid], *w = &cx->g->values[w_vid];
     const Value *y = &cx->g->values[n->out[0]];
     int rank = x->shape.rank, ns = rank - 2;
     int k1 = 0, k2 = 0, k3 = 0, k4 = 0;
     const int64_t *ks = attr_ints(n, "kernel_shape", &k1), *st = attr_ints(n, "strides", &k2),
                   *dl = attr_ints(n, "dilations", &k3), *pd = attr_ints(n, "pads", &k4);
-    if (ns < 1 || !ks || !st || !dl || !pd || k1 != ns || k2 != ns || k3 != ns || k4 != 2 * ns)
-        return compute_fail(cx, node, "attributes not normalised (internal error)");
+    if (ns < 1 || !ks || !st || !dl || !pd || k1 != ns || k2 != ns || k3 != ns || k4 != 2 * ns) {
+        compute_fail(cx, node, "attributes not normalised (internal error)");
+        return NULL;
+    }
     int64_t group = attr_int(n, "group", 1);
     int64_t C = x->shape.dims[1], OC = y->shape.dims[1];
     int64_t icg = C / group, ocg = OC / group;
 
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
+    if (!s) {
+        compute_fail(cx, node, "too many stages");
+        return NULL;
+    }
     s->out_is_node_output = 1;
     LVar *ic = compute_add_raxis(cx, s, "ic", icg);
     static const char *const KH[] = {"kh", "kw", "kd", "k3", "k4", "k5"};
@@ -39,12 +46,24 @@ int compute_conv(ComputeCtx *cx, int node, ComputeDef *def)
         int64_t max_c = (y->shape.dims[2 + i] - 1) * st[i] - pd[i] + (ks[i] - 1) * dl[i];
         cond = compute_bound(cx, cond, xi[2 + i], pd[i], max_c, x->shape.dims[2 + i]);
     }
-    Expr *xload = lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &x->shape, xi));
-    xload = lx_select(lb, cond, xload, lx_zero(lb, xload->type));
+    *x_load = lx_load(lb, cx->buf_of(cx, x_vid), compute_flat_index(cx, &x->shape, xi));
+    *in_bounds = cond;
     Expr *wi[CTVM_MAX_RANK] = {lx_var(lb, s->axis[1]), lx_var(lb, ic)};
     for (int i = 0; i < ns; i++)
         wi[2 + i] = lx_var(lb, kv[i]);
-    Expr *wload = lx_load(lb, cx->buf_of(cx, n->in[1]), compute_flat_index(cx, &w->shape, wi));
+    *w_load = lx_load(lb, cx->buf_of(cx, w_vid), compute_flat_index(cx, &w->shape, wi));
+    return s;
+}
+
+int compute_conv(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    LoopBuilder *lb = cx->lb;
+    const Node *n = &cx->g->nodes[node];
+    Expr *xload, *cond, *wload;
+    ComputeStage *s = compute_conv_stage(cx, node, def, n->in[0], n->in[1], &xload, &cond, &wload);
+    if (!s)
+        return -1;
+    xload = lx_select(lb, cond, xload, lx_zero(lb, xload->type));
     s->body = lx_mul(lb, xload, wload);
     s->finalize = lx_var(lb, s->acc);
     if (n->n_in > 2 && n->in[2] >= 0) {

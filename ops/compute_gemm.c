@@ -43,17 +43,24 @@ static int compute_gemm_op(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-static int compute_matmul(ComputeCtx *cx, int node, ComputeDef *def)
+ComputeStage *compute_matmul_stage(ComputeCtx *cx, int node, ComputeDef *def, int a_vid, int b_vid,
+                                   Expr **a_load, Expr **b_load)
 {
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
-    const Value *a = &cx->g->values[n->in[0]], *b = &cx->g->values[n->in[1]];
+    const Value *a = &cx->g->values[a_vid], *b = &cx->g->values[b_vid];
     const Value *y = &cx->g->values[n->out[0]];
     int ra = a->shape.rank, rb = b->shape.rank, ry = y->shape.rank;
-    if (ra < 1 || rb < 1)
-        return compute_fail(cx, node, "MatMul operands must have rank >= 1");
+    if (ra < 1 || rb < 1) {
+        compute_fail(cx, node, "MatMul operands must have rank >= 1");
+        return NULL;
+    }
     int64_t K = a->shape.dims[ra - 1];
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
+    if (!s) {
+        compute_fail(cx, node, "too many stages");
+        return NULL;
+    }
     s->out_is_node_output = 1;
     LVar *k = compute_add_raxis(cx, s, "k", K);
     s->red = RED_SUM;
@@ -84,9 +91,20 @@ static int compute_matmul(ComputeCtx *cx, int node, ComputeDef *def)
     } else {
         bi[0] = lx_var(lb, k);
     }
-    s->body = lx_mul(lb, lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &a->shape, ai)),
-                     lx_load(lb, cx->buf_of(cx, n->in[1]), compute_flat_index(cx, &b->shape, bi)));
-    s->finalize = lx_var(lb, s->acc);
+    *a_load = lx_load(lb, cx->buf_of(cx, a_vid), compute_flat_index(cx, &a->shape, ai));
+    *b_load = lx_load(lb, cx->buf_of(cx, b_vid), compute_flat_index(cx, &b->shape, bi));
+    return s;
+}
+
+static int compute_matmul(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    const Node *n = &cx->g->nodes[node];
+    Expr *a, *b;
+    ComputeStage *s = compute_matmul_stage(cx, node, def, n->in[0], n->in[1], &a, &b);
+    if (!s)
+        return -1;
+    s->body = lx_mul(cx->lb, a, b);
+    s->finalize = lx_var(cx->lb, s->acc);
     return 0;
 }
 

@@ -1186,6 +1186,39 @@ static void test_size_cast_dropout(void **state)
     graph_free(g);
 }
 
+/* ---- QuantizeLinear ---- */
+
+static void test_quantize_linear(void **state)
+{
+    (void)state;
+    Diag d = quiet();
+    Graph *g = tb_graph(21);
+    /* uint8 by default; ties round to even, then clamp to 0..255 */
+    int x = tb_cf(g, "x", 2, D2(2, 3), (float[]){-1.5f, 0.5f, 2.5f, 300, 3.5f, 7});
+    int s = tb_cf(g, "s", 1, D2(1, 0), (float[]){1});
+    int y = graph_add_value(g, "y");
+    int n = tb_node(g, "QuantizeLinear", 2, 1, x, s, y);
+    assert_int_equal(run(g, n, &d), 1);
+    assert_int_equal(g->values[y].dtype, DT_UINT8);
+    const uint8_t want[6] = {0, 0, 2, 255, 4, 7};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(((const uint8_t *)g->values[y].data)[i], want[i]);
+    assert_int_equal(attr_int(&g->nodes[n], "qmode", -1), 0);
+    /* per axis: the scale must match the axis' length */
+    int s2 = tb_cf(g, "s2", 1, D2(2, 0), (float[]){1, 2});
+    int y2 = graph_add_value(g, "y2");
+    n = tb_node(g, "QuantizeLinear", 2, 1, x, s2, y2);
+    assert_int_equal(ops_infer(g, n, &d), -1);
+    expect_error(&d, "per-axis scale");
+    node_set_int(g, n, "axis", 0);
+    assert_int_equal(run(g, n, &d), 1);
+    assert_int_equal(attr_int(&g->nodes[n], "qmode", -1), 1);
+    const uint8_t want2[6] = {0, 0, 2, 150, 2, 4}; /* row 1 / 2: 1.75->2, 3.5->4 */
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(((const uint8_t *)g->values[y2].data)[i], want2[i]);
+    graph_free(g);
+}
+
 static void test_unknown_op(void **state)
 {
     (void)state;
@@ -1363,6 +1396,7 @@ int main(void)
         cmocka_unit_test(test_shape_cast_constants),
         cmocka_unit_test(test_range_equal_where_expand),
         cmocka_unit_test(test_size_cast_dropout),
+        cmocka_unit_test(test_quantize_linear),
         cmocka_unit_test(test_unknown_op),
         cmocka_unit_test(test_unpool_col2im_roi),
         cmocka_unit_test(test_attention_blocks),
