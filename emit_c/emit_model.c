@@ -395,7 +395,32 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
         need_types = emit_uses_rounding(kernels[s]);
     if (need_types)
         emit_banner_file(out, "runtime_min/ctvm_types.h");
-    emit_banner_file(out, tg->header);
+    /* The kernels are written first into memory: a model none of whose loops
+       became vector code gets the scalar vector-API header, so building it
+       does not parse the ISA's intrinsics headers (<immintrin.h> alone costs
+       gcc ~0.5 s, most of the build of a small model). */
+    char *ktext = NULL;
+    size_t klen = 0;
+    FILE *kf = open_memstream(&ktext, &klen);
+    if (!kf) {
+        weights_free(&e.blob);
+        return diag_error(d, g, -1, "out of memory writing the kernels");
+    }
+    for (int s = 0; s < steps; s++) {
+        const KernelParams *kp = &params[s];
+        const Node *n = &g->nodes[order[s]];
+        char name[96], safe[64], comment[256];
+        sanitize(safe, sizeof safe, n->name);
+        snprintf(name, sizeof name, "k%d_%s", s, safe);
+        int k = snprintf(comment, sizeof comment, "%s", n->op_type);
+        for (int m = 0; m < n->n_epi && k < (int)sizeof comment - 32; m++)
+            k += snprintf(comment + k, sizeof comment - (size_t)k, " + %s", g->nodes[n->epi[m]].op_type);
+        EmitCfg cfg = {tg->vl, threads, &e.lb};
+        emit_kernel_cfg(kf, name, comment, kernels[s], kp, &cfg);
+    }
+    fclose(kf);
+    int uses_vec = tg->vl > 1 && strstr(ktext, "ctvm_v") != NULL;
+    emit_banner_file(out, uses_vec || tg->vl == 1 ? tg->header : "templates/ctvm_vec_scalar.h");
     {   /* the runtime kernels the model calls, once each */
         const char *calls[64];
         int n_calls = 0;
@@ -407,24 +432,15 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
             const char *file = loop_kernel_file(calls[i]);
             if (!file || !ctvm_embedded_find(file)) {
                 weights_free(&e.blob);
+                free(ktext);
                 return diag_error(d, g, -1, "runtime kernel %s has no template file (internal error)", calls[i]);
             }
             emit_banner_file(out, file);
         }
     }
     weights_emit(out, &e.blob);
-    for (int s = 0; s < steps; s++) {
-        const KernelParams *kp = &params[s];
-        const Node *n = &g->nodes[order[s]];
-        char name[96], safe[64], comment[256];
-        sanitize(safe, sizeof safe, n->name);
-        snprintf(name, sizeof name, "k%d_%s", s, safe);
-        int k = snprintf(comment, sizeof comment, "%s", n->op_type);
-        for (int m = 0; m < n->n_epi && k < (int)sizeof comment - 32; m++)
-            k += snprintf(comment + k, sizeof comment - (size_t)k, " + %s", g->nodes[n->epi[m]].op_type);
-        EmitCfg cfg = {tg->vl, threads, &e.lb};
-        emit_kernel_cfg(out, name, comment, kernels[s], kp, &cfg);
-    }
+    fwrite(ktext, 1, klen, out);
+    free(ktext);
     /* per-kernel timing, compiled in only under CTVM_PROFILE (with CTVM_MAIN) */
     fprintf(out, "#if defined(CTVM_PROFILE) && defined(CTVM_MAIN)\n#include <time.h>\n"
                  "#define CTVM_PROF_N %d\nstatic double ctvm_prof_ms[CTVM_PROF_N];\n"
