@@ -223,6 +223,9 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(BITCAST, "BitCast", bitcast, 26, 26, OPF_)                              \
     X(DET, "Det", det, 11, 22, OPF_)                                          \
     /* ---- end of group misc ---- */                                         \
+    /* ---- tfidf: n-gram counting (group tfidf) ---- */                      \
+    X(TFIDFVECTORIZER, "TfIdfVectorizer", tfidf, 9, 9, OPF_)                   \
+    /* ---- end of group tfidf ---- */                                        \
     /* end */
 
 typedef enum OpKind {
