@@ -51,6 +51,10 @@ done
 TARGETS="$HOST_TARGETS $CROSS_TARGETS"
 echo "targets: $TARGETS"
 
+# --- docs generated from the operator table are current --------------------------
+check "docs/OPERATORS.md matches ir/op_table.h (python3 tools/gen_op_list.py > docs/OPERATORS.md)" \
+  bash -c 'python3 tools/gen_op_list.py | diff -q - docs/OPERATORS.md'
+
 # --- models against PyTorch --------------------------------------------------
 golden_model() { # dir target [more ctvm-run options]
   local d=$1 t=$2; shift 2
