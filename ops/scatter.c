@@ -43,16 +43,6 @@ static int reduction_code(const char *s)
     return -1;
 }
 
-static int same_shape(const Shape *a, const Shape *b)
-{
-    if (a->rank != b->rank)
-        return 0;
-    for (int i = 0; i < a->rank; i++)
-        if (a->dims[i] != b->dims[i])
-            return 0;
-    return 1;
-}
-
 static int infer_reduction(Graph *g, int node, Diag *d)
 {
     Node *n = &g->nodes[node];
@@ -74,7 +64,7 @@ static int infer_scatter_elements(Graph *g, int node, Diag *d)
         return diag_error(d, g, node, "data must have rank >= 1");
     if (idx_check_axis(g, node, d, &axis))
         return -1;
-    if (iv->shape.rank != x->shape.rank || !same_shape(&iv->shape, &u->shape))
+    if (iv->shape.rank != x->shape.rank || !shape_equal(&iv->shape, &u->shape))
         return diag_error(d, g, node, "indices %s and updates %s must have one shape of the data's rank %d",
                           opu_shape_str(&iv->shape), opu_shape_str(&u->shape), x->shape.rank);
     if (idx_check_elements(g, node, d, iv, x, axis, "scatters into an empty axis"))
@@ -103,7 +93,7 @@ static int infer_scatter_nd(Graph *g, int node, Diag *d)
             return diag_error(d, g, node, "updates rank exceeds %d", CTVM_MAX_RANK);
         want.dims[want.rank++] = x->shape.dims[i];
     }
-    if (!same_shape(&want, &u->shape))
+    if (!shape_equal(&want, &u->shape))
         return diag_error(d, g, node, "updates %s must have shape %s", opu_shape_str(&u->shape),
                           opu_shape_str(&want));
     int64_t cnt;
