@@ -60,7 +60,7 @@ $(LIB): $(LIB_OBJ)
 $(B)/ctvm-%: cli/ctvm_%.c cli/driver.c cli/driver.h $(LIB)
 	$(CC) $(CFLAGS) -o $@ $< cli/driver.c $(LIB) $(LDLIBS)
 
-$(B)/tests/%: tests/unit/%.c $(LIB)
+$(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB)
 	@mkdir -p $(B)/tests
 	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
 

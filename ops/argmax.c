@@ -75,13 +75,8 @@ int compute_argmax(ComputeCtx *cx, int node, ComputeDef *def)
     const Value *x = &cx->g->values[n->in[0]];
     int axis = (int)attr_int(n, "axis", 0);
     int last = (int)attr_int(n, "select_last_index", 0);
-    int64_t outer = 1, len = x->shape.dims[axis], inner = 1;
-    for (int i = 0; i < x->shape.rank; i++) {
-        if (i < axis)
-            outer *= x->shape.dims[i];
-        else if (i > axis)
-            inner *= x->shape.dims[i];
-    }
+    int64_t outer, len, inner;
+    opu_axis_view(&x->shape, axis, &outer, &len, &inner);
     LType t = lt_of_dtype(x->dtype);
     LBuf *in = cx->buf_of(cx, n->in[0]), *out = cx->buf_of(cx, n->out[0]);
     LBuf *best = lbuf_new_typed(lb, "best", LB_LOCAL, lt_dtype(t), 1);

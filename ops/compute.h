@@ -90,6 +90,9 @@ ComputeStage *compute_stage_new(ComputeCtx *cx, ComputeDef *def, const char *nam
                                 const Shape *shape);
 /* Adds a reduction axis; returns its variable. */
 LVar *compute_add_raxis(ComputeCtx *cx, ComputeStage *st, const char *hint, int64_t extent);
+/* Reduction axis over kernel axis i of ns spatial axes (Conv, pools),
+ * named kh, kw, kd, ... ("kw" when 1-D). */
+LVar *compute_kernel_raxis(ComputeCtx *cx, ComputeStage *st, int ns, int i, int64_t extent);
 /* Row-major flat index of `idx` (rank entries) into `shape`. */
 Expr *compute_flat_index(ComputeCtx *cx, const Shape *shape, Expr *const *idx);
 /* Load of value `vid` broadcast (numpy rules) against the output `shape`

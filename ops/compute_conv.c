@@ -3,6 +3,7 @@
  * group, k1..kn). Padding is a select that reads zero outside the input;
  * bounds that can never be crossed are dropped at definition time. */
 #include "ops/compute.h"
+#include "ops/window.h"
 
 ComputeStage *compute_conv_stage(ComputeCtx *cx, int node, ComputeDef *def, int x_vid, int w_vid, Expr **x_load,
                                  Expr **in_bounds, Expr **w_load)
@@ -12,10 +13,8 @@ ComputeStage *compute_conv_stage(ComputeCtx *cx, int node, ComputeDef *def, int 
     const Value *x = &cx->g->values[x_vid], *w = &cx->g->values[w_vid];
     const Value *y = &cx->g->values[n->out[0]];
     int rank = x->shape.rank, ns = rank - 2;
-    int k1 = 0, k2 = 0, k3 = 0, k4 = 0;
-    const int64_t *ks = attr_ints(n, "kernel_shape", &k1), *st = attr_ints(n, "strides", &k2),
-                  *dl = attr_ints(n, "dilations", &k3), *pd = attr_ints(n, "pads", &k4);
-    if (ns < 1 || !ks || !st || !dl || !pd || k1 != ns || k2 != ns || k3 != ns || k4 != 2 * ns) {
+    const int64_t *ks, *st, *dl, *pd;
+    if (ns < 1 || !window_attrs(n, ns, &ks, &st, &dl, &pd)) {
         compute_fail(cx, node, "attributes not normalised (internal error)");
         return NULL;
     }
@@ -30,10 +29,9 @@ ComputeStage *compute_conv_stage(ComputeCtx *cx, int node, ComputeDef *def, int 
     }
     s->out_is_node_output = 1;
     LVar *ic = compute_add_raxis(cx, s, "ic", icg);
-    static const char *const KH[] = {"kh", "kw", "kd", "k3", "k4", "k5"};
     LVar *kv[CTVM_MAX_RANK];
     for (int i = 0; i < ns; i++)
-        kv[i] = compute_add_raxis(cx, s, ns == 1 ? "kw" : KH[i], ks[i]);
+        kv[i] = compute_kernel_raxis(cx, s, ns, i, ks[i]);
     s->red = RED_SUM;
 
     Expr *cin = lx_add(lb, lx_muli(lb, lx_bin(lb, BO_DIV, lx_var(lb, s->axis[1]), lx_int(lb, ocg)), icg),

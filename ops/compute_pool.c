@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "ops/compute.h"
+#include "ops/window.h"
 
 /* |v|^p, with the common p spelled out. */
 static Expr *lp_pow(LoopBuilder *lb, Expr *v, double p)
@@ -102,14 +103,10 @@ int compute_pool(ComputeCtx *cx, int node, ComputeDef *def)
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
     int blocked = (int)attr_int(n, "blocked", 0); /* [N,Cb,H,W,B]: lanes are channels */
     int ns = x->shape.rank - 2 - blocked;
-    int k1 = 0, k2 = 0, k3 = 0, k4 = 0;
-    const int64_t *ks = attr_ints(n, "kernel_shape", &k1), *st = attr_ints(n, "strides", &k2),
-                  *pd = attr_ints(n, "pads", &k3), *dl = attr_ints(n, "dilations", &k4);
-    if (ns < 1 || !ks || !st || !pd || !dl || k1 != ns || k2 != ns || k3 != 2 * ns || k4 != ns ||
-        (blocked && ns != 2))
+    const int64_t *ks, *st, *dl, *pd;
+    if (!window_attrs(n, ns, &ks, &st, &dl, &pd) || (blocked && ns != 2))
         return compute_fail(cx, node, "attributes not normalised (internal error)");
     int is_max = n->op == OP_MAXPOOL, is_lp = n->op == OP_LPPOOL;
-    static const char *const KH[] = {"kh", "kw", "kd", "k3", "k4", "k5"};
 
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     s->out_is_node_output = 1;
@@ -118,7 +115,7 @@ int compute_pool(ComputeCtx *cx, int node, ComputeDef *def)
         xi[4] = lx_var(lb, s->axis[4]);
     Expr *cond = lx_int(lb, 1);
     for (int i = 0; i < ns; i++) {
-        LVar *k = compute_add_raxis(cx, s, ns == 1 ? "kw" : KH[i], ks[i]);
+        LVar *k = compute_kernel_raxis(cx, s, ns, i, ks[i]);
         xi[2 + i] = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[2 + i]), st[i]),
                            lx_add(lb, lx_muli(lb, lx_var(lb, k), dl[i]), lx_int(lb, -pd[i])));
         int64_t D = x->shape.dims[2 + i];
@@ -154,7 +151,7 @@ int compute_pool(ComputeCtx *cx, int node, ComputeDef *def)
         Expr *ci = lx_int(lb, 1);
         Expr *x2[CTVM_MAX_RANK] = {lx_var(lb, s2->axis[0]), lx_var(lb, s2->axis[1])};
         for (int i = 0; i < ns; i++) {
-            LVar *k = compute_add_raxis(cx, s2, ns == 1 ? "kw" : KH[i], ks[i]);
+            LVar *k = compute_kernel_raxis(cx, s2, ns, i, ks[i]);
             x2[2 + i] = lx_add(lb, lx_muli(lb, lx_var(lb, s2->axis[2 + i]), st[i]),
                                lx_add(lb, lx_muli(lb, lx_var(lb, k), dl[i]), lx_int(lb, -pd[i])));
             ci = lx_bin(lb, BO_AND, ci,

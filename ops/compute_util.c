@@ -40,6 +40,12 @@ LVar *compute_add_raxis(ComputeCtx *cx, ComputeStage *st, const char *hint, int6
     return v;
 }
 
+LVar *compute_kernel_raxis(ComputeCtx *cx, ComputeStage *st, int ns, int i, int64_t extent)
+{
+    static const char *const KH[] = {"kh", "kw", "kd", "k3", "k4", "k5"};
+    return compute_add_raxis(cx, st, ns == 1 ? "kw" : KH[i], extent);
+}
+
 Expr *compute_flat_index(ComputeCtx *cx, const Shape *shape, Expr *const *idx)
 {
     Expr *flat = lx_int(cx->lb, 0);

@@ -21,11 +21,6 @@
 #include "ops/ops.h"
 #include "ops/window.h"
 
-static int conv_type_ok(DType t, int version)
-{
-    return t == DT_FLOAT32 || t == DT_FLOAT64 || t == DT_FLOAT16 || (t == DT_BFLOAT16 && version >= 22);
-}
-
 int op_conv_infer(Graph *g, int node, Diag *d)
 {
     Node *n = &g->nodes[node];
@@ -33,10 +28,9 @@ int op_conv_infer(Graph *g, int node, Diag *d)
         return -1;
     Value *x = opu_in(g, node, 0), *w = opu_in(g, node, 1), *b = opu_in(g, node, 2);
     int rank = x->shape.rank, ns = rank - 2;
-    if (rank < 3 || ns > WINDOW_MAX_AXES)
-        return diag_error(d, g, node, "input must have rank 3..%d (N, C, spatial...), got %s",
-                          WINDOW_MAX_AXES + 2, opu_shape_str(&x->shape));
-    if (!conv_type_ok(x->dtype, n->version))
+    if (window_spatial_axes(g, node, d, x, &ns))
+        return -1;
+    if (!window_float_type_ok(x->dtype, n->version))
         return diag_error(d, g, node, "input type %s not supported by Conv-%d", dtype_name(x->dtype),
                           n->version);
     if (w->dtype != x->dtype || (b && b->dtype != x->dtype))
@@ -53,13 +47,8 @@ int op_conv_infer(Graph *g, int node, Diag *d)
                           opu_shape_str(&w->shape), (long long)c, (long long)group);
     if (b && (b->shape.rank != 1 || b->shape.dims[0] != m))
         return diag_error(d, g, node, "bias must be [%lld], got %s", (long long)m, opu_shape_str(&b->shape));
-    int nk = 0;
-    const int64_t *ks = attr_ints(n, "kernel_shape", &nk);
-    if (ks && nk != ns)
-        return diag_error(d, g, node, "kernel_shape has %d values for %d spatial axes", nk, ns);
-    for (int i = 0; ks && i < ns; i++)
-        if (ks[i] != w->shape.dims[2 + i])
-            return diag_error(d, g, node, "kernel_shape does not match weights %s", opu_shape_str(&w->shape));
+    if (window_kernel_match(g, node, d, w, ns))
+        return -1;
     Window win;
     if (window_resolve(g, node, d, ns, &x->shape.dims[2], &w->shape.dims[2], 0, &win))
         return -1;

@@ -49,11 +49,10 @@ int op_convtranspose_infer(Graph *g, int node, Diag *d)
         return -1;
     Value *x = opu_in(g, node, 0), *w = opu_in(g, node, 1), *b = opu_in(g, node, 2);
     int rank = x->shape.rank, ns = rank - 2;
-    if (rank < 3 || ns > WINDOW_MAX_AXES)
-        return diag_error(d, g, node, "input must have rank 3..%d (N, C, spatial...), got %s",
-                          WINDOW_MAX_AXES + 2, opu_shape_str(&x->shape));
+    if (window_spatial_axes(g, node, d, x, &ns))
+        return -1;
     DType t = x->dtype;
-    if (!(t == DT_FLOAT32 || t == DT_FLOAT64 || t == DT_FLOAT16 || (t == DT_BFLOAT16 && n->version >= 22)))
+    if (!window_float_type_ok(t, n->version))
         return diag_error(d, g, node, "input type %s not supported by ConvTranspose-%d", dtype_name(t),
                           n->version);
     if (w->dtype != t || (b && b->dtype != t))
@@ -72,13 +71,8 @@ int op_convtranspose_infer(Graph *g, int node, Diag *d)
         return diag_error(d, g, node, "too many output channels");
     if (b && (b->shape.rank != 1 || b->shape.dims[0] != M))
         return diag_error(d, g, node, "bias must be [%lld], got %s", (long long)M, opu_shape_str(&b->shape));
-    int nk = 0;
-    const int64_t *ks = attr_ints(n, "kernel_shape", &nk);
-    if (ks && nk != ns)
-        return diag_error(d, g, node, "kernel_shape has %d values for %d spatial axes", nk, ns);
-    for (int i = 0; ks && i < ns; i++)
-        if (ks[i] != w->shape.dims[2 + i])
-            return diag_error(d, g, node, "kernel_shape does not match weights %s", opu_shape_str(&w->shape));
+    if (window_kernel_match(g, node, d, w, ns))
+        return -1;
     Window win;
     if (window_read(g, node, d, ns, &win))
         return -1;
@@ -135,10 +129,8 @@ int compute_convtranspose(ComputeCtx *cx, int node, ComputeDef *def)
     const Value *x = &cx->g->values[n->in[0]], *w = &cx->g->values[n->in[1]];
     const Value *y = &cx->g->values[n->out[0]];
     int rank = x->shape.rank, ns = rank - 2;
-    int k1 = 0, k2 = 0, k3 = 0, k4 = 0;
-    const int64_t *ks = attr_ints(n, "kernel_shape", &k1), *st = attr_ints(n, "strides", &k2),
-                  *dl = attr_ints(n, "dilations", &k3), *pd = attr_ints(n, "pads", &k4);
-    if (ns < 1 || !ks || !st || !dl || !pd || k1 != ns || k2 != ns || k3 != ns || k4 != 2 * ns)
+    const int64_t *ks, *st, *dl, *pd;
+    if (!window_attrs(n, ns, &ks, &st, &dl, &pd))
         return compute_fail(cx, node, "attributes not normalised (internal error)");
     int64_t group = attr_int(n, "group", 1);
     int64_t icg = x->shape.dims[1] / group, ocg = w->shape.dims[1];
@@ -146,10 +138,9 @@ int compute_convtranspose(ComputeCtx *cx, int node, ComputeDef *def)
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     s->out_is_node_output = 1;
     LVar *ic = compute_add_raxis(cx, s, "ic", icg);
-    static const char *const KH[] = {"kh", "kw", "kd", "k3", "k4", "k5"};
     LVar *kv[CTVM_MAX_RANK];
     for (int i = 0; i < ns; i++)
-        kv[i] = compute_add_raxis(cx, s, ns == 1 ? "kw" : KH[i], ks[i]);
+        kv[i] = compute_kernel_raxis(cx, s, ns, i, ks[i]);
     s->red = RED_SUM;
 
     Expr *m = lx_var(lb, s->axis[1]);

@@ -71,13 +71,8 @@ int compute_cumsum(ComputeCtx *cx, int node, ComputeDef *def)
     int axis = (int)attr_int(n, "axis", 0);
     int excl = (int)attr_int(n, "exclusive", 0), rev = (int)attr_int(n, "reverse", 0);
     int prod = n->op == OP_CUMPROD;
-    int64_t outer = 1, len = x->shape.dims[axis], inner = 1;
-    for (int i = 0; i < x->shape.rank; i++) {
-        if (i < axis)
-            outer *= x->shape.dims[i];
-        else if (i > axis)
-            inner *= x->shape.dims[i];
-    }
+    int64_t outer, len, inner;
+    opu_axis_view(&x->shape, axis, &outer, &len, &inner);
     LType t = lt_of_dtype(x->dtype);
     LBuf *in = cx->buf_of(cx, n->in[0]), *out = cx->buf_of(cx, n->out[0]);
     LBuf *acc = lbuf_new_typed(lb, "run", LB_LOCAL, lt_dtype(t), 2); /* running, next */

@@ -27,7 +27,7 @@ int op_deformconv_infer(Graph *g, int node, Diag *d)
     Value *x = opu_in(g, node, 0), *w = opu_in(g, node, 1), *off = opu_in(g, node, 2);
     Value *b = opu_in(g, node, 3), *m = opu_in(g, node, 4);
     DType t = x->dtype;
-    if (!(t == DT_FLOAT32 || t == DT_FLOAT64 || t == DT_FLOAT16 || (t == DT_BFLOAT16 && n->version >= 22)))
+    if (!window_float_type_ok(t, n->version))
         return diag_error(d, g, node, "input type %s not supported by DeformConv-%d", dtype_name(t), n->version);
     int r = x->shape.rank, k = r - 2;
     if (r < 3 || k > 3)

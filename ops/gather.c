@@ -18,30 +18,9 @@
 #include <string.h>
 
 #include "ops/compute.h"
+#include "ops/index_util.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
-
-/* Index tensor `vid` must be int32/int64; when constant, every entry (or,
- * for GatherND, entry j of every row of `row` entries, against dims[j]) must
- * lie in [-dim, dim). */
-static int check_indices(Graph *g, int node, Diag *d, int vid_in, const int64_t *dims, int row)
-{
-    Value *iv = opu_in(g, node, vid_in);
-    if (iv->dtype != DT_INT64 && iv->dtype != DT_INT32)
-        return diag_error(d, g, node, "indices must be int64 or int32, not %s", dtype_name(iv->dtype));
-    if (!value_is_const(iv))
-        return 0;
-    int64_t cnt;
-    if (opu_numel(g, node, d, &iv->shape, &cnt))
-        return -1;
-    for (int64_t k = 0; k < cnt; k++) {
-        int64_t j = tensor_get_i64(iv->dtype, iv->data, k), dim = dims[row > 1 ? k % row : 0];
-        if (j < -dim || j >= dim)
-            return diag_error(d, g, node, "index %lld out of range for an axis of size %lld",
-                              (long long)j, (long long)dim);
-    }
-    return 0;
-}
 
 static int check_data(Graph *g, int node, Diag *d, DType t)
 {
@@ -54,9 +33,7 @@ static int infer_gather(Graph *g, int node, Diag *d)
 {
     Value *x = opu_in(g, node, 0), *idx = opu_in(g, node, 1);
     int axis;
-    if (opu_norm_axis(g, node, d, attr_int(&g->nodes[node], "axis", 0), x->shape.rank, "axis", &axis))
-        return -1;
-    if (check_indices(g, node, d, 1, &x->shape.dims[axis], 1))
+    if (idx_check_axis(g, node, d, &axis))
         return -1;
     int r = x->shape.rank + idx->shape.rank - 1;
     if (r > CTVM_MAX_RANK)
@@ -82,22 +59,13 @@ static int infer_gather_elements(Graph *g, int node, Diag *d)
 {
     Value *x = opu_in(g, node, 0), *idx = opu_in(g, node, 1);
     int axis;
-    if (opu_norm_axis(g, node, d, attr_int(&g->nodes[node], "axis", 0), x->shape.rank, "axis", &axis))
-        return -1;
-    if (check_indices(g, node, d, 1, &x->shape.dims[axis], 1))
+    if (idx_check_axis(g, node, d, &axis))
         return -1;
     if (idx->shape.rank != x->shape.rank)
         return diag_error(d, g, node, "indices %s and data %s differ in rank",
                           opu_shape_str(&idx->shape), opu_shape_str(&x->shape));
-    for (int i = 0; i < x->shape.rank; i++)
-        if (i != axis && idx->shape.dims[i] > x->shape.dims[i])
-            return diag_error(d, g, node, "indices %s exceed data %s on axis %d",
-                              opu_shape_str(&idx->shape), opu_shape_str(&x->shape), i);
-    int64_t cnt;
-    if (opu_numel(g, node, d, &idx->shape, &cnt))
+    if (idx_check_elements(g, node, d, idx, x, axis, "gathers from an empty axis"))
         return -1;
-    if (cnt > 0 && x->shape.dims[axis] == 0)
-        return diag_error(d, g, node, "gathers from an empty axis");
     node_set_int(g, node, "axis", axis);
     opu_set_out(g, node, 0, x->dtype, idx->shape);
     return 0;
@@ -121,7 +89,7 @@ static int infer_gather_nd(Graph *g, int node, Diag *d)
         if (idx->shape.dims[i] != x->shape.dims[i])
             return diag_error(d, g, node, "batch dim %d differs: indices %s, data %s", i,
                               opu_shape_str(&idx->shape), opu_shape_str(&x->shape));
-    if (check_indices(g, node, d, 1, &x->shape.dims[b], (int)k))
+    if (idx_check(g, node, d, 1, &x->shape.dims[b], (int)k))
         return -1;
     Shape out = shape_make(0, NULL);
     for (int i = 0; i < q - 1; i++)
@@ -156,18 +124,6 @@ int op_gather_infer(Graph *g, int node, Diag *d)
     }
 }
 
-/* The index stored at `flat` in buffer ib, made non-negative (counted from
- * the end of an axis of size dim) and clamped into [0, dim). */
-static Expr *index_at(LoopBuilder *lb, LBuf *ib, Expr *flat, int64_t dim)
-{
-    Expr *k = lx_cast(lb, LT_I64, lx_load(lb, ib, flat));
-    k = lx_select(lb, lx_bin(lb, BO_LT, k, lx_const_i(lb, LT_I64, 0)),
-                  lx_add(lb, k, lx_const_i(lb, LT_I64, dim)), k);
-    k = lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, k, lx_const_i(lb, LT_I64, 0)),
-               lx_const_i(lb, LT_I64, dim > 0 ? dim - 1 : 0));
-    return lx_cast(lb, LT_IDX, k);
-}
-
 int compute_gather(ComputeCtx *cx, int node, ComputeDef *def)
 {
     LoopBuilder *lb = cx->lb;
@@ -185,11 +141,11 @@ int compute_gather(ComputeCtx *cx, int node, ComputeDef *def)
         for (int a = 0; a < x->shape.rank; a++)
             xi[a] = a < axis ? lx_var(lb, s->axis[a])
                     : a > axis ? lx_var(lb, s->axis[a + q - 1])
-                               : index_at(lb, ib, compute_flat_index(cx, &iv->shape, ii), x->shape.dims[a]);
+                               : idx_load_clamped(lb, ib, compute_flat_index(cx, &iv->shape, ii), x->shape.dims[a]);
     } else if (n->op == OP_GATHERELEMENTS) {
         int axis = (int)attr_int(n, "axis", 0);
         for (int a = 0; a < x->shape.rank; a++)
-            xi[a] = a == axis ? index_at(lb, ib, s->out_index, x->shape.dims[a]) : lx_var(lb, s->axis[a]);
+            xi[a] = a == axis ? idx_load_clamped(lb, ib, s->out_index, x->shape.dims[a]) : lx_var(lb, s->axis[a]);
     } else {
         int b = (int)attr_int(n, "batch_dims", 0), q = iv->shape.rank;
         int k = (int)iv->shape.dims[q - 1];
@@ -200,7 +156,7 @@ int compute_gather(ComputeCtx *cx, int node, ComputeDef *def)
                 xi[a] = lx_var(lb, s->axis[a]);
             } else if (a < b + k) {
                 ii[q - 1] = lx_int(lb, a - b);
-                xi[a] = index_at(lb, ib, compute_flat_index(cx, &iv->shape, ii), x->shape.dims[a]);
+                xi[a] = idx_load_clamped(lb, ib, compute_flat_index(cx, &iv->shape, ii), x->shape.dims[a]);
             } else {
                 xi[a] = lx_var(lb, s->axis[q - 1 + a - b - k]);
             }

@@ -23,20 +23,16 @@ int op_maxunpool_infer(Graph *g, int node, Diag *d)
         return -1;
     Value *x = opu_in(g, node, 0), *idx = opu_in(g, node, 1), *os = opu_in(g, node, 2);
     int rank = x->shape.rank, ns = rank - 2;
-    if (rank < 3 || ns > WINDOW_MAX_AXES)
-        return diag_error(d, g, node, "input must have rank 3..%d (N, C, spatial...), got %s",
-                          WINDOW_MAX_AXES + 2, opu_shape_str(&x->shape));
+    if (window_spatial_axes(g, node, d, x, &ns))
+        return -1;
     DType t = x->dtype;
-    if (!(t == DT_FLOAT32 || t == DT_FLOAT64 || t == DT_FLOAT16 || (t == DT_BFLOAT16 && n->version >= 22)))
+    if (!window_float_type_ok(t, n->version))
         return diag_error(d, g, node, "input type %s not supported by MaxUnpool-%d", dtype_name(t), n->version);
     if (idx->dtype != DT_INT64 || !shape_equal(&idx->shape, &x->shape))
         return diag_error(d, g, node, "indices must be int64 of the input's shape %s", opu_shape_str(&x->shape));
-    int nk = 0;
-    const int64_t *ks = attr_ints(n, "kernel_shape", &nk);
+    const int64_t *ks = window_kernel_attr(g, node, d, ns);
     if (!ks)
-        return diag_error(d, g, node, "kernel_shape is required");
-    if (nk != ns)
-        return diag_error(d, g, node, "kernel_shape must have %d values, got %d", ns, nk);
+        return -1;
     Window w;
     if (window_read(g, node, d, ns, &w))
         return -1;

@@ -217,3 +217,16 @@ const char *opu_shape_str(const Shape *s)
     next = (next + 1) % 4;
     return shape_str(s, buf, (int)sizeof ring[0]);
 }
+
+void opu_axis_view(const Shape *s, int axis, int64_t *outer, int64_t *len, int64_t *inner)
+{
+    *outer = 1;
+    *len = s->dims[axis];
+    *inner = 1;
+    for (int i = 0; i < s->rank; i++) {
+        if (i < axis)
+            *outer *= s->dims[i];
+        else if (i > axis)
+            *inner *= s->dims[i];
+    }
+}

@@ -64,4 +64,8 @@ void opu_set_string(Graph *g, int node, const char *name, const char *s);
 /* "[1,3,224,224]" in a static buffer ring (4 slots) for messages. */
 const char *opu_shape_str(const Shape *s);
 
+/* The [outer, len, inner] view of shape s around axis: the product of the
+ * dims before it, its own dim, the product of the dims after it. */
+void opu_axis_view(const Shape *s, int axis, int64_t *outer, int64_t *len, int64_t *inner);
+
 #endif

@@ -65,9 +65,8 @@ int op_pool_infer(Graph *g, int node, Diag *d)
         return diag_error(d, g, node, "input type %s not supported by %s-%d", dtype_name(x->dtype), n->op_type,
                           n->version);
     int rank = x->shape.rank, ns = rank - 2;
-    if (rank < 3 || ns > WINDOW_MAX_AXES)
-        return diag_error(d, g, node, "input must have rank 3..%d (N, C, spatial...), got %s",
-                          WINDOW_MAX_AXES + 2, opu_shape_str(&x->shape));
+    if (window_spatial_axes(g, node, d, x, &ns))
+        return -1;
     if ((n->op == OP_LPPOOL || n->op == OP_GLOBALLPPOOL) && read_p(g, node, d))
         return -1;
     if (is_global(n->op)) {
@@ -77,12 +76,9 @@ int op_pool_infer(Graph *g, int node, Diag *d)
         opu_set_out(g, node, 0, x->dtype, out);
         return 0;
     }
-    int nk = 0;
-    const int64_t *ks = attr_ints(n, "kernel_shape", &nk);
+    const int64_t *ks = window_kernel_attr(g, node, d, ns);
     if (!ks)
-        return diag_error(d, g, node, "kernel_shape is required");
-    if (nk != ns)
-        return diag_error(d, g, node, "kernel_shape must have %d values, got %d", ns, nk);
+        return -1;
     int64_t so = attr_int(n, "storage_order", 0);
     if (so != 0 && so != 1)
         return diag_error(d, g, node, "storage_order must be 0 or 1, got %lld", (long long)so);

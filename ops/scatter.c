@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "ops/compute.h"
+#include "ops/index_util.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -40,37 +41,6 @@ static int reduction_code(const char *s)
         if (!strcmp(s, names[i]))
             return i;
     return -1;
-}
-
-/* Indices input 1 must be int32/int64; when constant, entry k must lie in
- * [-dims[k % row], dims[k % row]) (row = 1: dims[0] for every entry). */
-static int check_indices(Graph *g, int node, Diag *d, const int64_t *dims, int row)
-{
-    Value *iv = opu_in(g, node, 1);
-    if (iv->dtype != DT_INT64 && iv->dtype != DT_INT32)
-        return diag_error(d, g, node, "indices must be int64 or int32, not %s", dtype_name(iv->dtype));
-    if (!value_is_const(iv))
-        return 0;
-    int64_t cnt;
-    if (opu_numel(g, node, d, &iv->shape, &cnt))
-        return -1;
-    for (int64_t k = 0; k < cnt; k++) {
-        int64_t j = tensor_get_i64(iv->dtype, iv->data, k), dim = dims[row > 1 ? k % row : 0];
-        if (j < -dim || j >= dim)
-            return diag_error(d, g, node, "index %lld out of range for an axis of size %lld",
-                              (long long)j, (long long)dim);
-    }
-    return 0;
-}
-
-static int same_shape(const Shape *a, const Shape *b)
-{
-    if (a->rank != b->rank)
-        return 0;
-    for (int i = 0; i < a->rank; i++)
-        if (a->dims[i] != b->dims[i])
-            return 0;
-    return 1;
 }
 
 static int infer_reduction(Graph *g, int node, Diag *d)
@@ -92,22 +62,13 @@ static int infer_scatter_elements(Graph *g, int node, Diag *d)
     int axis;
     if (x->shape.rank < 1)
         return diag_error(d, g, node, "data must have rank >= 1");
-    if (opu_norm_axis(g, node, d, attr_int(&g->nodes[node], "axis", 0), x->shape.rank, "axis", &axis))
+    if (idx_check_axis(g, node, d, &axis))
         return -1;
-    if (check_indices(g, node, d, &x->shape.dims[axis], 1))
-        return -1;
-    if (iv->shape.rank != x->shape.rank || !same_shape(&iv->shape, &u->shape))
+    if (iv->shape.rank != x->shape.rank || !shape_equal(&iv->shape, &u->shape))
         return diag_error(d, g, node, "indices %s and updates %s must have one shape of the data's rank %d",
                           opu_shape_str(&iv->shape), opu_shape_str(&u->shape), x->shape.rank);
-    for (int i = 0; i < x->shape.rank; i++)
-        if (i != axis && iv->shape.dims[i] > x->shape.dims[i])
-            return diag_error(d, g, node, "indices %s exceed data %s on axis %d",
-                              opu_shape_str(&iv->shape), opu_shape_str(&x->shape), i);
-    int64_t cnt;
-    if (opu_numel(g, node, d, &iv->shape, &cnt))
+    if (idx_check_elements(g, node, d, iv, x, axis, "scatters into an empty axis"))
         return -1;
-    if (cnt > 0 && x->shape.dims[axis] == 0)
-        return diag_error(d, g, node, "scatters into an empty axis");
     node_set_int(g, node, "axis", axis);
     opu_set_out(g, node, 0, x->dtype, x->shape);
     return 0;
@@ -122,7 +83,7 @@ static int infer_scatter_nd(Graph *g, int node, Diag *d)
     int64_t k = iv->shape.dims[q - 1];
     if (k < 1 || k > r)
         return diag_error(d, g, node, "indices' last dim %lld must be in [1, %d]", (long long)k, r);
-    if (check_indices(g, node, d, x->shape.dims, (int)k))
+    if (idx_check(g, node, d, 1, x->shape.dims, (int)k))
         return -1;
     Shape want = shape_make(0, NULL);
     for (int i = 0; i < q - 1; i++)
@@ -132,7 +93,7 @@ static int infer_scatter_nd(Graph *g, int node, Diag *d)
             return diag_error(d, g, node, "updates rank exceeds %d", CTVM_MAX_RANK);
         want.dims[want.rank++] = x->shape.dims[i];
     }
-    if (!same_shape(&want, &u->shape))
+    if (!shape_equal(&want, &u->shape))
         return diag_error(d, g, node, "updates %s must have shape %s", opu_shape_str(&u->shape),
                           opu_shape_str(&want));
     int64_t cnt;
@@ -191,18 +152,6 @@ int op_scatter_infer(Graph *g, int node, Diag *d)
     if (g->nodes[node].op == OP_SCATTERND)
         return infer_scatter_nd(g, node, d);
     return infer_scatter_elements(g, node, d);
-}
-
-/* The index stored at `flat` in buffer ib, made non-negative (counted from
- * the end of an axis of size dim) and clamped into [0, dim). */
-static Expr *index_at(LoopBuilder *lb, LBuf *ib, Expr *flat, int64_t dim)
-{
-    Expr *k = lx_cast(lb, LT_I64, lx_load(lb, ib, flat));
-    k = lx_select(lb, lx_bin(lb, BO_LT, k, lx_const_i(lb, LT_I64, 0)),
-                  lx_add(lb, k, lx_const_i(lb, LT_I64, dim)), k);
-    k = lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, k, lx_const_i(lb, LT_I64, 0)),
-               lx_const_i(lb, LT_I64, dim > 0 ? dim - 1 : 0));
-    return lx_cast(lb, LT_IDX, k);
 }
 
 /* old (op) upd for a reduction; bool add/max are or, mul/min are and. */
@@ -295,7 +244,7 @@ int compute_scatter(ComputeCtx *cx, int node, ComputeDef *def)
         for (int a = 0; a < x->shape.rank; a++) {
             if (a < k) {
                 ii[q - 1] = lx_int(lb, a);
-                yi[a] = index_at(lb, ib, compute_flat_index(cx, &iv->shape, ii), x->shape.dims[a]);
+                yi[a] = idx_load_clamped(lb, ib, compute_flat_index(cx, &iv->shape, ii), x->shape.dims[a]);
             } else {
                 yi[a] = ui[q - 1 + a - k];
             }
@@ -303,7 +252,7 @@ int compute_scatter(ComputeCtx *cx, int node, ComputeDef *def)
     } else {
         int axis = (int)attr_int(n, "axis", 0);
         for (int a = 0; a < x->shape.rank; a++)
-            yi[a] = a == axis ? index_at(lb, ib, compute_flat_index(cx, &u->shape, ui), x->shape.dims[a])
+            yi[a] = a == axis ? idx_load_clamped(lb, ib, compute_flat_index(cx, &u->shape, ui), x->shape.dims[a])
                               : ui[a];
     }
     Expr *yf = compute_flat_index(cx, &x->shape, yi);

@@ -86,16 +86,11 @@ int compute_topk(ComputeCtx *cx, int node, ComputeDef *def)
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]];
     int axis = (int)attr_int(n, "axis", 0);
-    int64_t outer = 1, inner = 1;
-    for (int i = 0; i < x->shape.rank; i++) {
-        if (i < axis)
-            outer *= x->shape.dims[i];
-        else if (i > axis)
-            inner *= x->shape.dims[i];
-    }
+    int64_t outer, len, inner;
+    opu_axis_view(&x->shape, axis, &outer, &len, &inner);
     LBuf *bufs[3] = {cx->buf_of(cx, n->in[0]), cx->buf_of(cx, n->out[0]), cx->buf_of(cx, n->out[1])};
     int written[3] = {0, 1, 1};
-    int64_t ia[6] = {x->dtype, outer, x->shape.dims[axis], inner, attr_int(n, "k", 0), attr_int(n, "largest", 1)};
+    int64_t ia[6] = {x->dtype, outer, len, inner, attr_int(n, "k", 0), attr_int(n, "largest", 1)};
     def->custom = ls_call(cx->lb, "ctvm_k_topk", 3, bufs, written, 6, ia, 0, NULL);
     return 0;
 }

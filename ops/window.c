@@ -1,4 +1,5 @@
-/* window.c - sliding-window geometry for Conv and pools (see window.h). */
+/* window.c - sliding-window geometry for Conv and pools, and the checks of
+ * input rank, type and kernel_shape the conv-like ops share (see window.h). */
 #include "ops/window.h"
 
 #include <string.h>
@@ -82,4 +83,57 @@ int window_resolve(Graph *g, int node, Diag *d, int n, const int64_t *in, const 
     node_set_ints(g, node, "pads", w->pads, 2 * n);
     opu_set_string(g, node, "auto_pad", "NOTSET");
     return 0;
+}
+
+int window_spatial_axes(Graph *g, int node, Diag *d, const Value *x, int *ns)
+{
+    int rank = x->shape.rank;
+    *ns = rank - 2;
+    if (rank < 3 || *ns > WINDOW_MAX_AXES)
+        return diag_error(d, g, node, "input must have rank 3..%d (N, C, spatial...), got %s",
+                          WINDOW_MAX_AXES + 2, opu_shape_str(&x->shape));
+    return 0;
+}
+
+int window_float_type_ok(DType t, int version)
+{
+    return t == DT_FLOAT32 || t == DT_FLOAT64 || t == DT_FLOAT16 || (t == DT_BFLOAT16 && version >= 22);
+}
+
+int window_kernel_match(Graph *g, int node, Diag *d, const Value *w, int ns)
+{
+    int nk = 0;
+    const int64_t *ks = attr_ints(&g->nodes[node], "kernel_shape", &nk);
+    if (ks && nk != ns)
+        return diag_error(d, g, node, "kernel_shape has %d values for %d spatial axes", nk, ns);
+    for (int i = 0; ks && i < ns; i++)
+        if (ks[i] != w->shape.dims[2 + i])
+            return diag_error(d, g, node, "kernel_shape does not match weights %s", opu_shape_str(&w->shape));
+    return 0;
+}
+
+const int64_t *window_kernel_attr(Graph *g, int node, Diag *d, int ns)
+{
+    int nk = 0;
+    const int64_t *ks = attr_ints(&g->nodes[node], "kernel_shape", &nk);
+    if (!ks) {
+        diag_error(d, g, node, "kernel_shape is required");
+        return NULL;
+    }
+    if (nk != ns) {
+        diag_error(d, g, node, "kernel_shape must have %d values, got %d", ns, nk);
+        return NULL;
+    }
+    return ks;
+}
+
+int window_attrs(const Node *n, int ns, const int64_t **ks, const int64_t **st, const int64_t **dl,
+                 const int64_t **pd)
+{
+    int k1 = 0, k2 = 0, k3 = 0, k4 = 0;
+    *ks = attr_ints(n, "kernel_shape", &k1);
+    *st = attr_ints(n, "strides", &k2);
+    *dl = attr_ints(n, "dilations", &k3);
+    *pd = attr_ints(n, "pads", &k4);
+    return ns >= 1 && *ks && *st && *dl && *pd && k1 == ns && k2 == ns && k3 == ns && k4 == 2 * ns;
 }

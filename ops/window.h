@@ -39,4 +39,25 @@ int window_read(Graph *g, int node, Diag *d, int n, Window *w);
 int window_resolve(Graph *g, int node, Diag *d, int n, const int64_t *in, const int64_t *kernel,
                    int ceil_mode, Window *w);
 
+/* Input x of a conv-like op must be [N, C, spatial...] with 1 to
+ * WINDOW_MAX_AXES spatial axes; their count in *ns. */
+int window_spatial_axes(Graph *g, int node, Diag *d, const Value *x, int *ns);
+
+/* The input types of Conv, ConvTranspose, MaxUnpool, DeformConv: float16,
+ * float32, float64, and bfloat16 from version 22. */
+int window_float_type_ok(DType t, int version);
+
+/* Optional kernel_shape of a node with weights w: ns values equal to the
+ * weights' spatial dims. */
+int window_kernel_match(Graph *g, int node, Diag *d, const Value *w, int ns);
+
+/* Required kernel_shape (pools, MaxUnpool): ns values; NULL after an error. */
+const int64_t *window_kernel_attr(Graph *g, int node, Diag *d, int ns);
+
+/* The normalised kernel_shape, strides, dilations (ns values each) and pads
+ * (2*ns) written back by infer, for compute definitions: 0 when ns < 1 or
+ * any is missing or has the wrong count. */
+int window_attrs(const Node *n, int ns, const int64_t **ks, const int64_t **st, const int64_t **dl,
+                 const int64_t **pd);
+
 #endif

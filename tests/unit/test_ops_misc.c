@@ -10,38 +10,7 @@
 
 #include "ops/ops.h"
 #include "tests/unit/graph_build.h"
-
-/* infer, then eval; returns eval's result or -1 */
-static int run(Graph *g, int node, Diag *d)
-{
-    if (ops_infer(g, node, d))
-        return -1;
-    return ops_eval(g, node, d);
-}
-
-static void expect_shape(Graph *g, int v, int rank, const int64_t *dims)
-{
-    const Shape *s = &g->values[v].shape;
-    assert_int_equal(s->rank, rank);
-    for (int i = 0; i < rank; i++)
-        assert_int_equal(s->dims[i], dims[i]);
-}
-
-static void expect_f32(Graph *g, int v, int64_t n, const float *want, float tol)
-{
-    assert_int_equal(g->values[v].dtype, DT_FLOAT32);
-    assert_non_null(g->values[v].data);
-    const float *got = g->values[v].data;
-    for (int64_t i = 0; i < n; i++)
-        if (!(fabsf(got[i] - want[i]) <= tol))
-            fail_msg("element %lld: got %.7g want %.7g", (long long)i, got[i], want[i]);
-}
-
-static void expect_error(Diag *d, const char *part)
-{
-    if (!strstr(d->last, part))
-        fail_msg("diagnostic '%s' lacks '%s'", d->last, part);
-}
+#include "tests/unit/op_expect.h"
 
 static void test_trilu(void **state)
 {
