@@ -2,9 +2,14 @@
  * along one axis, every type the spec allows (int32, int64, uint32,
  * uint64, float16, bfloat16, float, double).
  *
- * The axis is input 1 (a scalar or one-element int32/int64 tensor); the
- * loop nest is built around it, so it must be a constant (--bind a graph
- * input). The data is viewed as [outer, len, inner]; every (outer, inner)
+ * The axis is input 1 (a scalar or one-element int32/int64 tensor). It
+ * does not decide the output shape, so it may be a run-time input. A
+ * constant axis builds one loop nest. A run-time axis is loaded (as int64)
+ * and normalised (negative counts from the end); the definition holds the
+ * rank possible nests and a chain of ifs picks one. An out-of-range axis
+ * is clamped after normalisation: below -rank acts as axis 0, rank or more
+ * as axis rank-1 (a defined result, never an out-of-bounds access).
+ * The data is viewed as [outer, len, inner]; every (outer, inner)
  * row is one serial loop carrying the running value in a local:
  *   inclusive  y[j] = x[0] op ... op x[j]
  *   exclusive  y[j] = x[0] op ... op x[j-1]   (y[0] = 0 or 1)
@@ -12,7 +17,8 @@
  * the element type (float16/bfloat16 round at every step as numpy does;
  * integers wrap).
  *
- * Normalised attributes: "axis" >= 0 (from input 1), "exclusive" and
+ * Normalised attributes: "axis" >= 0 (from a constant input 1) or -1
+ * (run-time axis, read from input 1), "exclusive" and
  * "reverse" 0/1. */
 #include "ops/compute.h"
 #include "ops/op_util.h"
@@ -39,18 +45,23 @@ int op_cumsum_infer(Graph *g, int node, Diag *d)
         return diag_error(d, g, node, "input type %s is not supported", dtype_name(x->dtype));
     if (av->dtype != DT_INT32 && av->dtype != DT_INT64)
         return diag_error(d, g, node, "axis must be int32 or int64, not %s", dtype_name(av->dtype));
-    if (!av->data)
-        return opu_need_const(g, node, d, 1, "axis");
-    int64_t raw[2];
-    int na = 0, axis;
-    if (opu_const_ints(g, node, d, 1, raw, 2, &na))
-        return -1;
-    if (na != 1)
-        return diag_error(d, g, node, "axis must hold one value, not %d", na);
     if (x->shape.rank < 1)
         return diag_error(d, g, node, "input must have rank >= 1");
-    if (opu_norm_axis(g, node, d, raw[0], x->shape.rank, "axis", &axis))
-        return -1;
+    int axis = -1;
+    if (av->data) {
+        int64_t raw[2];
+        int na = 0;
+        if (opu_const_ints(g, node, d, 1, raw, 2, &na))
+            return -1;
+        if (na != 1)
+            return diag_error(d, g, node, "axis must hold one value, not %d", na);
+        if (opu_norm_axis(g, node, d, raw[0], x->shape.rank, "axis", &axis))
+            return -1;
+    } else {
+        int64_t an = 0;
+        if (av->shape.rank > 1 || (shape_numel(&av->shape, &an) && an != 1))
+            return diag_error(d, g, node, "axis must be a scalar or hold one value");
+    }
     node_set_int(g, node, "axis", axis);
     node_set_int(g, node, "exclusive", attr_int(n, "exclusive", 0) != 0);
     node_set_int(g, node, "reverse", attr_int(n, "reverse", 0) != 0);
@@ -63,12 +74,12 @@ int op_cumsum_eval(Graph *g, int node, Diag *d)
     return ops_eval_compute(g, node, d);
 }
 
-int compute_cumsum(ComputeCtx *cx, int node, ComputeDef *def)
+/* The nest of one axis: every (outer, inner) row runs serially. */
+static Stmt *cum_nest(ComputeCtx *cx, int node, int axis)
 {
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]];
-    int axis = (int)attr_int(n, "axis", 0);
     int excl = (int)attr_int(n, "exclusive", 0), rev = (int)attr_int(n, "reverse", 0);
     int prod = n->op == OP_CUMPROD;
     int64_t outer, len, inner;
@@ -99,6 +110,28 @@ int compute_cumsum(ComputeCtx *cx, int node, ComputeDef *def)
     }
     Stmt *row = ls_alloc(lb, acc, ls_seq2(lb, ls_store(lb, acc, zero, prod ? lx_one(lb, t) : lx_zero(lb, t)),
                                           ls_for(lb, l, len, LOOP_SERIAL, body)));
-    def->custom = ls_for(lb, o, outer, LOOP_SERIAL, ls_for(lb, i, inner, LOOP_SERIAL, row));
+    return ls_for(lb, o, outer, LOOP_SERIAL, ls_for(lb, i, inner, LOOP_SERIAL, row));
+}
+
+int compute_cumsum(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    LoopBuilder *lb = cx->lb;
+    const Node *n = &cx->g->nodes[node];
+    int rank = cx->g->values[n->in[0]].shape.rank;
+    int axis = (int)attr_int(n, "axis", -1);
+    if (axis >= 0) {
+        def->custom = cum_nest(cx, node, axis);
+        return 0;
+    }
+    /* run-time axis: a = axis < 0 ? axis + rank : axis, then clamped to
+     * [0, rank-1] by the if chain (a <= 0 -> 0, ..., else rank-1) */
+    Expr *a = lx_cast(lb, LT_I64, lx_load(lb, cx->buf_of(cx, n->in[1]), lx_int(lb, 0)));
+    a = lx_select(lb, lx_bin(lb, BO_LT, a, lx_const_i(lb, LT_I64, 0)), lx_add(lb, a, lx_const_i(lb, LT_I64, rank)), a);
+    Stmt *s = cum_nest(cx, node, rank - 1);
+    for (int k = rank - 2; k >= 0; k--) {
+        BinOp op = k == 0 ? BO_LE : BO_EQ;
+        s = ls_if_else(lb, lx_bin(lb, op, a, lx_const_i(lb, LT_I64, k)), cum_nest(cx, node, k), s);
+    }
+    def->custom = s;
     return 0;
 }
