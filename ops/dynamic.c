@@ -14,7 +14,9 @@
  *
  * Normalised attributes after infer: Compress and Unique "flat_axis" (the
  * axis >= 0, or -1 for the flattened input); Unique "sorted"; NMS
- * "max_boxes" (from input 2, 0 when absent), "center_point_box". */
+ * "max_boxes" (from input 2, 0 when absent; the number of boxes when input
+ * 2 is a run-time value, which the kernel then reads: "max_boxes_input" 1),
+ * "center_point_box". */
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,15 +124,15 @@ static int infer_nms(Graph *g, int node, Diag *d)
             return diag_error(d, g, node, "input %d must be a float32 scalar", i);
     }
     int64_t max_boxes = 0;
+    int64_t B = b->shape.dims[0], N = b->shape.dims[1], C = s->shape.dims[1];
     const Value *m = opu_in(g, node, 2);
     if (m) {
-        if (!m->data)
-            return opu_need_const(g, node, d, 2, "max_output_boxes_per_class");
-        if (numel_of(m) != 1)
-            return diag_error(d, g, node, "max_output_boxes_per_class must be a scalar");
-        max_boxes = tensor_get_i64(m->dtype, m->data, 0);
+        if (m->dtype != DT_INT64 || numel_of(m) != 1)
+            return diag_error(d, g, node, "max_output_boxes_per_class must be an int64 scalar");
+        /* a run-time value is read by the kernel; the buffer is sized for N */
+        max_boxes = m->data ? tensor_get_i64(m->dtype, m->data, 0) : N;
+        node_set_int(g, node, "max_boxes_input", !m->data);
     }
-    int64_t B = b->shape.dims[0], N = b->shape.dims[1], C = s->shape.dims[1];
     if (max_boxes < 0)
         max_boxes = 0;
     int64_t per = max_boxes < N ? max_boxes : N, rows;
@@ -244,10 +246,11 @@ static int build_call(const Graph *g, int node, Call *c)
     case OP_NONMAXSUPPRESSION: {
         const Value *s = &g->values[n->in[1]];
         c->fn = "ctvm_k_nms";
-        c->nb = 7;
+        c->nb = 8;
         c->vals[0] = n->in[0], c->vals[1] = n->in[1];
         c->vals[2] = n->n_in > 3 ? n->in[3] : -1;
         c->vals[3] = n->n_in > 4 ? n->in[4] : -1;
+        c->vals[7] = attr_int(n, "max_boxes_input", 0) ? n->in[2] : -1;
         c->vals[4] = n->out[0], c->dims_of[5] = 0, c->scratch = 6;
         c->written[4] = c->written[5] = c->written[6] = 1;
         c->ia[0] = x->shape.dims[0], c->ia[1] = s->shape.dims[1], c->ia[2] = x->shape.dims[1];

@@ -9,8 +9,11 @@
  * to dims = {K, 3}.
  * buf: boxes [B,N,4], scores [B,C,N] (float32), iou_threshold and
  *      score_threshold (float32 scalars, either may be null), selected
- *      (int64 [Kmax,3]), dims (int64[2]), scratch (int64[N]);
- * iarg: B, C, N, max_output_boxes_per_class, center_point_box. */
+ *      (int64 [Kmax,3]), dims (int64[2]), scratch (int64[N]), and
+ *      max_output_boxes_per_class (int64 scalar) when it is a run-time
+ *      input, else null;
+ * iarg: B, C, N, max_output_boxes_per_class (its bound, N, when run-time),
+ *      center_point_box. */
 static void ctvm_knms_box(const float *b, int center, float *x0, float *y0, float *x1, float *y1)
 {
     if (center) {
@@ -75,6 +78,10 @@ static void ctvm_k_nms(void *const *buf, const int64_t *iarg, const double *farg
     const float *iou_p = (const float *)buf[2], *score_p = (const float *)buf[3];
     int64_t *sel = (int64_t *)buf[4], *dims = (int64_t *)buf[5], *order = (int64_t *)buf[6];
     int64_t B = iarg[0], C = iarg[1], N = iarg[2], max_out = iarg[3];
+    if (buf[7]) { /* max_output_boxes_per_class given at run time; iarg[3] = N bounds it */
+        int64_t m = ((const int64_t *)buf[7])[0];
+        max_out = m < 0 ? 0 : m < max_out ? m : max_out;
+    }
     int center = (int)iarg[4];
     float iou = iou_p ? iou_p[0] : 0.0f;
     int64_t k = 0;
