@@ -3,6 +3,22 @@
  * inputs' compute type. */
 #include "ops/compute.h"
 
+#ifndef GEMM_SCHED_MIN_WORK
+#define GEMM_SCHED_MIN_WORK 0
+#endif
+
+/* float32 products large enough for the register-tiled GEMM schedule
+ * (schedule/schedule_gemm.c); small ones keep the default schedule */
+static void pick_sched(ComputeCtx *cx, int node, ComputeStage *s, int64_t M, int64_t N, int64_t K)
+{
+    const Node *n = &cx->g->nodes[node];
+    const Value *a = &cx->g->values[n->in[0]], *b = &cx->g->values[n->in[1]];
+    const Value *y = &cx->g->values[n->out[0]];
+    if (a->dtype == DT_FLOAT32 && b->dtype == DT_FLOAT32 && y->dtype == DT_FLOAT32 && M >= 2 && N >= 2 &&
+        M * N * K >= GEMM_SCHED_MIN_WORK)
+        s->sched = SCHED_GEMM;
+}
+
 static int compute_gemm_op(ComputeCtx *cx, int node, ComputeDef *def)
 {
     LoopBuilder *lb = cx->lb;
@@ -40,6 +56,7 @@ static int compute_gemm_op(ComputeCtx *cx, int node, ComputeDef *def)
         fin = lx_add(lb, fin, c);
     }
     s->finalize = lx_cast(lb, t, fin);
+    pick_sched(cx, node, s, y->shape.dims[0], y->shape.dims[1], K);
     return 0;
 }
 
@@ -87,6 +104,8 @@ static int compute_matmul(ComputeCtx *cx, int node, ComputeDef *def)
     s->body = lx_mul(lb, lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &a->shape, ai)),
                      lx_load(lb, cx->buf_of(cx, n->in[1]), compute_flat_index(cx, &b->shape, bi)));
     s->finalize = lx_var(lb, s->acc);
+    if (has_m && has_n)
+        pick_sched(cx, node, s, y->shape.dims[ry - 2], y->shape.dims[ry - 1], K);
     return 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include "ir/loop_lower.h"
 #include "schedule_conv.h"
+#include "schedule_gemm.h"
 #include "schedule_tile.h"
 
 /* Apply epilogue node `epi`, whose input `from` is the running value `cur`
@@ -130,8 +131,11 @@ Stmt *schedule_group(ComputeCtx *cx, int anchor)
     if (def.custom)
         return def.custom;
     Stmt *items[CTVM_MAX_STAGES];
-    for (int i = 0; i < def.n_stages; i++)
-        items[i] = def.stages[i].sched == SCHED_CONV ? schedule_conv(cx, &def.stages[i])
-                                                     : schedule_stage_default(cx, &def.stages[i]);
+    for (int i = 0; i < def.n_stages; i++) {
+        const ComputeStage *st = &def.stages[i];
+        items[i] = st->sched == SCHED_CONV ? schedule_conv(cx, st)
+                 : st->sched == SCHED_GEMM ? schedule_gemm(cx, st)
+                                           : schedule_stage_default(cx, st);
+    }
     return def.n_stages == 1 ? items[0] : ls_seq(cx->lb, def.n_stages, items);
 }
