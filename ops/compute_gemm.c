@@ -104,8 +104,12 @@ static int compute_matmul(ComputeCtx *cx, int node, ComputeDef *def)
     s->body = lx_mul(lb, lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &a->shape, ai)),
                      lx_load(lb, cx->buf_of(cx, n->in[1]), compute_flat_index(cx, &b->shape, bi)));
     s->finalize = lx_var(lb, s->acc);
-    if (has_m && has_n)
-        pick_sched(cx, node, s, y->shape.dims[ry - 2], y->shape.dims[ry - 1], K);
+    if (has_m && has_n) { /* rows: m and the batch dims (the schedule may tile along a batch dim) */
+        int64_t rows = 1;
+        for (int i = 0; i < ry - 1; i++)
+            rows *= y->shape.dims[i];
+        pick_sched(cx, node, s, rows, y->shape.dims[ry - 1], K);
+    }
     return 0;
 }
 

@@ -72,6 +72,13 @@ Stmt *schedule_gemm(ComputeCtx *cx, const ComputeStage *st)
     if (st->n_axes < 2 || st->red != RED_SUM)
         return schedule_stage_default(cx, st);
     GemmPlan p = {.mi = st->n_axes - 2, .ni = st->n_axes - 1, .L = vl > 1 ? vl : 1};
+    /* the rows of a tile: the m axis, or when m is 1 (a [S,1,K] x [K,N]
+     * product) the nearest outer axis with more than one index */
+    for (int i = st->n_axes - 2; i >= 0; i--)
+        if (st->extent[i] > 1) {
+            p.mi = i;
+            break;
+        }
     p.M = st->extent[p.mi];
     p.N = st->extent[p.ni];
     if (p.M <= 0 || p.N <= 0)
@@ -96,10 +103,11 @@ Stmt *schedule_gemm(ComputeCtx *cx, const ComputeStage *st)
     int axes[CTVM_MAX_RANK];
     int64_t ext[CTVM_MAX_RANK];
     int n = 0;
-    for (int i = 0; i < p.mi; i++) {
-        axes[n] = i;
-        ext[n++] = st->extent[i];
-    }
+    for (int i = 0; i < p.ni; i++)
+        if (i != p.mi) {
+            axes[n] = i;
+            ext[n++] = st->extent[i];
+        }
     axes[n] = p.ni;
     ext[n++] = (p.N + NB - 1) / NB;
     axes[n] = p.mi;
