@@ -1,10 +1,14 @@
 /* compute_gemm.c - Gemm (alpha, beta, transA/transB, broadcast C) and MatMul
  * (numpy broadcasting of batch dims, 1-D operands) as a sum over k in the
- * inputs' compute type. */
+ * inputs' compute type. Large float32 products are scheduled by the
+ * register-tiled GEMM schedule (SCHED_GEMM, schedule/schedule_gemm.c). */
 #include "ops/compute.h"
 
+/* multiply-adds from which float32 products take the GEMM schedule (below,
+ * the default schedule's one-vector loop is as good and its code smaller);
+ * -DGEMM_SCHED_MIN_WORK=0 sends every float32 product through it */
 #ifndef GEMM_SCHED_MIN_WORK
-#define GEMM_SCHED_MIN_WORK 0
+#define GEMM_SCHED_MIN_WORK 4096
 #endif
 
 /* float32 products large enough for the register-tiled GEMM schedule
