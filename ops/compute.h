@@ -31,7 +31,7 @@ typedef struct ComputeCtx ComputeCtx;
 
 /* Which schedule lowers a stage (schedule/): the default one, or a
  * template of an op family with its own knobs. */
-typedef enum SchedKind { SCHED_DEFAULT = 0, SCHED_CONV } SchedKind;
+typedef enum SchedKind { SCHED_DEFAULT = 0, SCHED_CONV, SCHED_GEMM } SchedKind;
 
 typedef struct ComputeStage {
     const char *name;

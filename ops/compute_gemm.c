@@ -1,7 +1,27 @@
 /* compute_gemm.c - Gemm (alpha, beta, transA/transB, broadcast C) and MatMul
  * (numpy broadcasting of batch dims, 1-D operands) as a sum over k in the
- * inputs' compute type. */
+ * inputs' compute type. Large float32 products are scheduled by the
+ * register-tiled GEMM schedule (SCHED_GEMM, schedule/schedule_gemm.c). */
 #include "ops/compute.h"
+
+/* multiply-adds from which float32 products take the GEMM schedule (below,
+ * the default schedule's one-vector loop is as good and its code smaller);
+ * -DGEMM_SCHED_MIN_WORK=0 sends every float32 product through it */
+#ifndef GEMM_SCHED_MIN_WORK
+#define GEMM_SCHED_MIN_WORK 4096
+#endif
+
+/* float32 products large enough for the register-tiled GEMM schedule
+ * (schedule/schedule_gemm.c); small ones keep the default schedule */
+static void pick_sched(ComputeCtx *cx, int node, ComputeStage *s, int64_t M, int64_t N, int64_t K)
+{
+    const Node *n = &cx->g->nodes[node];
+    const Value *a = &cx->g->values[n->in[0]], *b = &cx->g->values[n->in[1]];
+    const Value *y = &cx->g->values[n->out[0]];
+    if (a->dtype == DT_FLOAT32 && b->dtype == DT_FLOAT32 && y->dtype == DT_FLOAT32 && M >= 2 && N >= 2 &&
+        M * N * K >= GEMM_SCHED_MIN_WORK)
+        s->sched = SCHED_GEMM;
+}
 
 static int compute_gemm_op(ComputeCtx *cx, int node, ComputeDef *def)
 {
@@ -40,6 +60,7 @@ static int compute_gemm_op(ComputeCtx *cx, int node, ComputeDef *def)
         fin = lx_add(lb, fin, c);
     }
     s->finalize = lx_cast(lb, t, fin);
+    pick_sched(cx, node, s, y->shape.dims[0], y->shape.dims[1], K);
     return 0;
 }
 
@@ -105,6 +126,14 @@ static int compute_matmul(ComputeCtx *cx, int node, ComputeDef *def)
         return -1;
     s->body = lx_mul(cx->lb, a, b);
     s->finalize = lx_var(cx->lb, s->acc);
+    const Shape *as = &cx->g->values[n->in[0]].shape, *bs = &cx->g->values[n->in[1]].shape;
+    const Shape *ys = &cx->g->values[n->out[0]].shape;
+    if (as->rank > 1 && bs->rank > 1) { /* rows: m and the batch dims (the schedule may tile along a batch dim) */
+        int64_t rows = 1;
+        for (int i = 0; i < ys->rank - 1; i++)
+            rows *= ys->dims[i];
+        pick_sched(cx, node, s, rows, ys->dims[ys->rank - 1], as->dims[as->rank - 1]);
+    }
     return 0;
 }
 

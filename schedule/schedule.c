@@ -5,6 +5,7 @@
 
 #include "ir/loop_lower.h"
 #include "schedule_conv.h"
+#include "schedule_gemm.h"
 #include "schedule_tile.h"
 
 /* Apply epilogue node `epi`, whose input `from` is the running value `cur`
@@ -130,9 +131,12 @@ Stmt *schedule_group(ComputeCtx *cx, int anchor)
     if (def.custom && def.n_stages == 0)
         return def.custom;
     Stmt *items[CTVM_MAX_STAGES + 1];
-    for (int i = 0; i < def.n_stages; i++)
-        items[i] = def.stages[i].sched == SCHED_CONV ? schedule_conv(cx, &def.stages[i])
-                                                     : schedule_stage_default(cx, &def.stages[i]);
+    for (int i = 0; i < def.n_stages; i++) {
+        const ComputeStage *st = &def.stages[i];
+        items[i] = st->sched == SCHED_CONV ? schedule_conv(cx, st)
+                 : st->sched == SCHED_GEMM ? schedule_gemm(cx, st)
+                                           : schedule_stage_default(cx, st);
+    }
     int ni = def.n_stages;
     if (def.custom) /* stages, then the custom nest that reads them */
         items[ni++] = def.custom;

@@ -41,7 +41,9 @@ Stmt *sched_tile(ComputeCtx *cx, const ComputeStage *st, Expr *const *at, const 
         ax[t->tax] = lx_add(lb, at[t->tax], lx_var(lb, j));
     if (t->uax >= 0)
         ax[t->uax] = lx_add(lb, at[t->uax], lx_var(lb, u));
-    if (t->vax >= 0)
+    if (t->vax >= 0 && t->vax == t->uax) /* U vectors side by side along one axis */
+        ax[t->vax] = lx_add(lb, at[t->vax], lx_add(lb, lx_muli(lb, lx_var(lb, u), L), lx_var(lb, lane)));
+    else if (t->vax >= 0)
         ax[t->vax] = lx_add(lb, at[t->vax], lx_var(lb, lane));
     if (R > 1)
         ax[t->rax] = lx_add(lb, at[t->rax], lx_var(lb, r));

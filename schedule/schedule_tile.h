@@ -13,6 +13,8 @@
  *   axis uax = at[uax] + u   for u in 0..U   (unrolled; uax < 0: none)
  *   axis vax = at[vax] + lane for lane in 0..L (vectorized; vax < 0: none)
  *   axis rax = at[rax] + r   for r in 0..R   (unrolled, outermost; only when R > 1)
+ * When uax == vax the U vectors lie side by side along that axis:
+ *   axis vax = at[vax] + u*L + lane.
  * Reductions keep U*T*L accumulators, run the reduction axes in stage order
  * around the unrolled updates, and store finalize (with the fused
  * epilogues) once per output point. */
