@@ -100,7 +100,9 @@ int compute_softmax(ComputeCtx *cx, int node, ComputeDef *def)
     }
 #undef IDX
     Stmt *items[3] = {s_max, s_sum, s_out};
-    Stmt *row = ls_alloc(lb, mx, ls_alloc(lb, sum, ls_alloc(lb, arg, ls_seq(lb, 3, items))));
+    /* only the locals the row uses: an unused one is a -Wunused-variable */
+    Stmt *body = ls_seq(lb, 3, items);
+    Stmt *row = ls_alloc(lb, mx, n->op == OP_HARDMAX ? ls_alloc(lb, arg, body) : ls_alloc(lb, sum, body));
     def->custom = ls_for(lb, o, outer, LOOP_SERIAL, ls_for(lb, i, inner, LOOP_SERIAL, row));
     return 0;
 }
