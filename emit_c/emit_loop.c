@@ -834,10 +834,22 @@ static void palloc(Em *m, const Stmt *s, int ind, const LVar *v)
             }
         fputs(";\n", f);
     }
+    if (mode == LM_MEM) { /* a local the body only writes (or never touches) */
+        fprintf(f, "%*s(void)", ind + 4, "");
+        emit_buf_name(f, s->buf);
+        fputs(";\n", f);
+    }
     if (m->n_scope < MAX_SCOPES)
         m->scope[m->n_scope++] = (LocalScope){s->buf, mode, st.used};
     pstmt(m, s->body, ind + 4, v);
     m->n_scope--;
+    if (mode != LM_MEM) /* after the body, where every slot has been set */
+        for (int k = 0; k < MAX_REG_SLOTS; k++)
+            if (st.used >> k & 1) {
+                fprintf(f, "%*s(void)", ind + 4, "");
+                emit_buf_name(f, s->buf);
+                fprintf(f, "_%d;\n", k);
+            }
     fprintf(f, "%*s}\n", ind, "");
 }
 
