@@ -224,16 +224,6 @@ typedef struct AB {
     LType t;      /* its compute type */
 } AB;
 
-/* e (of compute type f32) rounded to the precision of dtype dt */
-static Expr *rnd_to(LoopBuilder *lb, DType dt, Expr *e)
-{
-    if (dt == DT_FLOAT16 && e->type == LT_F32)
-        return lx_call(lb, CO_RND_F16, e);
-    if (dt == DT_BFLOAT16 && e->type == LT_F32)
-        return lx_call(lb, CO_RND_BF16, e);
-    return e;
-}
-
 /* v as a float32 rounded to odd (truncated, lowest bit set when inexact):
    rounding that to float16/bfloat16 then equals rounding v directly, as
    numpy's float16(double) does (no double rounding) */
@@ -350,16 +340,16 @@ int compute_attention(ComputeCtx *cx, int node, ComputeDef *def)
     int nb = 0;
     /* qs[d] = q * c */
     body[nb++] = ls_for(lb, vd, a->Dk, LOOP_SERIAL,
-                        ls_store(lb, qs, ed, rnd_to(lb, qt, lx_mul(lb, lx_load(lb, qb, idx4(lb, a->rank, eb, eh, ei, ed, a->Hq, a->Sq, a->Dk)), sc))));
+                        ls_store(lb, qs, ed, compute_round_to(lb, qt, lx_mul(lb, lx_load(lb, qb, idx4(lb, a->rank, eb, eh, ei, ed, a->Hq, a->Sq, a->Dk)), sc))));
     body[nb++] = ls_store(lb, acc, one, ninf);
 
     /* per key j: score, softcap, bias */
     Stmt *sj[12];
     int ns = 0;
     sj[ns++] = ls_store(lb, acc, z, zero);
-    Expr *kv = rnd_to(lb, qt, lx_mul(lb, kv_at(&x, pkb, kb, a->Dk, eb, ehk, ej, ed), sc));
+    Expr *kv = compute_round_to(lb, qt, lx_mul(lb, kv_at(&x, pkb, kb, a->Dk, eb, ehk, ej, ed), sc));
     sj[ns++] = ls_for(lb, vd, a->Dk, LOOP_SERIAL, ls_store(lb, acc, z, lx_add(lb, dot, lx_mul(lb, lx_load(lb, qs, ed), kv))));
-    Expr *s = rnd_to(lb, qt, dot);
+    Expr *s = compute_round_to(lb, qt, dot);
     if (qkb && mode == 0)
         sj[ns++] = ls_store(lb, qkb, qk_at, s);
     /* after a softcap, float16/bfloat16 scores stay float32 (wt) */
@@ -387,7 +377,7 @@ int compute_attention(ComputeCtx *cx, int node, ComputeDef *def)
         mval = mval->type == LT_BOOL ? lx_select(lb, mval, zero, ninf) : lx_cast(lb, t, mval);
         if (ms->dims[r - 1] < a->T)
             mval = lx_select(lb, lx_bin(lb, BO_LT, ej, lx_int(lb, ms->dims[r - 1])), mval, ninf);
-        bias = rnd_to(lb, qt, mval);
+        bias = compute_round_to(lb, qt, mval);
     }
     /* offset of the query block: past length, or nonpad - Sq */
     Expr *off = lx_int(lb, a->P), *npl = NULL;
@@ -418,10 +408,10 @@ int compute_attention(ComputeCtx *cx, int node, ComputeDef *def)
         bias = bias ? lx_add(lb, bias, tv) : tv;
     }
     int has_bias = bias != NULL;
-    Expr *xs = has_bias ? rnd_to(lb, wt, lx_add(lb, s, bias)) : s;
+    Expr *xs = has_bias ? compute_round_to(lb, wt, lx_add(lb, s, bias)) : s;
     if (qkb && mode == 2)
         sj[ns++] = ls_store(lb, qkb, qk_at, xs);
-    sj[ns++] = ls_store(lb, row, ej, rnd_to(lb, sdt, lx_cast(lb, st, xs)));
+    sj[ns++] = ls_store(lb, row, ej, compute_round_to(lb, sdt, lx_cast(lb, st, xs)));
     if (has_bias)
         sj[ns++] = ls_store(lb, acc, one, lx_bin(lb, BO_MAX, bmax, bias));
     body[nb++] = ls_for(lb, vj, a->T, LOOP_SERIAL, ls_seq(lb, ns, sj));
@@ -433,18 +423,18 @@ int compute_attention(ComputeCtx *cx, int node, ComputeDef *def)
     Expr *safe = lx_select(lb, lx_call(lb, CO_ISNEGINF, rmax), szero, rmax);
     body[nb++] = ls_store(lb, sacc, z, safe);
     body[nb++] = ls_store(lb, sacc, one, szero);
-    Expr *e = rnd_to(lb, sdt, lx_call(lb, CO_EXP, rnd_to(lb, sdt, lx_sub(lb, row_j, rmax))));
+    Expr *e = compute_round_to(lb, sdt, lx_call(lb, CO_EXP, compute_round_to(lb, sdt, lx_sub(lb, row_j, rmax))));
     Expr *nsum = lx_add(lb, rsum, lx_load(lb, row, ej));
     if (sdt == DT_BFLOAT16)
-        nsum = rnd_to(lb, sdt, nsum);
+        nsum = compute_round_to(lb, sdt, nsum);
     body[nb++] = ls_for(lb, vj, a->T, LOOP_SERIAL,
                         ls_seq2(lb, ls_store(lb, row, ej, e), ls_store(lb, sacc, one, nsum)));
-    Expr *tot = rnd_to(lb, sdt, rsum);
+    Expr *tot = compute_round_to(lb, sdt, rsum);
     body[nb++] = ls_store(lb, sacc, one, lx_select(lb, lx_bin(lb, BO_EQ, tot, szero), lx_one(lb, st), tot));
-    Expr *p = rnd_to(lb, sdt, lx_div(lb, row_j, rsum));
+    Expr *p = compute_round_to(lb, sdt, lx_div(lb, row_j, rsum));
     if (has_bias)
         p = lx_select(lb, lx_call(lb, CO_ISNEGINF, bmax), szero, p);
-    p = rnd_to(lb, qt, lx_cast(lb, t, p));
+    p = compute_round_to(lb, qt, lx_cast(lb, t, p));
     Stmt *pj = ls_store(lb, row, ej, p);
     if (qkb && mode == 3)
         pj = ls_seq2(lb, pj, ls_store(lb, qkb, qk_at, lx_cast(lb, t, row_j)));

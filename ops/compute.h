@@ -101,6 +101,10 @@ Expr *compute_load_broadcast(ComputeCtx *cx, int vid, const Shape *shape, LVar *
 /* The same with the value's dims aligned to the output's starting at `first`
  * (numpy aligns them to the right: first = rank(shape) - rank(value)). */
 Expr *compute_load_aligned(ComputeCtx *cx, int vid, const Shape *shape, LVar *const *axes, int first);
+/* e, a float32 compute value, rounded to the precision of storage type dt
+ * (float16/bfloat16; other types unchanged): per-step rounding as the
+ * ONNX reference computes in those types. */
+Expr *compute_round_to(LoopBuilder *lb, DType dt, Expr *e);
 /* A one-element constant as an immediate of its compute type, else NULL. */
 Expr *compute_const_scalar(ComputeCtx *cx, int vid);
 /* The elementwise function of an elementwise node applied to operand

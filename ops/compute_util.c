@@ -54,6 +54,15 @@ Expr *compute_flat_index(ComputeCtx *cx, const Shape *shape, Expr *const *idx)
     return flat;
 }
 
+Expr *compute_round_to(LoopBuilder *lb, DType dt, Expr *e)
+{
+    if (dt == DT_FLOAT16 && e->type == LT_F32)
+        return lx_call(lb, CO_RND_F16, e);
+    if (dt == DT_BFLOAT16 && e->type == LT_F32)
+        return lx_call(lb, CO_RND_BF16, e);
+    return e;
+}
+
 Expr *compute_const_scalar(ComputeCtx *cx, int vid)
 {
     const Value *v = &cx->g->values[vid];

@@ -81,16 +81,6 @@ int op_rotary_infer(Graph *g, int node, Diag *d)
     return 0;
 }
 
-/* e (compute type f32) rounded to the precision of dt */
-static Expr *rnd(LoopBuilder *lb, DType dt, Expr *e)
-{
-    if (dt == DT_FLOAT16)
-        return lx_call(lb, CO_RND_F16, e);
-    if (dt == DT_BFLOAT16)
-        return lx_call(lb, CO_RND_BF16, e);
-    return e;
-}
-
 int compute_rotary(ComputeCtx *cx, int node, ComputeDef *def)
 {
     LoopBuilder *lb = cx->lb;
@@ -141,8 +131,8 @@ int compute_rotary(ComputeCtx *cx, int node, ComputeDef *def)
     Expr *xs = lx_load(lb, xb, self), *xp = lx_load(lb, xb, partner);
     DType dt = x->dtype;
     /* first: cos*x - sin*partner; second: sin*partner + cos*x */
-    Expr *cx_ = rnd(lb, dt, lx_mul(lb, cv, xs)), *sp = rnd(lb, dt, lx_mul(lb, sv, xp));
-    Expr *rot = lx_select(lb, first, rnd(lb, dt, lx_sub(lb, cx_, sp)), rnd(lb, dt, lx_add(lb, sp, cx_)));
+    Expr *cx_ = compute_round_to(lb, dt, lx_mul(lb, cv, xs)), *sp = compute_round_to(lb, dt, lx_mul(lb, sv, xp));
+    Expr *rot = lx_select(lb, first, compute_round_to(lb, dt, lx_sub(lb, cx_, sp)), compute_round_to(lb, dt, lx_add(lb, sp, cx_)));
     st->body = R < D ? lx_select(lb, lx_bin(lb, BO_LT, dd, lx_int(lb, R)), rot, xs) : rot;
     return 0;
 }

@@ -37,15 +37,6 @@ int op_swiglu_infer(Graph *g, int node, Diag *d)
     return 0;
 }
 
-static Expr *rnd(LoopBuilder *lb, DType dt, Expr *e)
-{
-    if (dt == DT_FLOAT16)
-        return lx_call(lb, CO_RND_F16, e);
-    if (dt == DT_BFLOAT16)
-        return lx_call(lb, CO_RND_BF16, e);
-    return e;
-}
-
 int compute_swiglu(ComputeCtx *cx, int node, ComputeDef *def)
 {
     LoopBuilder *lb = cx->lb;
@@ -64,10 +55,10 @@ int compute_swiglu(ComputeCtx *cx, int node, ComputeDef *def)
     else if (dt == DT_BFLOAT16)
         alpha = ctvm_bf16_to_f32(ctvm_f32_to_bf16((float)alpha));
     Expr *one = lx_one(lb, t);
-    Expr *z = rnd(lb, dt, lx_mul(lb, lx_const_f(lb, t, -alpha), av));
-    Expr *e = rnd(lb, dt, lx_call(lb, CO_EXP, z));
-    Expr *gate = rnd(lb, dt, lx_div(lb, one, rnd(lb, dt, lx_add(lb, one, e))));
-    st->body = rnd(lb, dt, lx_mul(lb, rnd(lb, dt, lx_mul(lb, av, gate)), bv));
+    Expr *z = compute_round_to(lb, dt, lx_mul(lb, lx_const_f(lb, t, -alpha), av));
+    Expr *e = compute_round_to(lb, dt, lx_call(lb, CO_EXP, z));
+    Expr *gate = compute_round_to(lb, dt, lx_div(lb, one, compute_round_to(lb, dt, lx_add(lb, one, e))));
+    st->body = compute_round_to(lb, dt, lx_mul(lb, compute_round_to(lb, dt, lx_mul(lb, av, gate)), bv));
     return 0;
 }
 
