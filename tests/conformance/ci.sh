@@ -11,6 +11,6 @@ cd "$(dirname "$0")/../.."
 DEBIAN_NODE_MIN=98.5
 PIP_NODE_MIN=98.5
 exec /usr/bin/python3 tests/conformance/conformance.py --suite all \
-  -j "${CONF_JOBS:-2}" --target "${CONF_TARGET:-native}" --cflags -O1 --threshold 97 \
+  -j "${CONF_JOBS:-2}" --target "${CONF_TARGET:-native}" --cflags=-O1 --threshold 97 \
   --min debian-node=$DEBIAN_NODE_MIN --min onnx-node-1.23.2=$PIP_NODE_MIN \
   --json build/conformance/ci-summary.json "$@"
