@@ -120,6 +120,12 @@ int compute_threads(const ComputeCtx *cx);
  * output (batch broadcasting, 1-D operands), RED_SUM over k; *a_load and
  * *b_load receive the operand loads, the caller sets body and finalize
  * (compute_gemm.c; also used by the integer matmuls). NULL on error. */
+/* Sends sum-of-products stage s of node `node` (rows M, vectorized columns
+ * N, reduction K) through the register-tiled GEMM schedule
+ * (schedule/schedule_gemm.c) when its first two inputs and output are
+ * float32 and the product is large enough; small ones keep the default
+ * schedule, whose one-vector loop is as good and its code smaller. */
+void compute_pick_gemm_sched(ComputeCtx *cx, int node, ComputeStage *s, int64_t M, int64_t N, int64_t K);
 ComputeStage *compute_matmul_stage(ComputeCtx *cx, int node, ComputeDef *def, int a_vid, int b_vid,
                                    Expr **a_load, Expr **b_load);
 /* The stage of the convolution of x_vid by w_vid into the node's output

@@ -11,9 +11,7 @@
 #define GEMM_SCHED_MIN_WORK 4096
 #endif
 
-/* float32 products large enough for the register-tiled GEMM schedule
- * (schedule/schedule_gemm.c); small ones keep the default schedule */
-static void pick_sched(ComputeCtx *cx, int node, ComputeStage *s, int64_t M, int64_t N, int64_t K)
+void compute_pick_gemm_sched(ComputeCtx *cx, int node, ComputeStage *s, int64_t M, int64_t N, int64_t K)
 {
     const Node *n = &cx->g->nodes[node];
     const Value *a = &cx->g->values[n->in[0]], *b = &cx->g->values[n->in[1]];
@@ -60,7 +58,7 @@ static int compute_gemm_op(ComputeCtx *cx, int node, ComputeDef *def)
         fin = lx_add(lb, fin, c);
     }
     s->finalize = lx_cast(lb, t, fin);
-    pick_sched(cx, node, s, y->shape.dims[0], y->shape.dims[1], K);
+    compute_pick_gemm_sched(cx, node, s, y->shape.dims[0], y->shape.dims[1], K);
     return 0;
 }
 
@@ -132,7 +130,7 @@ static int compute_matmul(ComputeCtx *cx, int node, ComputeDef *def)
         int64_t rows = 1;
         for (int i = 0; i < ys->rank - 1; i++)
             rows *= ys->dims[i];
-        pick_sched(cx, node, s, rows, ys->dims[ys->rank - 1], as->dims[as->rank - 1]);
+        compute_pick_gemm_sched(cx, node, s, rows, ys->dims[ys->rank - 1], as->dims[as->rank - 1]);
     }
     return 0;
 }

@@ -255,6 +255,16 @@ int compute_einsum(ComputeCtx *cx, int node, ComputeDef *def)
     if (s->n_raxes > 0) {
         s->red = RED_SUM;
         s->finalize = lx_var(lb, s->acc);
+        /* a contraction of two or more operands is a (batched) matrix
+           product: rows = the output's leading axes, columns = its last */
+        if (e.n_ops >= 2 && s->n_axes >= 2) {
+            int64_t rows = 1, k = 1;
+            for (int i = 0; i < s->n_axes - 1; i++)
+                rows *= s->extent[i];
+            for (int r = 0; r < s->n_raxes; r++)
+                k *= s->rextent[r];
+            compute_pick_gemm_sched(cx, node, s, rows, s->extent[s->n_axes - 1], k);
+        }
     }
     return 0;
 }

@@ -85,7 +85,7 @@ class G:
 
     def output(self, *vs):
         for v in vs:
-            r = v.t.float().numpy()
+            r = np.ascontiguousarray(v.t.float().numpy())
             self.outputs.append(helper.make_tensor_value_info(v.name, TensorProto.FLOAT, list(r.shape)))
             self.refs[v.name] = r
 
@@ -186,6 +186,10 @@ def linear(g, x, n):
 
 def matmul(g, a, b):
     return g.op("MatMul", [a, b], torch.matmul(a.t, b.t))
+
+
+def einsum(g, eq, *xs):
+    return g.op("Einsum", list(xs), torch.einsum(eq, *[x.t for x in xs]), equation=eq)
 
 
 def softmax(g, x, axis):
@@ -686,6 +690,26 @@ def softmax_len17_axis1(g):
 @case()
 def softmax_len17_axis0(g):
     g.output(softmax(g, g.input([17, 5, 3]), 0))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def einsum_bmm_odd(g):  # batched matrix product through the GEMM schedule, tails in m and n
+    g.output(einsum(g, "bij,bjk->bik", g.input([3, 37, 45]), g.input([3, 45, 29])))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def einsum_three_operands(g):  # a chain of three, two reductions
+    g.output(einsum(g, "ij,jk,kl->il", g.input([17, 23]), g.input([23, 31]), g.input([31, 19])))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def einsum_qk_transposed(g):  # attention scores: the column axis strided in its operand
+    g.output(einsum(g, "bhqd,bhkd->bhqk", g.input([1, 3, 21, 16]), g.input([1, 3, 19, 16])))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def einsum_out_transposed(g):  # result written transposed
+    g.output(einsum(g, "ij,jk->ki", g.input([37, 53]), g.input([53, 29])))
 
 
 @case()
