@@ -121,6 +121,50 @@ def conv(g, x, oc, k=3, stride=1, pads=None, dil=1, group=1, bias=True):
                 dilations=[dil, dil], group=group)
 
 
+def convnd(g, x, oc, k, stride=1, pads=None, dil=1, group=1, bias=True):
+    """1-D or 3-D Conv (k a tuple, one entry per spatial axis); pads in ONNX
+    order (begins, then ends), default k//2 * dil on both sides."""
+    ns = len(k)
+    st = [stride] * ns if isinstance(stride, int) else list(stride)
+    dl = [dil] * ns if isinstance(dil, int) else list(dil)
+    if pads is None:
+        pads = [dl[i] * (k[i] // 2) for i in range(ns)] * 2
+    c = x.t.shape[1]
+    w = g.rand((oc, c // group) + tuple(k), 1.0 / np.sqrt(c // group * int(np.prod(k))), "w")
+    b = g.rand((oc,), 0.1, "b") if bias else None
+    tp = []
+    for i in reversed(range(ns)):  # F.pad lists the last axis first
+        tp += [pads[i], pads[ns + i]]
+    f = F.conv1d if ns == 1 else F.conv3d
+    y = f(F.pad(x.t, tp), w.t, b.t if bias else None, st, 0, dl, group)
+    ins = [x, w] + ([b] if bias else [])
+    return g.op("Conv", ins, y, kernel_shape=list(k), strides=st, pads=list(pads), dilations=dl, group=group)
+
+
+def convtr(g, x, oc, k, stride=1, pad=0, outpad=0, dil=1, group=1, bias=True, output_shape=None):
+    """ConvTranspose in 1-3 D with symmetric pads; when output_shape (spatial)
+    is given, the ONNX node states it instead of output_padding (which
+    torch still gets, and which must give that shape)."""
+    ns = len(k)
+    st = [stride] * ns if isinstance(stride, int) else list(stride)
+    dl = [dil] * ns if isinstance(dil, int) else list(dil)
+    pd = [pad] * ns if isinstance(pad, int) else list(pad)
+    op = [outpad] * ns if isinstance(outpad, int) else list(outpad)
+    c = x.t.shape[1]
+    w = g.rand((c, oc // group) + tuple(k), 1.0 / np.sqrt(c // group * int(np.prod(k))), "w")
+    b = g.rand((oc,), 0.1, "b") if bias else None
+    f = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}[ns]
+    y = f(x.t, w.t, b.t if bias else None, st, pd, op, group, dl)
+    attrs = dict(kernel_shape=list(k), strides=st, pads=pd + pd, dilations=dl, group=group)
+    if output_shape is not None:
+        attrs["output_shape"] = list(output_shape)
+        assert list(y.shape[2:]) == list(output_shape)
+    else:
+        attrs["output_padding"] = op
+    ins = [x, w] + ([b] if bias else [])
+    return g.op("ConvTranspose", ins, y, **attrs)
+
+
 def relu(g, x):
     return g.op("Relu", [x], torch.relu(x.t))
 
@@ -710,6 +754,64 @@ def einsum_qk_transposed(g):  # attention scores: the column axis strided in its
 @case(RTOL_LONG, ATOL_LONG)
 def einsum_out_transposed(g):  # result written transposed
     g.output(einsum(g, "ij,jk->ki", g.input([37, 53]), g.input([53, 29])))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def conv1d_k5_s2_odd(g):  # 1-D: lowered to a blocked 2-D conv (pass lower_conv)
+    g.output(convnd(g, g.input([2, 13, 101]), 19, (5,), stride=2))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def conv1d_dil3_group_chain(g):  # grouped, dilated, then a 1x1 and a relu
+    x = convnd(g, g.input([1, 16, 57]), 24, (3,), dil=3, group=4)
+    g.output(convnd(g, relu(g, x), 7, (1,), pads=[0, 2]))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def conv1d_depthwise_asym(g):  # depthwise, asymmetric pads
+    g.output(convnd(g, g.input([1, 24, 40]), 24, (7,), pads=[1, 4], group=24))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def conv3d_k3_pad(g):  # depth taps become channels of a 2-D conv
+    g.output(convnd(g, g.input([2, 5, 7, 9, 11]), 13, (3, 3, 3)))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def conv3d_stride_dil_group(g):  # depth stride 2, dilation 2 in depth, groups, asymmetric pads
+    g.output(convnd(g, g.input([1, 8, 12, 10, 9]), 12, (3, 2, 3), stride=(2, 1, 2), dil=(2, 1, 1),
+                    pads=[1, 0, 2, 2, 1, 0], group=4))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def conv3d_k1_depth(g):  # kernel depth 1: no gather, a transpose only
+    g.output(convnd(g, g.input([1, 6, 5, 8, 8]), 10, (1, 3, 3)))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def convtranspose2d_s2_k4(g):  # the DCGAN upsampler: MatMul + Col2Im (pass lower_conv)
+    g.output(convtr(g, g.input([2, 12, 7, 9]), 10, (4, 4), stride=2, pad=1))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def convtranspose2d_outpad_group_dil(g):
+    g.output(convtr(g, g.input([1, 8, 6, 5]), 12, (3, 3), stride=(2, 3), pad=(1, 0), outpad=(1, 2),
+                    dil=(1, 2), group=2))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def convtranspose2d_output_shape(g):  # output_shape instead of output_padding
+    g.output(convtr(g, g.input([1, 5, 6, 6]), 7, (3, 3), stride=2, pad=1, outpad=1, output_shape=(12, 12)))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def convtranspose1d_s3(g):
+    g.output(convtr(g, g.input([3, 9, 17]), 5, (5,), stride=3, pad=2, outpad=1))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def convtranspose3d_s2(g):
+    g.output(convtr(g, g.input([1, 6, 3, 4, 5]), 4, (3, 3, 3), stride=2, pad=1, outpad=1, bias=False))
 
 
 @case()
