@@ -182,6 +182,7 @@ static const char *vcall_name(CallOp fn)
     case CO_SIGMOID: return "ctvm_vsigmoid";
     case CO_NEG: return "ctvm_vneg";
     case CO_ABS: return "ctvm_vabs";
+    case CO_ERF: return "ctvm_verf"; /* templates/ctvm_vec_math.h */
     default: return NULL;
     }
 }

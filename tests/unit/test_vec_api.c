@@ -14,7 +14,8 @@
  * embedded header declares the whole API.
  *
  * Prints one line per run with the measured max relative errors of
- * vexp / vtanh / vsigmoid. Run from the repository root (make test does):
+ * vexp / vtanh / vsigmoid / verf (templates/ctvm_vec_math.h, pasted after
+ * every header). Run from the repository root (make test does):
  * the check program is read from tests/unit/vec_api_check.c. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -151,7 +152,8 @@ static char *read_file_text(const char *path)
     return s;
 }
 
-/* runtime + header + body, as emit_c lays them out. The runtime's unused
+/* runtime + header + templates/ctvm_vec_math.h + body, as emit_c lays
+ * them out. The runtime's unused
  * static inline helpers (ctvm_mini, ...) would trip clang's
  * -Wunused-function in a main file; that is the runtime's business, so it is
  * silenced around the runtime only: the vector headers get no such help. */
@@ -159,17 +161,19 @@ static char *program(const char *header, const char *body)
 {
     const char *rt = ctvm_embedded_find("runtime_min/ctvm_runtime.h");
     const char *vec = ctvm_embedded_find(header);
+    const char *math = ctvm_embedded_find("templates/ctvm_vec_math.h");
     assert_non_null(rt);
     assert_non_null(vec);
-    size_t n = strlen(rt) + strlen(vec) + strlen(body) + 512;
+    assert_non_null(math);
+    size_t n = strlen(rt) + strlen(vec) + strlen(math) + strlen(body) + 512;
     char *s = malloc(n);
     snprintf(s, n,
              "#if defined(__clang__)\n#pragma clang diagnostic push\n"
              "#pragma clang diagnostic ignored \"-Wunused-function\"\n#endif\n"
              "%s\n"
              "#if defined(__clang__)\n#pragma clang diagnostic pop\n#endif\n"
-             "%s\n%s",
-             rt, vec, body);
+             "%s\n%s\n%s",
+             rt, vec, math, body);
     return s;
 }
 
@@ -219,12 +223,12 @@ static void run_config(const VecConfig *k)
     cc_dir_close(&c);
     assert_non_null(out);
     /* one summary line: max errors and number of checks */
-    double e[3] = {-1, -1, -1};
+    double e[4] = {-1, -1, -1, -1};
     long checks = -1, fails = -1;
     char isa[32] = "";
     int vl = -1;
-    const char *names[3] = {"vexp", "vtanh", "vsigmoid"};
-    for (int i = 0; i < 3; i++) {
+    const char *names[4] = {"vexp", "vtanh", "vsigmoid", "verf"};
+    for (int i = 0; i < 4; i++) {
         char key[32];
         snprintf(key, sizeof key, "MAXERR %s ", names[i]);
         const char *p = strstr(out, key);
@@ -234,8 +238,8 @@ static void run_config(const VecConfig *k)
     const char *p = strstr(out, "isa ");
     if (p)
         sscanf(p, "isa %31s VL %d checks %ld fails %ld", isa, &vl, &checks, &fails);
-    printf("    %-24s vexp %.3g  vtanh %.3g  vsigmoid %.3g  (%ld checks%s%s)\n", k->label, e[0], e[1], e[2],
-           checks, prefix[0] ? ", under " : "", prefix[0] ? tool : "");
+    printf("    %-24s vexp %.3g  vtanh %.3g  vsigmoid %.3g  verf %.3g  (%ld checks%s%s)\n", k->label, e[0], e[1],
+           e[2], e[3], checks, prefix[0] ? ", under " : "", prefix[0] ? tool : "");
     if (status != 0 || fails != 0)
         fputs(out, stdout);
     free(out);

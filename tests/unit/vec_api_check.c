@@ -290,6 +290,7 @@ static void check_horizontal(void)
 static double e_exp(double x) { return exp(x); }
 static double e_tanh(double x) { return tanh(x); }
 static double e_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static double e_erf(double x) { return erf(x); }
 
 /* relative error of got vs ref; results beyond FLT_MAX must be +-inf,
  * below FLT_MIN any value within FLT_MIN of ref passes (error 0). Returns
@@ -343,7 +344,8 @@ int main(void)
         const char *name;
         vfn1 f;
         double (*ref)(double);
-    } tr[] = {{"vexp", ctvm_vexp, e_exp}, {"vtanh", ctvm_vtanh, e_tanh}, {"vsigmoid", ctvm_vsigmoid, e_sigmoid}};
+    } tr[] = {{"vexp", ctvm_vexp, e_exp}, {"vtanh", ctvm_vtanh, e_tanh}, {"vsigmoid", ctvm_vsigmoid, e_sigmoid},
+                 {"verf", ctvm_verf, e_erf}};
     float *sw = sweep + 3; /* unaligned */
     int i, k;
     fill();
@@ -366,7 +368,7 @@ int main(void)
     check_fma();
     check_masks();
     check_horizontal();
-    for (k = 0; k < 3; k++) {
+    for (k = 0; k < 4; k++) {
         double maxerr = 0;
         float worst = 0;
         check_tr(tr[k].name, tr[k].f, tr[k].ref, A, N, &maxerr, &worst);
