@@ -8,6 +8,7 @@ const PassInfo CTVM_PASSES[] = {
     {"drop_identity", pass_drop_identity}, /* Identity, Dropout */
     {"fold_batchnorm", pass_fold_batchnorm},
     {"lower_conv", pass_lower_conv},       /* 1-D/3-D Conv as 2-D, ConvTranspose as MatMul + Col2Im */
+    {"pack_matmul", pass_pack_matmul},     /* constant B of large float32 products as column panels */
     {"infer_fold2", pass_infer_fold},      /* fold what BN folding made constant */
     {"dce", pass_dce},
     {"outputs", pass_outputs},             /* every output written by a kernel */

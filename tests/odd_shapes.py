@@ -814,6 +814,21 @@ def convtranspose3d_s2(g):
     g.output(convtr(g, g.input([1, 6, 3, 4, 5]), 4, (3, 3, 3), stride=2, pad=1, outpad=1, bias=False))
 
 
+@case(RTOL_LONG, ATOL_LONG)
+def matmul_packed_b_batched_a(g):  # constant B stored as column panels (pass pack_matmul), A [3,37,128]
+    g.output(matmul(g, g.input([3, 37, 128]), g.rand((128, 64), 1 / np.sqrt(128))))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def gemm_packed_tb_alpha_beta(g):  # transB, alpha and beta folded into the panels and the bias
+    g.output(gemm(g, g.input([50, 96]), g.rand((96, 96), 0.1), g.rand((96,), prefix="c"), alpha=0.5, beta=2.0, tb=1))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def gemm_packed_runtime_c(g):  # C a runtime input [M, N]
+    g.output(gemm(g, g.input([41, 160]), g.rand((160, 48), 0.1), g.input([41, 48])))
+
+
 @case()
 def softmax_len1000(g):  # classifier-sized, with large logits
     x = g.input([2, 1000])  # N(0,1) scaled by 8 so the max subtraction matters
