@@ -54,6 +54,7 @@ class G:
         self.rng = np.random.default_rng(zlib.crc32(name.encode()))
         self.nodes, self.inits, self.inputs, self.outputs = [], [], [], []
         self.feeds, self.refs, self.count = {}, {}, 0
+        self.opset = 13  # a case using a newer operator raises it
 
     def fresh(self, prefix):
         self.count += 1
@@ -91,7 +92,7 @@ class G:
 
     def save(self, d):
         g = helper.make_graph(self.nodes, self.name, self.inputs, self.outputs, self.inits)
-        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], producer_name="odd_shapes.py")
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", self.opset)], producer_name="odd_shapes.py")
         onnx.checker.check_model(m)
         os.makedirs(d, exist_ok=True)
         onnx.save(m, os.path.join(d, "model.onnx"))
@@ -827,6 +828,29 @@ def gemm_packed_tb_alpha_beta(g):  # transB, alpha and beta folded into the pane
 @case(RTOL_LONG, ATOL_LONG)
 def gemm_packed_runtime_c(g):  # C a runtime input [M, N]
     g.output(gemm(g, g.input([41, 160]), g.rand((160, 48), 0.1), g.input([41, 48])))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def layernorm_vector_tail(g):  # rows of 77: nine vectors and a tail (AVX2), statistics per row
+    g.opset = 17
+    x, sc, b = g.input([7, 77]), g.rand((77,), prefix="s"), g.rand((77,), 0.1, "b")
+    g.output(g.op("LayerNormalization", [x, sc, b], F.layer_norm(x.t, (77,), sc.t, b.t, 1e-5), axis=-1,
+                  epsilon=1e-5))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def layernorm_two_axes(g):  # statistics over the last two axes
+    g.opset = 17
+    x, sc = g.input([3, 5, 19]), g.rand((5, 19), prefix="s")
+    g.output(g.op("LayerNormalization", [x, sc], F.layer_norm(x.t, (5, 19), sc.t, None, 1e-5), axis=1,
+                  epsilon=1e-5))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def instancenorm_odd(g):
+    x, sc, b = g.input([2, 5, 9, 13]), g.rand((5,), prefix="s"), g.rand((5,), 0.1, "b")
+    g.output(g.op("InstanceNormalization", [x, sc, b], F.instance_norm(x.t, weight=sc.t, bias=b.t, eps=1e-5),
+                  epsilon=1e-5))
 
 
 @case()
