@@ -77,10 +77,61 @@ static Stmt *default_inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, vo
     return s;
 }
 
+/* 1 when every load in e that reads along v does so contiguously (index
+ * affine in v with coefficient 1) and at least one does; *any is set when
+ * some load reads along v at all. */
+static int loads_contiguous(const Expr *e, const LVar *v, int *any)
+{
+    if (!e)
+        return 1;
+    if (e->kind == EX_LOAD && lx_uses_var(e->a, v)) {
+        int64_t coef = 0;
+        *any = 1;
+        if (!lx_affine(e->a, v, &coef) || coef != 1)
+            return 0;
+    }
+    return loads_contiguous(e->a, v, any) && loads_contiguous(e->b, v, any) && loads_contiguous(e->c, v, any);
+}
+
+/* A float32 reduction whose innermost reduction axis is read contiguously
+ * and at least one vector long, while the last output axis is not (a row
+ * sum, a spatial mean, keepdims or not): its lanes go along the reduction. */
+static int reduce_along_lanes(const ComputeStage *st, int vl)
+{
+    if (vl <= 1 || st->red == RED_NONE || st->n_raxes < 1 || !st->body || st->body->type != LT_F32)
+        return 0;
+    if (st->rextent[st->n_raxes - 1] < vl)
+        return 0;
+    int any = 0;
+    if (!loads_contiguous(st->body, st->raxis[st->n_raxes - 1], &any) || !any)
+        return 0;
+    if (st->n_axes == 0)
+        return 1;
+    int last = st->n_axes - 1, along = 0;
+    return st->extent[last] < vl || !loads_contiguous(st->body, st->axis[last], &along) || !along;
+}
+
+static Stmt *lanes_inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, void *user)
+{
+    return sched_reduce_lanes(cx, st, at, *(const int64_t *)user);
+}
+
 Stmt *schedule_stage_default(ComputeCtx *cx, const ComputeStage *st)
 {
     int last = st->n_axes - 1, vl = compute_vl(cx);
     int64_t coef = 0;
+    if (reduce_along_lanes(st, vl)) { /* every output point on its own, fused over all axes */
+        int axes[CTVM_MAX_RANK];
+        int64_t L = vl, work = 1;
+        for (int i = 0; i < st->n_axes; i++) {
+            axes[i] = i;
+            work *= st->extent[i];
+        }
+        for (int r = 0; r < st->n_raxes; r++)
+            work *= st->rextent[r];
+        Expr *at[CTVM_MAX_RANK] = {0};
+        return sched_fused_outer(cx, st, axes, st->extent, st->n_axes, work >= 32768, at, lanes_inner, &L);
+    }
     DefaultPlan p = {0, 1};
     if (vl > 1 && last >= 0 && st->extent[last] >= vl && lx_affine(st->out_index, st->axis[last], &coef) &&
         coef == 1)

@@ -72,6 +72,46 @@ Stmt *sched_tile(ComputeCtx *cx, const ComputeStage *st, Expr *const *at, const 
     return ls_alloc(lb, acc, ls_seq(lb, 3, items));
 }
 
+Stmt *sched_reduce_lanes(ComputeCtx *cx, const ComputeStage *st, Expr *const *at, int64_t L)
+{
+    LoopBuilder *lb = cx->lb;
+    int ri = st->n_raxes - 1;
+    LVar *rv = st->raxis[ri];
+    int64_t E = st->rextent[ri], nv = E / L, t0 = nv * L;
+    LType t = st->body->type;
+    Expr *body = subst_axes(cx, st, st->body, at);
+    Expr *fin = subst_axes(cx, st, st->finalize ? st->finalize : lx_var(lb, st->acc), at);
+    Expr *oidx = subst_axes(cx, st, st->out_index, at);
+    BinOp rop = st->red == RED_SUM ? BO_ADD : st->red == RED_PROD ? BO_MUL : st->red == RED_MAX ? BO_MAX : BO_MIN;
+    Expr *init = st->red == RED_SUM ? lx_zero(lb, t) : st->red == RED_PROD ? lx_one(lb, t)
+               : st->red == RED_MAX ? lx_lowest(lb, t) : lx_highest(lb, t);
+    LBuf *acc = lbuf_new_typed(lb, "acc", LB_LOCAL, lt_dtype(t), L), *one = lbuf_new_typed(lb, "red", LB_LOCAL, lt_dtype(t), 1);
+    LVar *l0 = lv_new(lb, "l"), *c = lv_new(lb, "c"), *l1 = lv_new(lb, "l"), *tv = lv_new(lb, "t"), *l2 = lv_new(lb, "l");
+    Expr *z = lx_int(lb, 0);
+    /* partials: lanes over c*L + lane, the tail into lane 0 */
+    Expr *vb = lx_subst(lb, body, rv, lx_add(lb, lx_muli(lb, lx_var(lb, c), L), lx_var(lb, l1)));
+    Stmt *vec = ls_for(lb, c, nv, LOOP_SERIAL,
+                       ls_for(lb, l1, L, LOOP_VECTORIZE,
+                              ls_store(lb, acc, lx_var(lb, l1), lx_bin(lb, rop, lx_load(lb, acc, lx_var(lb, l1)), vb))));
+    Stmt *tail = NULL;
+    if (E > t0) {
+        Expr *tb = lx_subst(lb, body, rv, lx_add(lb, lx_var(lb, tv), lx_int(lb, t0)));
+        tail = ls_for(lb, tv, E - t0, LOOP_SERIAL, ls_store(lb, acc, z, lx_bin(lb, rop, lx_load(lb, acc, z), tb)));
+    }
+    Stmt *red = ls_seq2(lb, vec, tail);
+    for (int r = ri - 1; r >= 0; r--)
+        red = ls_for(lb, st->raxis[r], st->rextent[r], LOOP_SERIAL, red);
+    Stmt *items[5] = {
+        ls_for(lb, l0, L, LOOP_VECTORIZE, ls_store(lb, acc, lx_var(lb, l0), init)),
+        red,
+        ls_store(lb, one, z, lx_load(lb, acc, z)),
+        ls_for(lb, l2, L - 1, LOOP_SERIAL,
+               ls_store(lb, one, z, lx_bin(lb, rop, lx_load(lb, one, z), lx_load(lb, acc, lx_add(lb, lx_var(lb, l2), lx_int(lb, 1)))))),
+        ls_store(lb, st->out, oidx, lx_subst(lb, fin, st->acc, lx_load(lb, one, z))),
+    };
+    return ls_alloc(lb, acc, ls_alloc(lb, one, ls_seq(lb, 5, items)));
+}
+
 Stmt *sched_fused_outer(ComputeCtx *cx, const ComputeStage *st, const int *axes, const int64_t *extents,
                         int n, int parallel, Expr **at, InnerFn inner, void *user)
 {

@@ -26,6 +26,13 @@ typedef struct Tile {
 } Tile;
 Stmt *sched_tile(ComputeCtx *cx, const ComputeStage *st, Expr *const *at, const Tile *t);
 
+/* One output point of reduction stage st (axes at at[]) with its innermost
+ * reduction axis in vectors of L lanes: per-lane partial results, a scalar
+ * tail folded into lane 0, the lanes combined at the end, then finalize
+ * (with the fused epilogues) stored once. For float32 reductions over a
+ * contiguous innermost axis (a row sum, a spatial mean). */
+Stmt *sched_reduce_lanes(ComputeCtx *cx, const ComputeStage *st, Expr *const *at, int64_t L);
+
 /* Loops over the first n axes listed in `axes` (by index into st), fused
  * into one loop (parallel when threads > 1 and `parallel`); fills at[] with
  * each axis' expression of the fused variable. `inner` is called to build the

@@ -853,6 +853,24 @@ def instancenorm_odd(g):
                   epsilon=1e-5))
 
 
+@case(RTOL_LONG, ATOL_LONG)
+def reducesum_rows_tail(g):  # lanes along the reduced row (37 = 4 vectors + 5 on AVX2), keepdims 0
+    x = g.input([6, 37])
+    g.output(g.op("ReduceSum", [x, ints(g, [-1], "axes")], x.t.sum(dim=-1), keepdims=0))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def reducemax_spatial(g):  # max over H and W: two reduction axes, the inner one in lanes
+    x = g.input([2, 3, 7, 19])
+    g.output(g.op("ReduceMax", [x], x.t.amax(dim=(2, 3), keepdim=True), axes=[2, 3], keepdims=1))
+
+
+@case(RTOL_LONG, ATOL_LONG)
+def reducel2_rows(g):
+    x = g.input([4, 50])
+    g.output(g.op("ReduceL2", [x], x.t.norm(dim=1, keepdim=True), axes=[1], keepdims=1))
+
+
 @case()
 def softmax_len1000(g):  # classifier-sized, with large logits
     x = g.input([2, 1000])  # N(0,1) scaled by 8 so the max subtraction matters
