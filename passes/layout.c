@@ -18,7 +18,8 @@
  * Lanes past the real channels hold finite values (zero weights give zero
  * sums; constants are padded with 0, or 1 for Div), and are dropped by
  * Unpack. Grouped convolutions whose groups do not fill whole blocks stay
- * plain Conv. Gemm with a constant transposed B gets B stored K-major. */
+ * plain Conv. Gemm with a constant transposed B gets B stored K-major;
+ * float32 RNN/GRU/LSTM get constant W and R stored transposed (rnn_wt). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -392,6 +393,51 @@ static void gemm_k_major(Lay *L, int node)
     node_set_int(g, node, "transB", 0);
 }
 
+/* The float32 recurrent layers (ops/rnn.c) with constant W [D,G*H,I] and
+ * R [D,G*H,H]: both stored transposed at compile time, [D,I,G*H] and
+ * [D,H,G*H] (attribute rnn_wt), so the input projection and the recurrent
+ * product vectorize along the gates with contiguous loads. */
+static int transposed_3d(Lay *L, int v, int *out)
+{
+    Graph *g = L->g;
+    const Value *w = &g->values[v];
+    if (!w->data || w->dtype != DT_FLOAT32 || w->shape.rank != 3)
+        return 0;
+    int64_t D = w->shape.dims[0], N = w->shape.dims[1], K = w->shape.dims[2], dims[3] = {D, K, N};
+    float *t = malloc((size_t)(D * N * K) * sizeof(float) + 1);
+    if (!t)
+        return -1;
+    const float *src = w->data;
+    for (int64_t d = 0; d < D; d++)
+        for (int64_t i = 0; i < N; i++)
+            for (int64_t k = 0; k < K; k++)
+                t[(d * K + k) * N + i] = src[(d * N + i) * K + k];
+    *out = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_t", w->name)), DT_FLOAT32,
+                           shape_make(3, dims), t);
+    free(t);
+    grow(L);
+    return 1;
+}
+
+static int rnn_transposed(Lay *L, int node)
+{
+    Graph *g = L->g;
+    const Node *n = &g->nodes[node];
+    if (n->n_in < 3 || n->in[0] < 0 || n->in[1] < 0 || n->in[2] < 0 || attr_int(n, "rnn_wt", 0) ||
+        g->values[n->in[0]].dtype != DT_FLOAT32 || !g->values[n->in[1]].data || !g->values[n->in[2]].data)
+        return 0;
+    int w = -1, r = -1, rw = transposed_3d(L, g->nodes[node].in[1], &w);
+    if (rw <= 0)
+        return rw;
+    int rr = transposed_3d(L, g->nodes[node].in[2], &r);
+    if (rr <= 0)
+        return rr;
+    g->nodes[node].in[1] = w;
+    g->nodes[node].in[2] = r;
+    node_set_int(g, node, "rnn_wt", 1);
+    return 0;
+}
+
 static int rewrite(Lay *L, int node)
 {
     const Node *n = &L->g->nodes[node];
@@ -425,6 +471,11 @@ int pass_layout(Graph *g, Diag *d)
         }
         if (r == 0 && g->nodes[L.pos].op == OP_GEMM)
             gemm_k_major(&L, L.pos);
+        OpKind op = g->nodes[L.pos].op;
+        if (r == 0 && (op == OP_RNN || op == OP_GRU || op == OP_LSTM) && rnn_transposed(&L, L.pos) < 0) {
+            rc = diag_error(d, g, L.pos, "out of memory transposing weights");
+            break;
+        }
         if (r == 0) { /* stays plain: its inputs must be */
             for (int i = 0; i < g->nodes[L.pos].n_in; i++)
                 need_plain(&L, g->nodes[L.pos].in[i]);

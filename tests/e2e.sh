@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # e2e.sh - end-to-end tests of the built compiler against independent
 # references: the committed small CNN and the seed CNNs (PyTorch outputs),
+# the RNN golden model (ONNX Runtime outputs),
 # single-operator ONNX conformance cases (Debian's libonnx-testdata), the
 # strictness of the generated C, determinism, no malloc/stdio, and refusal
 # of bad input. Prints "N passed, N failed" last; exit 1 on any failure.
@@ -62,6 +63,12 @@ golden_model() { # dir target [more ctvm-run options]
 }
 for t in $TARGETS; do
   check "small_cnn matches PyTorch [$t]" golden_model golden/small_cnn "$t"
+done
+# RNN/GRU/LSTM with constant weights (the float32 fast path of ops/rnn.c) at
+# sizes that leave tails everywhere (golden/make_small_rnn.py, ONNX Runtime's outputs)
+for t in $TARGETS; do
+  check "small_rnn (LSTM/GRU/RNN, tails, sequence_lens) matches ONNX Runtime [$t]" \
+    golden_model golden/small_rnn "$t" --elementwise
 done
 
 CACHE=${CTVM_CACHE:-$HOME/.cache/ctvm/models}
