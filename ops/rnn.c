@@ -10,13 +10,33 @@
  * "reverse"), direction 1 of a bidirectional layer reverse. With
  * sequence_lens a batch entry runs its first len steps only (reverse from
  * len - 1 down), Y is 0 past them and Y_h/Y_c hold the last state. LSTM
- * with input_forget
- * couples the forget gate to 1 - i. A first stage computes the input
- * projection X·Wᵀ + Wb of every time step and direction at once (one
- * batched GEMM, scheduled like Gemm); the loop nest then runs, per
- * direction, step and batch entry, the recurrent matvec h·Rᵀ + Rb, the gate
- * activations and the new state. The projection, the states and the gate
- * buffers live in one arena scratch (attributes scratch_bytes and
+ * with input_forget couples the forget gate to 1 - i.
+ *
+ * Structure: a first stage computes the input projection X·Wᵀ + Wb of
+ * every time step and direction at once ([D, T*B, G*H], one batched GEMM;
+ * float32 with W stored transposed takes the register-tiled GEMM schedule,
+ * SCHED_GEMM). The custom loop nest then runs, per direction and step:
+ *  - the recurrent product gr[b, g] = Rb[g] + sum_k h[b,k] R[d,g,k] of all
+ *    B batch entries as one matrix product (mm_build below): column blocks
+ *    of two vectors of the target's width outermost, row blocks of a few
+ *    batch entries inside, each tile accumulating in a small unrolled local
+ *    that emit_c keeps in registers, vectorized along g when R is stored
+ *    transposed (contiguous in g); tails of rows, whole vectors and single
+ *    columns. Other types and non-constant weights run the same nest with
+ *    scalar tiles (same summation order, k ascending).
+ *  - per batch entry still within its sequence: gate activations and the
+ *    new state, loops over the hidden units j vectorized in whole vectors
+ *    plus a scalar tail. The projection's row of (step, b) holds the gate
+ *    pre-activations and is overwritten in place by the gates. GRU without
+ *    linear_before_reset needs r before its third gate's product: z and r
+ *    and r*h first, then a second product (r*h)·Rhᵀ, then h~ and h.
+ * Entries past their sequence length still take part in the product (the
+ * result is not used); their state is left alone.
+ *
+ * W and R: [D,G*H,I] and [D,G*H,H] as ONNX has them, or, with attribute
+ * rnn_wt (pass layout, float32 constants), transposed: [D,I,G*H] and
+ * [D,H,G*H]. The projection, the states, the products and r*h live in one
+ * arena scratch (rnn_scratch_elems; attributes scratch_bytes and
  * scratch_dtype, pass hidden), not on the stack. The clip bound applies to
  * the input of every activation (LSTM's h(c) included, as the spec words
  * it; onnxruntime leaves h(c) unclipped).
@@ -25,7 +45,8 @@
  * 1 reverse / 2 bidirectional, "rnn_layout", "rnn_lbr" (GRU
  * linear_before_reset), "rnn_if" (input_forget), "rnn_clip" (0: none),
  * "rnn_act" the activation codes (ActKind) per direction, and floats
- * "rnn_a<k>" / "rnn_b<k>" their alpha and beta (k = index in rnn_act). */
+ * "rnn_a<k>" / "rnn_b<k>" their alpha and beta (k = index in rnn_act),
+ * "rnn_wt" (set by pass layout) W and R stored transposed. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
