@@ -70,6 +70,10 @@ for t in $TARGETS; do
   check "small_rnn (LSTM/GRU/RNN, tails, sequence_lens) matches ONNX Runtime [$t]" \
     golden_model golden/small_rnn "$t" --elementwise
 done
+# the same with the input bound as a constant: folded by the loop interpreter
+check "small_rnn folded at compile time (--bind input) matches ONNX Runtime" \
+  RUN golden/small_rnn/model.onnx --bind input=golden/small_rnn/inputs.npz --golden golden/small_rnn/outputs.npz \
+  --rtol 1e-3 --atol 1e-4 --elementwise
 
 CACHE=${CTVM_CACHE:-$HOME/.cache/ctvm/models}
 SEED="resnet18 resnet50 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0 resnet18_bn mobilenet_v2_bn"
