@@ -4,13 +4,18 @@
 # stored transposed, register-tiled vectorized products, ops/rnn.c), at sizes
 # that exercise every tail: hidden size 13 (not a multiple of any vector
 # width; G*H = 52, 39, 26, 13 leave whole-vector and single-column tails),
-# batch 11 (not a multiple of the row tile), 5 steps, input size 19. One
-# graph input "input" [5,11,19]; the nodes and their outputs:
+# batch 11 (not a multiple of the row tile), 5 steps, input size 19. Graph
+# input "input" [5,11,19]; the nodes and their outputs:
 #   lstm: bidirectional, peepholes, biases, sequence_lens, initial_h/c
 #         -> lstm_y, lstm_h, lstm_c
 #   gru0: bidirectional, linear_before_reset=0, sequence_lens -> gru0_y, gru0_h
 #   gru1: reverse, linear_before_reset=1, initial_h -> gru1_y, gru1_h
 #   rnn:  forward, tanh -> rnn_y, rnn_h
+# and, for tiles of one and two batch entries (G*H = 148 and 111: whole
+# blocks of 8 vectors, then vector and column tails), graph inputs
+# "input_b1" [4,1,9] and "input_b2" [4,2,9]:
+#   lstm_b1: bidirectional, hidden size 37 -> lstm_b1_y, lstm_b1_h, lstm_b1_c
+#   gru_b2:  forward, linear_before_reset=0, hidden size 37 -> gru_b2_y, gru_b2_h
 # The references in outputs.npz are ONNX Runtime's (single thread), checked
 # against onnx's reference implementation before they are written (which
 # ignores sequence_lens: there on the batch entries that run every step).
@@ -40,8 +45,8 @@ seq = np.array([5, 3, 2, 1, 5, 4, 2, 5, 1, 3, 4], dtype=np.int32)
 inits.append(numpy_helper.from_array(seq, "seq"))
 
 
-def layer(op, name, D, G, attrs, seq_lens=False, init_h=False, init_c=False, peep=False):
-    ins = ["input"]
+def layer(op, name, D, G, attrs, seq_lens=False, init_h=False, init_c=False, peep=False, x="input", T=T, B=B, H=H, I=I):
+    ins = [x]
     for suffix, arr in (("W", rnd(D, G * H, I)), ("R", rnd(D, G * H, H)), ("B", rnd(D, 2 * G * H, scale=0.2))):
         inits.append(numpy_helper.from_array(arr, f"{name}_{suffix}"))
         ins.append(f"{name}_{suffix}")
@@ -68,24 +73,28 @@ layer("LSTM", "lstm", 2, 4, {"direction": "bidirectional"}, seq_lens=True, init_
 layer("GRU", "gru0", 2, 3, {"direction": "bidirectional", "linear_before_reset": 0}, seq_lens=True)
 layer("GRU", "gru1", 1, 3, {"direction": "reverse", "linear_before_reset": 1}, init_h=True)
 layer("RNN", "rnn", 1, 1, {"direction": "forward"})
+# one and two batch entries (more vectors per row in a tile), hidden size 37
+layer("LSTM", "lstm_b1", 2, 4, {"direction": "bidirectional"}, x="input_b1", T=4, B=1, H=37, I=9)
+layer("GRU", "gru_b2", 1, 3, {"linear_before_reset": 0}, x="input_b2", T=4, B=2, H=37, I=9)
 
-graph = helper.make_graph(nodes, "small_rnn", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [T, B, I])],
+xs = {"input": rnd(T, B, I, scale=1.0), "input_b1": rnd(4, 1, 9, scale=1.0), "input_b2": rnd(4, 2, 9, scale=1.0)}
+graph = helper.make_graph(nodes, "small_rnn",
+                          [helper.make_tensor_value_info(k, TensorProto.FLOAT, list(v.shape)) for k, v in xs.items()],
                           outputs, initializer=inits)
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)], producer_name="make_small_rnn")
 model.ir_version = 8
 onnx.checker.check_model(model)
-x = rnd(T, B, I, scale=1.0)
 
 so = ort.SessionOptions()
 so.intra_op_num_threads = 1
 sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
 names = [o.name for o in sess.get_outputs()]
-got = dict(zip(names, sess.run(None, {"input": x})))
-ref = dict(zip([o.name for o in model.graph.output], ReferenceEvaluator(model).run(None, {"input": x})))
+got = dict(zip(names, sess.run(None, xs)))
+ref = dict(zip([o.name for o in model.graph.output], ReferenceEvaluator(model).run(None, xs)))
 full = seq == T  # onnx's reference ignores sequence_lens: compare the entries that run every step
 for k in names:
     a, b = got[k], ref[k]
-    if k.split("_")[0] in ("lstm", "gru0"):
+    if k.rsplit("_", 1)[0] in ("lstm", "gru0"):
         a, b = (a[:, :, full], b[:, :, full]) if k.endswith("_y") else (a[:, full], b[:, full])
     if not np.allclose(a, b, rtol=1e-4, atol=1e-5):
         sys.exit(f"onnxruntime and onnx's reference disagree on {k}: max err {np.abs(a - b).max()}")
@@ -95,6 +104,6 @@ if any(os.path.exists(os.path.join(OUT_DIR, f)) for f in ("model.onnx", "inputs.
     sys.exit(f"{OUT_DIR} exists; set UPDATE_GOLDEN=1 to overwrite")
 os.makedirs(OUT_DIR, exist_ok=True)
 onnx.save(model, os.path.join(OUT_DIR, "model.onnx"))
-np.savez(os.path.join(OUT_DIR, "inputs.npz"), input=x)
+np.savez(os.path.join(OUT_DIR, "inputs.npz"), **xs)
 np.savez(os.path.join(OUT_DIR, "outputs.npz"), **got)
 print("wrote", OUT_DIR, {k: v.shape for k, v in got.items()})

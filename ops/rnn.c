@@ -440,8 +440,14 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     Mm mm = {.lb = lb, .t = t, .w = rwb, .bias = bb, .out = px, .a = px, .as = H, .os = GH, .M = B, .K = H,
              .wk = wt ? GH : 1, .wc = wt ? 1 : H, .L = wt && vl > 1 ? vl : 1};
     if (mm.L > 1) {
-        mm.NR = GH >= 2 * mm.L ? 2 : 1;
-        mm.MR = (regs - mm.NR - 1) / mm.NR;
+        /* enough batch entries: 2 vectors by as many rows as registers
+           allow; a few (a matrix-vector product when B is 1): more vectors
+           per row, so that several sums are in flight */
+        int64_t ncols = GH / mm.L;
+        mm.NR = B >= 4 ? 2 : B == 1 ? 8 : (regs - 1) / (B + 1);
+        mm.NR = mm.NR > ncols ? ncols : mm.NR;
+        mm.NR = mm.NR < 1 ? 1 : mm.NR;
+        mm.MR = B >= 4 ? (regs - mm.NR - 1) / mm.NR : B;
     } else {
         mm.NR = 4;
         mm.MR = 3;

@@ -72,7 +72,8 @@ for t in $TARGETS; do
 done
 # the same with the input bound as a constant: folded by the loop interpreter
 check "small_rnn folded at compile time (--bind input) matches ONNX Runtime" \
-  RUN golden/small_rnn/model.onnx --bind input=golden/small_rnn/inputs.npz --golden golden/small_rnn/outputs.npz \
+  RUN golden/small_rnn/model.onnx --bind input=golden/small_rnn/inputs.npz \
+  --bind input_b1=golden/small_rnn/inputs.npz --bind input_b2=golden/small_rnn/inputs.npz --golden golden/small_rnn/outputs.npz \
   --rtol 1e-3 --atol 1e-4 --elementwise
 
 CACHE=${CTVM_CACHE:-$HOME/.cache/ctvm/models}
