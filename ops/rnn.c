@@ -17,13 +17,14 @@
  * float32 with W stored transposed takes the register-tiled GEMM schedule,
  * SCHED_GEMM). The custom loop nest then runs, per direction and step:
  *  - the recurrent product gr[b, g] = Rb[g] + sum_k h[b,k] R[d,g,k] of all
- *    B batch entries as one matrix product (mm_build below): column blocks
- *    of two vectors of the target's width outermost, row blocks of a few
- *    batch entries inside, each tile accumulating in a small unrolled local
- *    that emit_c keeps in registers, vectorized along g when R is stored
- *    transposed (contiguous in g); tails of rows, whole vectors and single
- *    columns. Other types and non-constant weights run the same nest with
- *    scalar tiles (same summation order, k ascending).
+ *    B batch entries, gate by gate, as a matrix product (mm_build below):
+ *    column blocks of vectors of the target's width outermost, row blocks
+ *    of a few batch entries inside, each tile accumulating in a small
+ *    unrolled local that emit_c keeps in registers, vectorized along g when
+ *    R is packed in panels of vector-width columns (contiguous in g); tails
+ *    of rows, whole vectors and single columns. Other types and
+ *    non-constant weights run the same nest with scalar tiles (same
+ *    summation order, k ascending).
  *  - per batch entry still within its sequence: gate activations and the
  *    new state, loops over the hidden units j vectorized in whole vectors
  *    plus a scalar tail. The projection's row of (step, b) holds the gate
@@ -33,9 +34,10 @@
  * Entries past their sequence length still take part in the product (the
  * result is not used); their state is left alone.
  *
- * W and R: [D,G*H,I] and [D,G*H,H] as ONNX has them, or, with attribute
- * rnn_wt (pass layout, float32 constants), transposed: [D,I,G*H] and
- * [D,H,G*H]. The projection, the states, the products and r*h live in one
+ * W and R: [D,G*H,I] and [D,G*H,H] as ONNX has them, or, for float32
+ * constants (pass layout), W transposed, [D,I,G*H] (attribute rnn_wt), and
+ * on vector targets R per direction and gate in panels of P = rnn_rp gate
+ * columns, [D, G*ceil(H/P), H*P], zero past H. The projection, the states, the products and r*h live in one
  * arena scratch (rnn_scratch_elems; attributes scratch_bytes and
  * scratch_dtype, pass hidden), not on the stack. The clip bound applies to
  * the input of every activation (LSTM's h(c) included, as the spec words
@@ -46,7 +48,7 @@
  * linear_before_reset), "rnn_if" (input_forget), "rnn_clip" (0: none),
  * "rnn_act" the activation codes (ActKind) per direction, and floats
  * "rnn_a<k>" / "rnn_b<k>" their alpha and beta (k = index in rnn_act),
- * "rnn_wt" (set by pass layout) W and R stored transposed. */
+ * "rnn_wt" and "rnn_rp" (set by pass layout) W transposed, R in panels. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -125,15 +127,24 @@ int op_rnn_infer(Graph *g, int node, Diag *d)
     if (x->shape.rank != 3 || w->shape.rank != 3 || r->shape.rank != 3)
         return diag_error(d, g, node, "X, W and R must be 3-D");
     int64_t T = x->shape.dims[layout ? 1 : 0], B = x->shape.dims[layout ? 0 : 1], I = x->shape.dims[2];
-    /* rnn_wt: pass layout stored W and R transposed, [D,I,G*H] and [D,H,G*H] */
+    /* rnn_wt: pass layout stored W transposed, [D,I,G*H]; rnn_rp > 1: R
+       packed in panels of rnn_rp gate columns, [D,G*HP,H*rnn_rp] */
     int wt = (int)attr_int(n, "rnn_wt", 0), gd = wt ? 2 : 1, kd = wt ? 1 : 2;
+    int64_t rp = attr_int(n, "rnn_rp", 1);
     int64_t H = attr_int(n, "hidden_size", w->shape.dims[gd] / G);
     if (H <= 0 || H > (1 << 20))
         return diag_error(d, g, node, "hidden_size %lld is out of range (1..%d)", (long long)H, 1 << 20);
     if (H <= 0 || w->shape.dims[0] != D || w->shape.dims[gd] != G * H || w->shape.dims[kd] != I)
         return diag_error(d, g, node, "W %s does not fit [%d,%lld,%lld]", opu_shape_str(&w->shape), D,
                           (long long)(G * H), (long long)I);
-    if (r->shape.dims[0] != D || r->shape.dims[gd] != G * H || r->shape.dims[kd] != H)
+    if (rp > 1 && H <= (1 << 20) && rp <= 64) {
+        int64_t HP = (H + rp - 1) / rp;
+        if (r->shape.dims[0] != D || r->shape.dims[1] != G * HP || r->shape.dims[2] != H * rp)
+            return diag_error(d, g, node, "packed R %s does not fit [%d,%lld,%lld]", opu_shape_str(&r->shape), D,
+                              (long long)(G * HP), (long long)(H * rp));
+    } else if (rp > 1) {
+        return diag_error(d, g, node, "R panel width %lld is out of range", (long long)rp);
+    } else if (r->shape.dims[0] != D || r->shape.dims[1] != G * H || r->shape.dims[2] != H)
         return diag_error(d, g, node, "R %s does not fit [%d,%lld,%lld]", opu_shape_str(&r->shape), D,
                           (long long)(G * H), (long long)H);
     for (int i = 1; i < n->n_in; i++) {
@@ -278,37 +289,48 @@ static LBuf *opt_buf(ComputeCtx *cx, const Node *n, int i, int out)
     return v >= 0 ? cx->buf_of(cx, v) : NULL;
 }
 
-/* One register-tiled matrix product per step (the recurrent product):
- *   out[ob + b*os + c] = bias[bb + c] + sum_k a[ab + b*as + k] * w[wb + k*wk + c*wc]
- * for b in 0..M, c in 0..N, k in 0..K, the sum in k order. Column blocks of
- * NR vectors of L lanes (L = 1: NR scalar columns) run outermost, so a
- * block of w stays in cache while every row block of MR rows of a passes;
+/* One register-tiled matrix product per step and gate (the recurrent
+ * product):
+ *   out[ob + b*os + c] = bias[bb + c] + sum_k a[ab + b*as + k] * w(k, c)
+ * for b in 0..M, c in 0..N, k in 0..K, the sum in k order. w holds the
+ * gate's N x K block of R in panels of Lp columns: w(k, c) = w[wb +
+ * ((c / Lp) * K + k) * Lp + c % Lp] (Lp = 1: R as ONNX stores it, row c
+ * then k; Lp = the vector width: pass layout packed it so a vector of
+ * columns is contiguous and each panel is read in sequence). Column blocks
+ * of NR vectors of L = Lp lanes (L = 1: NR scalar columns) run outermost, so
+ * a block of w stays in cache while every row block of MR rows of a passes;
  * each tile keeps its MR*NR*L sums in a local indexed by constants once the
  * unrolled loops are expanded (registers, emit_c), vectorized along c when
- * w is contiguous in c (wc = 1). Tails: a last row block of M % MR rows,
- * then column tails of whole vectors and of single columns. */
+ * L > 1. Tails: a last row block of M % MR rows, then column tails of whole
+ * vectors and of single columns. */
 typedef struct Mm {
     LoopBuilder *lb;
     LType t;
     LBuf *a, *w, *bias, *out;
     Expr *ab, *wb, *bb, *ob;
-    int64_t as, wk, wc, os, M, N, K, MR, NR, L;
+    int64_t as, os, M, N, K, MR, NR, L;
 } Mm;
 
-static Stmt *mm_tile(const Mm *p, Expr *b0, Expr *c0, int64_t T, int64_t U, int64_t L)
+/* the tile of rows b0.., columns c0 + u*L + l (U vectors of L lanes, or U
+ * single columns when L = 1); c0 is a multiple of p->L, c0p = c0 / p->L */
+static Stmt *mm_tile(const Mm *p, Expr *b0, Expr *c0, Expr *c0p, int64_t T, int64_t U, int64_t L)
 {
     LoopBuilder *lb = p->lb;
     LType t = p->t;
     LVar *j = lv_new(lb, "j"), *u = lv_new(lb, "u"), *l = lv_new(lb, "l"), *k = lv_new(lb, "k");
-    Expr *le = L > 1 ? lx_var(lb, l) : lx_int(lb, 0);
+    Expr *le = L > 1 ? lx_var(lb, l) : lx_int(lb, 0), *ue = lx_var(lb, u);
     Expr *row = lx_add(lb, b0, lx_var(lb, j));
-    Expr *col = lx_add(lb, c0, lx_add(lb, lx_muli(lb, lx_var(lb, u), L), le));
+    Expr *col = lx_add(lb, c0, lx_add(lb, lx_muli(lb, ue, L), le));
+    /* panel and column in it: vectors are whole panels; single columns of a
+       tail lie in one panel (fewer than p->L of them) unless panels are 1 wide */
+    Expr *panel = L > 1 || p->L == 1 ? lx_add(lb, c0p, ue) : c0p;
+    Expr *inp = L > 1 ? le : p->L == 1 ? lx_int(lb, 0) : ue;
     LBuf *acc = lbuf_new_typed(lb, "acc", LB_LOCAL, lt_dtype(t), T * U * L);
-    Expr *slot = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, lx_var(lb, j), U), lx_var(lb, u)), L), le);
+    Expr *slot = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, lx_var(lb, j), U), ue), L), le);
     Expr *init = p->bias ? lx_cast(lb, t, lx_load(lb, p->bias, lx_add(lb, p->bb, col))) : lx_zero(lb, t);
     Expr *av = lx_cast(lb, t, lx_load(lb, p->a, lx_add(lb, p->ab, lx_add(lb, lx_muli(lb, row, p->as), lx_var(lb, k)))));
-    Expr *wv = lx_cast(lb, t, lx_load(lb, p->w, lx_add(lb, p->wb, lx_add(lb, lx_muli(lb, lx_var(lb, k), p->wk),
-                                                                        lx_muli(lb, col, p->wc)))));
+    Expr *wi = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, panel, p->K), lx_var(lb, k)), p->L), inp);
+    Expr *wv = lx_cast(lb, t, lx_load(lb, p->w, lx_add(lb, p->wb, wi)));
     Stmt *s3[3] = {ls_store(lb, acc, slot, init),
                    ls_store(lb, acc, slot, lx_add(lb, lx_load(lb, acc, slot), lx_mul(lb, av, wv))),
                    ls_store(lb, p->out, lx_add(lb, p->ob, lx_add(lb, lx_muli(lb, row, p->os), col)),
@@ -323,17 +345,18 @@ static Stmt *mm_tile(const Mm *p, Expr *b0, Expr *c0, int64_t T, int64_t U, int6
 }
 
 /* every row block of the columns c0 .. c0 + U*L */
-static Stmt *mm_rows(const Mm *p, Expr *c0, int64_t U, int64_t L)
+static Stmt *mm_rows(const Mm *p, Expr *c0, Expr *c0p, int64_t U, int64_t L)
 {
     LoopBuilder *lb = p->lb;
     int64_t full = p->M / p->MR, rest = p->M % p->MR;
     Stmt *two[2] = {NULL, NULL};
     if (full > 0) {
         LVar *bt = lv_new(lb, "bt");
-        two[0] = ls_for(lb, bt, full, LOOP_SERIAL, mm_tile(p, lx_muli(lb, lx_var(lb, bt), p->MR), c0, p->MR, U, L));
+        two[0] = ls_for(lb, bt, full, LOOP_SERIAL,
+                        mm_tile(p, lx_muli(lb, lx_var(lb, bt), p->MR), c0, c0p, p->MR, U, L));
     }
     if (rest > 0)
-        two[1] = mm_tile(p, lx_int(lb, full * p->MR), c0, rest, U, L);
+        two[1] = mm_tile(p, lx_int(lb, full * p->MR), c0, c0p, rest, U, L);
     return ls_seq(lb, 2, two);
 }
 
@@ -347,12 +370,13 @@ static Stmt *mm_build(const Mm *p)
         return NULL;
     if (full > 0) {
         LVar *ct = lv_new(lb, "ct");
-        s3[0] = ls_for(lb, ct, full, LOOP_SERIAL, mm_rows(p, lx_muli(lb, lx_var(lb, ct), NB), p->NR, p->L));
+        s3[0] = ls_for(lb, ct, full, LOOP_SERIAL,
+                       mm_rows(p, lx_muli(lb, lx_var(lb, ct), NB), lx_muli(lb, lx_var(lb, ct), p->NR), p->NR, p->L));
     }
     if (nv > 0)
-        s3[1] = mm_rows(p, lx_int(lb, full * NB), nv, p->L);
+        s3[1] = mm_rows(p, lx_int(lb, full * NB), lx_int(lb, full * p->NR), nv, p->L);
     if (ns > 0)
-        s3[2] = mm_rows(p, lx_int(lb, full * NB + nv * p->L), ns, 1);
+        s3[2] = mm_rows(p, lx_int(lb, full * NB + nv * p->L), lx_int(lb, full * p->NR + nv), ns, 1);
     return ls_seq(lb, 3, s3);
 }
 
@@ -437,13 +461,16 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     int64_t hs = D * ROWS * GH, cs = hs + B * H, gr = cs + (lstm ? B * H : 0), rh = gr + B * GH;
     /* the product tiles: NR vectors (scalar: NR columns) by MR rows, with
        the registers left after NR values of R and a broadcast h */
+    /* R in panels of Lp gate columns (pass layout, float32 constants) or as
+       ONNX stores it (Lp = 1); per direction and gate, HP panels of H rows */
+    int64_t Lp = attr_int(n, "rnn_rp", 1) > 1 ? attr_int(n, "rnn_rp", 1) : 1, HP = (H + Lp - 1) / Lp;
     Mm mm = {.lb = lb, .t = t, .w = rwb, .bias = bb, .out = px, .a = px, .as = H, .os = GH, .M = B, .K = H,
-             .wk = wt ? GH : 1, .wc = wt ? 1 : H, .L = wt && vl > 1 ? vl : 1};
+             .N = H, .L = Lp};
     if (mm.L > 1) {
         /* enough batch entries: 2 vectors by as many rows as registers
            allow; a few (a matrix-vector product when B is 1): more vectors
            per row, so that several sums are in flight */
-        int64_t ncols = GH / mm.L;
+        int64_t ncols = H / mm.L;
         mm.NR = B >= 4 ? 2 : B == 1 ? 8 : (regs - 1) / (B + 1);
         mm.NR = mm.NR > ncols ? ncols : mm.NR;
         mm.NR = mm.NR < 1 ? 1 : mm.NR;
@@ -476,16 +503,22 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
         }
         LVar *s = lv_new(lb, "s");
         Expr *es = E(s);
-        Stmt *st[8];
+        Stmt *st[12];
         int ns = 0;
-        /* gr[b, g] = Rb[g] + sum_k h[b,k] R[d,g,k] for every batch entry
-           (GRU without linear_before_reset: the z and r gates only) */
-        mm.ab = I(hs);
-        mm.wb = I(d * GH * H);
-        mm.bb = I(d * 2 * GH + GH);
-        mm.ob = I(gr);
-        mm.N = gru && !lbr ? 2 * H : GH;
-        st[ns++] = mm_build(&mm);
+        /* gr[b, g] = Rb[g] + sum_k h[b,k] R[d,g,k] for every batch entry,
+           gate by gate (GRU without linear_before_reset: the z and r gates
+           only); A = the states h (or r*h), rows of H */
+#define GATE_MM(q, abase)                                                                  \
+    do {                                                                                   \
+        Mm m_ = mm;                                                                        \
+        m_.ab = I(abase);                                                                  \
+        m_.wb = I((d * G + (q)) * HP * H * Lp);                                            \
+        m_.bb = I(d * 2 * GH + GH + (q) * H);                                              \
+        m_.ob = I(gr + (q) * H);                                                           \
+        st[ns++] = mm_build(&m_);                                                          \
+    } while (0)
+        for (int q = 0; q < (gru && !lbr ? 2 : G); q++)
+            GATE_MM(q, hs);
         /* then per batch entry still within its sequence: the gates and the
            new state; gx, the gate pre-activations of the input, is the
            projection's row of (step, b), overwritten in place */
@@ -570,15 +603,10 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
         }
         st[ns++] = part[0];
         if (part[1]) { /* GRU: the product of r*h by Rhᵀ, then h~ and h */
-            Mm m2 = mm;
-            m2.ab = I(rh);
-            m2.wb = I(d * GH * H + 2 * H * mm.wc);
-            m2.bb = I(d * 2 * GH + GH + 2 * H);
-            m2.ob = I(gr + 2 * H);
-            m2.N = H;
-            st[ns++] = mm_build(&m2);
+            GATE_MM(2, rh);
             st[ns++] = part[1];
         }
+#undef GATE_MM
         ds[nd++] = ls_for(lb, s, T, LOOP_SERIAL, ls_seq(lb, ns, st));
         /* Y_h, Y_c */
         {
