@@ -37,9 +37,10 @@
  * W and R: [D,G*H,I] and [D,G*H,H] as ONNX has them, or, for float32
  * constants (pass layout), W transposed, [D,I,G*H] (attribute rnn_wt), and
  * on vector targets R per direction and gate in panels of P = rnn_rp gate
- * columns, [D, G*ceil(H/P), H*P], zero past H. The projection, the states, the products and r*h live in one
- * arena scratch (rnn_scratch_elems; attributes scratch_bytes and
- * scratch_dtype, pass hidden), not on the stack. The clip bound applies to
+ * columns, [D, G*ceil(H/P), H*P], zero past H. The projection, the
+ * states, the products and r*h live in one arena scratch
+ * (rnn_scratch_elems; attributes scratch_bytes and scratch_dtype, pass
+ * hidden), not on the stack. The clip bound applies to
  * the input of every activation (LSTM's h(c) included, as the spec words
  * it; onnxruntime leaves h(c) unclipped).
  *
