@@ -16,6 +16,10 @@
 # "input_b1" [4,1,9] and "input_b2" [4,2,9]:
 #   lstm_b1: bidirectional, hidden size 37 -> lstm_b1_y, lstm_b1_h, lstm_b1_c
 #   gru_b2:  forward, linear_before_reset=0, hidden size 37 -> gru_b2_y, gru_b2_h
+# and with hidden size 16 (G*H = 64 and 48, multiples of two vectors: W
+# stored in panels):
+#   lstm16:   reverse, sequence_lens, on "input" -> lstm16_y, lstm16_h, lstm16_c
+#   gru16_b2: bidirectional, linear_before_reset=1, on "input_b2" -> gru16_b2_y, gru16_b2_h
 # The references in outputs.npz are ONNX Runtime's (single thread), checked
 # against onnx's reference implementation before they are written (which
 # ignores sequence_lens: there on the batch entries that run every step).
@@ -76,6 +80,9 @@ layer("RNN", "rnn", 1, 1, {"direction": "forward"})
 # one and two batch entries (more vectors per row in a tile), hidden size 37
 layer("LSTM", "lstm_b1", 2, 4, {"direction": "bidirectional"}, x="input_b1", T=4, B=1, H=37, I=9)
 layer("GRU", "gru_b2", 1, 3, {"linear_before_reset": 0}, x="input_b2", T=4, B=2, H=37, I=9)
+# G*H a multiple of two vectors: W stored in panels for the input projection
+layer("LSTM", "lstm16", 1, 4, {"direction": "reverse"}, seq_lens=True, H=16)
+layer("GRU", "gru16_b2", 2, 3, {"direction": "bidirectional", "linear_before_reset": 1}, x="input_b2", T=4, B=2, H=16, I=9)
 
 xs = {"input": rnd(T, B, I, scale=1.0), "input_b1": rnd(4, 1, 9, scale=1.0), "input_b2": rnd(4, 2, 9, scale=1.0)}
 graph = helper.make_graph(nodes, "small_rnn",
@@ -94,7 +101,7 @@ ref = dict(zip([o.name for o in model.graph.output], ReferenceEvaluator(model).r
 full = seq == T  # onnx's reference ignores sequence_lens: compare the entries that run every step
 for k in names:
     a, b = got[k], ref[k]
-    if k.rsplit("_", 1)[0] in ("lstm", "gru0"):
+    if k.rsplit("_", 1)[0] in ("lstm", "gru0", "lstm16"):
         a, b = (a[:, :, full], b[:, :, full]) if k.endswith("_y") else (a[:, full], b[:, full])
     if not np.allclose(a, b, rtol=1e-4, atol=1e-5):
         sys.exit(f"onnxruntime and onnx's reference disagree on {k}: max err {np.abs(a - b).max()}")

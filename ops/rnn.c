@@ -14,8 +14,9 @@
  *
  * Structure: a first stage computes the input projection X·Wᵀ + Wb of
  * every time step and direction at once ([D, T*B, G*H], one batched GEMM;
- * float32 with W stored transposed takes the register-tiled GEMM schedule,
- * SCHED_GEMM). The custom loop nest then runs, per direction and step:
+ * float32 with W stored in panels or transposed takes the register-tiled
+ * GEMM schedule, SCHED_GEMM; with panels the stage runs over [D, panel,
+ * row, lane] and writes px[d, row, panel*WP + lane]). The custom loop nest then runs, per direction and step:
  *  - the recurrent product gr[b, g] = Rb[g] + sum_k h[b,k] R[d,g,k] of all
  *    B batch entries, gate by gate, as a matrix product (mm_build below):
  *    column blocks of vectors of the target's width outermost, row blocks
@@ -35,7 +36,9 @@
  * result is not used); their state is left alone.
  *
  * W and R: [D,G*H,I] and [D,G*H,H] as ONNX has them, or, for float32
- * constants (pass layout), W transposed, [D,I,G*H] (attribute rnn_wt), and
+ * constants (pass layout), W in panels of WP = rnn_wp gate columns,
+ * [D, G*H/WP * I, WP] (WP = two vectors, when it divides G*H), else
+ * transposed, [D,I,G*H] (attribute rnn_wt), and
  * on vector targets R per direction and gate in panels of P = rnn_rp gate
  * columns, [D, G*ceil(H/P), H*P], zero past H. The projection, the
  * states, the products and r*h live in one arena scratch
@@ -49,7 +52,8 @@
  * linear_before_reset), "rnn_if" (input_forget), "rnn_clip" (0: none),
  * "rnn_act" the activation codes (ActKind) per direction, and floats
  * "rnn_a<k>" / "rnn_b<k>" their alpha and beta (k = index in rnn_act),
- * "rnn_wt" and "rnn_rp" (set by pass layout) W transposed, R in panels. */
+ * "rnn_wp" / "rnn_wt" and "rnn_rp" (set by pass layout) W in panels or
+ * transposed, R in panels. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -132,10 +136,16 @@ int op_rnn_infer(Graph *g, int node, Diag *d)
        packed in panels of rnn_rp gate columns, [D,G*HP,H*rnn_rp] */
     int wt = (int)attr_int(n, "rnn_wt", 0), gd = wt ? 2 : 1, kd = wt ? 1 : 2;
     int64_t rp = attr_int(n, "rnn_rp", 1);
-    int64_t H = attr_int(n, "hidden_size", w->shape.dims[gd] / G);
+    int64_t H = attr_int(n, "hidden_size", attr_int(n, "rnn_h", w->shape.dims[gd] / G));
     if (H <= 0 || H > (1 << 20))
         return diag_error(d, g, node, "hidden_size %lld is out of range (1..%d)", (long long)H, 1 << 20);
-    if (H <= 0 || w->shape.dims[0] != D || w->shape.dims[gd] != G * H || w->shape.dims[kd] != I)
+    int64_t wp = attr_int(n, "rnn_wp", 1);
+    if (wp > 1) { /* W in panels of wp gate columns, [D, G*H/wp * I, wp] */
+        if (wp > 64 || (G * H) % wp || w->shape.dims[0] != D || w->shape.dims[1] != (G * H / wp) * I ||
+            w->shape.dims[2] != wp)
+            return diag_error(d, g, node, "packed W %s does not fit [%d,%lld,%lld]", opu_shape_str(&w->shape), D,
+                              (long long)((G * H / (wp > 0 ? wp : 1)) * I), (long long)wp);
+    } else if (H <= 0 || w->shape.dims[0] != D || w->shape.dims[gd] != G * H || w->shape.dims[kd] != I)
         return diag_error(d, g, node, "W %s does not fit [%d,%lld,%lld]", opu_shape_str(&w->shape), D,
                           (long long)(G * H), (long long)I);
     if (rp > 1 && H <= (1 << 20) && rp <= 64) {
@@ -436,7 +446,31 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     int64_t ROWS = T * B;
     int sv = (int)attr_int(n, "scratch_value", -1);
     LBuf *px = sv >= 0 ? cx->buf_of(cx, sv) : lbuf_new_typed(lb, "px", LB_LOCAL, ldt, rnn_scratch_elems(n->op, D, T, B, H));
-    {
+    int64_t WP = attr_int(n, "rnn_wp", 1) > 1 ? attr_int(n, "rnn_wp", 1) : 1; /* W in panels (pass layout) */
+    if (WP > 1) {
+        /* W as [D, G*H/WP, I, WP]: the stage runs over [D, panel, row, lane]
+           and writes px[d, r, panel*WP + lane] */
+        int64_t NP = GH / WP, pd[4] = {D, NP, ROWS, WP};
+        Shape ps = shape_make(4, pd);
+        ComputeStage *ps_ = compute_stage_new(cx, def, n->name, px, &ps);
+        if (!ps_)
+            return compute_fail(cx, node, "too many stages (internal error)");
+        LVar *iv = compute_add_raxis(cx, ps_, "i", IN);
+        ps_->red = RED_SUM;
+        Expr *ed = lx_var(lb, ps_->axis[0]), *ep = lx_var(lb, ps_->axis[1]), *er = lx_var(lb, ps_->axis[2]);
+        Expr *eg = lx_add(lb, lx_muli(lb, ep, WP), lx_var(lb, ps_->axis[3]));
+        Expr *xi = lx_add(lb, lx_muli(lb, er, IN), lx_var(lb, iv));
+        Expr *wi = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, ed, NP), ep), IN), lx_var(lb, iv)), WP),
+                          lx_var(lb, ps_->axis[3]));
+        ps_->body = lx_mul(lb, LD(xb, xi), LD(wb, wi));
+        ps_->out_index = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, ed, ROWS), er), GH), eg);
+        Expr *fin = lx_var(lb, ps_->acc);
+        if (bb)
+            fin = lx_add(lb, fin, LD(bb, lx_add(lb, lx_muli(lb, ed, 2 * GH), eg)));
+        ps_->finalize = fin;
+        if (ROWS >= 2)
+            ps_->sched = SCHED_GEMM;
+    } else {
         int64_t pd[3] = {D, ROWS, GH};
         Shape ps = shape_make(3, pd);
         ComputeStage *ps_ = compute_stage_new(cx, def, n->name, px, &ps);
