@@ -441,8 +441,9 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     /* Stage: the input projection of all time steps as one batched GEMM,
        px[d, r, g] = Wb[d, g] + sum_i X[r, i] W[d, g, i] over the rows r of X
        (in X's own layout). Code generation schedules it like Gemm into the
-       arena scratch (the register-tiled GEMM schedule when W is transposed,
-       [D, I, G*H]); folding runs it naively into a local buffer. */
+       arena scratch (the register-tiled GEMM schedule when pass layout
+       stored W in panels or transposed); folding runs it naively into a
+       local buffer. */
     int64_t ROWS = T * B;
     int sv = (int)attr_int(n, "scratch_value", -1);
     LBuf *px = sv >= 0 ? cx->buf_of(cx, sv) : lbuf_new_typed(lb, "px", LB_LOCAL, ldt, rnn_scratch_elems(n->op, D, T, B, H));
@@ -558,9 +559,8 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
            new state; gx, the gate pre-activations of the input, is the
            projection's row of (step, b), overwritten in place */
         Stmt *part[2] = {NULL, NULL};
-        LVar *bv[2];
         for (int ph = 0; ph < (gru && !lbr ? 2 : 1); ph++) {
-            LVar *b = bv[ph] = lv_new(lb, "b");
+            LVar *b = lv_new(lb, "b");
             Expr *eb = E(b);
             Expr *L = slb ? lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, lx_cast(lb, LT_IDX, lx_load(lb, slb, eb)), I(0)), I(T)) : I(T);
             Expr *et = rev ? lx_sub(lb, lx_sub(lb, L, I(1)), es) : es;
