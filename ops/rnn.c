@@ -10,14 +10,40 @@
  * "reverse"), direction 1 of a bidirectional layer reverse. With
  * sequence_lens a batch entry runs its first len steps only (reverse from
  * len - 1 down), Y is 0 past them and Y_h/Y_c hold the last state. LSTM
- * with input_forget
- * couples the forget gate to 1 - i. A first stage computes the input
- * projection X·Wᵀ + Wb of every time step and direction at once (one
- * batched GEMM, scheduled like Gemm); the loop nest then runs, per
- * direction, step and batch entry, the recurrent matvec h·Rᵀ + Rb, the gate
- * activations and the new state. The projection, the states and the gate
- * buffers live in one arena scratch (attributes scratch_bytes and
- * scratch_dtype, pass hidden), not on the stack. The clip bound applies to
+ * with input_forget couples the forget gate to 1 - i.
+ *
+ * Structure: a first stage computes the input projection X·Wᵀ + Wb of
+ * every time step and direction at once ([D, T*B, G*H], one batched GEMM;
+ * float32 with W stored in panels or transposed takes the register-tiled
+ * GEMM schedule, SCHED_GEMM; with panels the stage runs over [D, panel,
+ * row, lane] and writes px[d, row, panel*WP + lane]). The custom loop nest then runs, per direction and step:
+ *  - the recurrent product gr[b, g] = Rb[g] + sum_k h[b,k] R[d,g,k] of all
+ *    B batch entries, gate by gate, as a matrix product (mm_build below):
+ *    column blocks of vectors of the target's width outermost, row blocks
+ *    of a few batch entries inside, each tile accumulating in a small
+ *    unrolled local that emit_c keeps in registers, vectorized along g when
+ *    R is packed in panels of vector-width columns (contiguous in g); tails
+ *    of rows, whole vectors and single columns. Other types and
+ *    non-constant weights run the same nest with scalar tiles (same
+ *    summation order, k ascending).
+ *  - per batch entry still within its sequence: gate activations and the
+ *    new state, loops over the hidden units j vectorized in whole vectors
+ *    plus a scalar tail. The projection's row of (step, b) holds the gate
+ *    pre-activations and is overwritten in place by the gates. GRU without
+ *    linear_before_reset needs r before its third gate's product: z and r
+ *    and r*h first, then a second product (r*h)·Rhᵀ, then h~ and h.
+ * Entries past their sequence length still take part in the product (the
+ * result is not used); their state is left alone.
+ *
+ * W and R: [D,G*H,I] and [D,G*H,H] as ONNX has them, or, for float32
+ * constants (pass layout), W in panels of WP = rnn_wp gate columns,
+ * [D, G*H/WP * I, WP] (WP = two vectors, when it divides G*H), else
+ * transposed, [D,I,G*H] (attribute rnn_wt), and
+ * on vector targets R per direction and gate in panels of P = rnn_rp gate
+ * columns, [D, G*ceil(H/P), H*P], zero past H. The projection, the
+ * states, the products and r*h live in one arena scratch
+ * (rnn_scratch_elems; attributes scratch_bytes and scratch_dtype, pass
+ * hidden), not on the stack. The clip bound applies to
  * the input of every activation (LSTM's h(c) included, as the spec words
  * it; onnxruntime leaves h(c) unclipped).
  *
@@ -25,12 +51,15 @@
  * 1 reverse / 2 bidirectional, "rnn_layout", "rnn_lbr" (GRU
  * linear_before_reset), "rnn_if" (input_forget), "rnn_clip" (0: none),
  * "rnn_act" the activation codes (ActKind) per direction, and floats
- * "rnn_a<k>" / "rnn_b<k>" their alpha and beta (k = index in rnn_act). */
+ * "rnn_a<k>" / "rnn_b<k>" their alpha and beta (k = index in rnn_act),
+ * "rnn_wp" / "rnn_wt" and "rnn_rp" (set by pass layout) W in panels or
+ * transposed, R in panels. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "ir/target.h"
 #include "ops/compute.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
@@ -74,12 +103,13 @@ static int act_code(const char *s)
     return -1;
 }
 
-/* scratch elements: projection [D,T*B,G*H], h [B,H], c [B,H] (LSTM),
-   gx and gr [G*H]; sizes already bounded by op_rnn_infer */
+/* scratch elements: projection [D,T*B,G*H], h [B,H], c [B,H] (LSTM), the
+   recurrent products gr [B,G*H], r*h [B,H] (GRU); sizes already bounded by
+   op_rnn_infer */
 static int64_t rnn_scratch_elems(OpKind op, int64_t D, int64_t T, int64_t B, int64_t H)
 {
     int64_t GH = gates_of(op) * H;
-    return D * T * B * GH + (op == OP_LSTM ? 2 : 1) * B * H + 2 * GH + 1;
+    return D * T * B * GH + (op == OP_LSTM || op == OP_GRU ? 2 : 1) * B * H + B * GH + 1;
 }
 
 int op_rnn_infer(Graph *g, int node, Diag *d)
@@ -102,13 +132,30 @@ int op_rnn_infer(Graph *g, int node, Diag *d)
     if (x->shape.rank != 3 || w->shape.rank != 3 || r->shape.rank != 3)
         return diag_error(d, g, node, "X, W and R must be 3-D");
     int64_t T = x->shape.dims[layout ? 1 : 0], B = x->shape.dims[layout ? 0 : 1], I = x->shape.dims[2];
-    int64_t H = attr_int(n, "hidden_size", w->shape.dims[1] / G);
+    /* rnn_wt: pass layout stored W transposed, [D,I,G*H]; rnn_rp > 1: R
+       packed in panels of rnn_rp gate columns, [D,G*HP,H*rnn_rp] */
+    int wt = (int)attr_int(n, "rnn_wt", 0), gd = wt ? 2 : 1, kd = wt ? 1 : 2;
+    int64_t rp = attr_int(n, "rnn_rp", 1);
+    int64_t H = attr_int(n, "hidden_size", attr_int(n, "rnn_h", w->shape.dims[gd] / G));
     if (H <= 0 || H > (1 << 20))
         return diag_error(d, g, node, "hidden_size %lld is out of range (1..%d)", (long long)H, 1 << 20);
-    if (H <= 0 || w->shape.dims[0] != D || w->shape.dims[1] != G * H || w->shape.dims[2] != I)
+    int64_t wp = attr_int(n, "rnn_wp", 1);
+    if (wp > 1) { /* W in panels of wp gate columns, [D, G*H/wp * I, wp] */
+        if (wp > 64 || (G * H) % wp || w->shape.dims[0] != D || w->shape.dims[1] != (G * H / wp) * I ||
+            w->shape.dims[2] != wp)
+            return diag_error(d, g, node, "packed W %s does not fit [%d,%lld,%lld]", opu_shape_str(&w->shape), D,
+                              (long long)((G * H / (wp > 0 ? wp : 1)) * I), (long long)wp);
+    } else if (H <= 0 || w->shape.dims[0] != D || w->shape.dims[gd] != G * H || w->shape.dims[kd] != I)
         return diag_error(d, g, node, "W %s does not fit [%d,%lld,%lld]", opu_shape_str(&w->shape), D,
                           (long long)(G * H), (long long)I);
-    if (r->shape.dims[0] != D || r->shape.dims[1] != G * H || r->shape.dims[2] != H)
+    if (rp > 1 && H <= (1 << 20) && rp <= 64) {
+        int64_t HP = (H + rp - 1) / rp;
+        if (r->shape.dims[0] != D || r->shape.dims[1] != G * HP || r->shape.dims[2] != H * rp)
+            return diag_error(d, g, node, "packed R %s does not fit [%d,%lld,%lld]", opu_shape_str(&r->shape), D,
+                              (long long)(G * HP), (long long)(H * rp));
+    } else if (rp > 1) {
+        return diag_error(d, g, node, "R panel width %lld is out of range", (long long)rp);
+    } else if (r->shape.dims[0] != D || r->shape.dims[1] != G * H || r->shape.dims[2] != H)
         return diag_error(d, g, node, "R %s does not fit [%d,%lld,%lld]", opu_shape_str(&r->shape), D,
                           (long long)(G * H), (long long)H);
     for (int i = 1; i < n->n_in; i++) {
@@ -253,26 +300,120 @@ static LBuf *opt_buf(ComputeCtx *cx, const Node *n, int i, int out)
     return v >= 0 ? cx->buf_of(cx, v) : NULL;
 }
 
-typedef struct Slot { /* a region of the scratch buffer */
-    LBuf *buf;
-    int64_t off;
-} Slot;
+/* One register-tiled matrix product per step and gate (the recurrent
+ * product):
+ *   out[ob + b*os + c] = bias[bb + c] + sum_k a[ab + b*as + k] * w(k, c)
+ * for b in 0..M, c in 0..N, k in 0..K, the sum in k order. w holds the
+ * gate's N x K block of R in panels of Lp columns: w(k, c) = w[wb +
+ * ((c / Lp) * K + k) * Lp + c % Lp] (Lp = 1: R as ONNX stores it, row c
+ * then k; Lp = the vector width: pass layout packed it so a vector of
+ * columns is contiguous and each panel is read in sequence). Column blocks
+ * of NR vectors of L = Lp lanes (L = 1: NR scalar columns) run outermost, so
+ * a block of w stays in cache while every row block of MR rows of a passes;
+ * each tile keeps its MR*NR*L sums in a local indexed by constants once the
+ * unrolled loops are expanded (registers, emit_c), vectorized along c when
+ * L > 1. Tails: a last row block of M % MR rows, then column tails of whole
+ * vectors and of single columns. */
+typedef struct Mm {
+    LoopBuilder *lb;
+    LType t;
+    LBuf *a, *w, *bias, *out;
+    Expr *ab, *wb, *bb, *ob;
+    int64_t as, os, M, N, K, MR, NR, L;
+} Mm;
 
-static Expr *slot_load(LoopBuilder *lb, Slot s, Expr *i)
+/* the tile of rows b0.., columns c0 + u*L + l (U vectors of L lanes, or U
+ * single columns when L = 1); c0 is a multiple of p->L, c0p = c0 / p->L */
+static Stmt *mm_tile(const Mm *p, Expr *b0, Expr *c0, Expr *c0p, int64_t T, int64_t U, int64_t L)
 {
-    return lx_load(lb, s.buf, lx_add(lb, lx_int(lb, s.off), i));
+    LoopBuilder *lb = p->lb;
+    LType t = p->t;
+    LVar *j = lv_new(lb, "j"), *u = lv_new(lb, "u"), *l = lv_new(lb, "l"), *k = lv_new(lb, "k");
+    Expr *le = L > 1 ? lx_var(lb, l) : lx_int(lb, 0), *ue = lx_var(lb, u);
+    Expr *row = lx_add(lb, b0, lx_var(lb, j));
+    Expr *col = lx_add(lb, c0, lx_add(lb, lx_muli(lb, ue, L), le));
+    /* panel and column in it: vectors are whole panels; single columns of a
+       tail lie in one panel (fewer than p->L of them) unless panels are 1 wide */
+    Expr *panel = L > 1 || p->L == 1 ? lx_add(lb, c0p, ue) : c0p;
+    Expr *inp = L > 1 ? le : p->L == 1 ? lx_int(lb, 0) : ue;
+    LBuf *acc = lbuf_new_typed(lb, "acc", LB_LOCAL, lt_dtype(t), T * U * L);
+    Expr *slot = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, lx_var(lb, j), U), ue), L), le);
+    Expr *init = p->bias ? lx_cast(lb, t, lx_load(lb, p->bias, lx_add(lb, p->bb, col))) : lx_zero(lb, t);
+    Expr *av = lx_cast(lb, t, lx_load(lb, p->a, lx_add(lb, p->ab, lx_add(lb, lx_muli(lb, row, p->as), lx_var(lb, k)))));
+    Expr *wi = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, panel, p->K), lx_var(lb, k)), p->L), inp);
+    Expr *wv = lx_cast(lb, t, lx_load(lb, p->w, lx_add(lb, p->wb, wi)));
+    Stmt *s3[3] = {ls_store(lb, acc, slot, init),
+                   ls_store(lb, acc, slot, lx_add(lb, lx_load(lb, acc, slot), lx_mul(lb, av, wv))),
+                   ls_store(lb, p->out, lx_add(lb, p->ob, lx_add(lb, lx_muli(lb, row, p->os), col)),
+                            lx_load(lb, acc, slot))};
+    for (int i = 0; i < 3; i++) { /* for j unroll T { for u unroll U { for l vectorize L } } */
+        if (L > 1)
+            s3[i] = ls_for(lb, l, L, LOOP_VECTORIZE, s3[i]);
+        s3[i] = ls_for(lb, j, T, LOOP_UNROLL, ls_for(lb, u, U, LOOP_UNROLL, s3[i]));
+    }
+    s3[1] = ls_for(lb, k, p->K, LOOP_SERIAL, s3[1]);
+    return ls_alloc(lb, acc, ls_seq(lb, 3, s3));
 }
 
-static Stmt *slot_store(LoopBuilder *lb, Slot s, Expr *i, Expr *v)
+/* every row block of the columns c0 .. c0 + U*L */
+static Stmt *mm_rows(const Mm *p, Expr *c0, Expr *c0p, int64_t U, int64_t L)
 {
-    return ls_store(lb, s.buf, lx_add(lb, lx_int(lb, s.off), i), v);
+    LoopBuilder *lb = p->lb;
+    int64_t full = p->M / p->MR, rest = p->M % p->MR;
+    Stmt *two[2] = {NULL, NULL};
+    if (full > 0) {
+        LVar *bt = lv_new(lb, "bt");
+        two[0] = ls_for(lb, bt, full, LOOP_SERIAL,
+                        mm_tile(p, lx_muli(lb, lx_var(lb, bt), p->MR), c0, c0p, p->MR, U, L));
+    }
+    if (rest > 0)
+        two[1] = mm_tile(p, lx_int(lb, full * p->MR), c0, c0p, rest, U, L);
+    return ls_seq(lb, 2, two);
 }
 
-#define SL(s, i) slot_load(lb, s, i)
-#define SS(s, i, v) slot_store(lb, s, i, v)
+static Stmt *mm_build(const Mm *p)
+{
+    LoopBuilder *lb = p->lb;
+    int64_t NB = p->NR * p->L, full = p->N / NB, rest = p->N - full * NB;
+    int64_t nv = p->L > 1 ? rest / p->L : 0, ns = rest - nv * p->L;
+    Stmt *s3[3] = {NULL, NULL, NULL};
+    if (p->M <= 0 || p->N <= 0)
+        return NULL;
+    if (full > 0) {
+        LVar *ct = lv_new(lb, "ct");
+        s3[0] = ls_for(lb, ct, full, LOOP_SERIAL,
+                       mm_rows(p, lx_muli(lb, lx_var(lb, ct), NB), lx_muli(lb, lx_var(lb, ct), p->NR), p->NR, p->L));
+    }
+    if (nv > 0)
+        s3[1] = mm_rows(p, lx_int(lb, full * NB), lx_int(lb, full * p->NR), nv, p->L);
+    if (ns > 0)
+        s3[2] = mm_rows(p, lx_int(lb, full * NB + nv * p->L), lx_int(lb, full * p->NR + nv), ns, 1);
+    return ls_seq(lb, 3, s3);
+}
+
+/* for j in 0..n { body }, vectorized in whole vectors of vl lanes and a
+ * scalar tail when vl > 1 (emit_c prints a vector loop it cannot vectorize
+ * as a plain loop, so the body need not qualify) */
+static Stmt *jloop(LoopBuilder *lb, int vl, LVar *j, int64_t n, Stmt *body)
+{
+    if (vl <= 1 || n < vl)
+        return ls_for(lb, j, n, LOOP_SERIAL, body);
+    int64_t full = n / vl, rest = n - full * vl;
+    LVar *o = lv_new(lb, "jo"), *l = lv_new(lb, "l"), *q = lv_new(lb, "jt");
+    Stmt *two[2];
+    two[0] = ls_for(lb, o, full, LOOP_SERIAL,
+                    ls_for(lb, l, vl, LOOP_VECTORIZE,
+                           ls_subst(lb, body, j, lx_add(lb, lx_muli(lb, lx_var(lb, o), vl), lx_var(lb, l)))));
+    two[1] = rest > 0 ? ls_for(lb, q, rest, LOOP_SERIAL, ls_subst(lb, body, j, lx_add(lb, lx_int(lb, full * vl), lx_var(lb, q))))
+                      : NULL;
+    return ls_seq(lb, 2, two);
+}
+
 #define E(v) lx_var(lb, v)
 #define I(k) lx_int(lb, k)
 #define LD(b, i) lx_cast(lb, t, lx_load(lb, b, i))
+#define SC(off) lx_load(lb, px, off)            /* a scratch element */
+#define SCS(off, v) ls_store(lb, px, off, v)
 
 int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
 {
@@ -282,6 +423,7 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     int lstm = n->op == OP_LSTM, gru = n->op == OP_GRU, G = gates_of(n->op);
     int layout = (int)attr_int(n, "rnn_layout", 0), dirs = (int)attr_int(n, "rnn_dirs", 0);
     int lbr = (int)attr_int(n, "rnn_lbr", 0), inpf = (int)attr_int(n, "rnn_if", 0);
+    int wt = (int)attr_int(n, "rnn_wt", 0); /* W, R stored transposed (pass layout) */
     int D = dirs == 2 ? 2 : 1;
     int64_t T = x->shape.dims[layout ? 1 : 0], B = x->shape.dims[layout ? 0 : 1], IN = x->shape.dims[2];
     int64_t H = attr_int(n, "rnn_h", 1), GH = G * H;
@@ -292,14 +434,44 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     LBuf *c0b = lstm ? opt_buf(cx, n, 6, 0) : NULL, *pb = lstm ? opt_buf(cx, n, 7, 0) : NULL;
     LBuf *yb = opt_buf(cx, n, 0, 1), *yhb = opt_buf(cx, n, 1, 1), *ycb = lstm ? opt_buf(cx, n, 2, 1) : NULL;
     DType ldt = lt_dtype(t);
+    /* float32 vectorizes along the gate axis when W and R are transposed
+       (contiguous in g) and along j in the state updates */
+    int vl = t == LT_F32 && x->dtype == DT_FLOAT32 ? compute_vl(cx) : 1;
+    int regs = cx->g->target && cx->g->target->n_vregs > 0 ? cx->g->target->n_vregs : 16;
     /* Stage: the input projection of all time steps as one batched GEMM,
        px[d, r, g] = Wb[d, g] + sum_i X[r, i] W[d, g, i] over the rows r of X
        (in X's own layout). Code generation schedules it like Gemm into the
-       arena scratch; folding runs it naively into a local buffer. */
+       arena scratch (the register-tiled GEMM schedule when pass layout
+       stored W in panels or transposed); folding runs it naively into a
+       local buffer. */
     int64_t ROWS = T * B;
     int sv = (int)attr_int(n, "scratch_value", -1);
     LBuf *px = sv >= 0 ? cx->buf_of(cx, sv) : lbuf_new_typed(lb, "px", LB_LOCAL, ldt, rnn_scratch_elems(n->op, D, T, B, H));
-    {
+    int64_t WP = attr_int(n, "rnn_wp", 1) > 1 ? attr_int(n, "rnn_wp", 1) : 1; /* W in panels (pass layout) */
+    if (WP > 1) {
+        /* W as [D, G*H/WP, I, WP]: the stage runs over [D, panel, row, lane]
+           and writes px[d, r, panel*WP + lane] */
+        int64_t NP = GH / WP, pd[4] = {D, NP, ROWS, WP};
+        Shape ps = shape_make(4, pd);
+        ComputeStage *ps_ = compute_stage_new(cx, def, n->name, px, &ps);
+        if (!ps_)
+            return compute_fail(cx, node, "too many stages (internal error)");
+        LVar *iv = compute_add_raxis(cx, ps_, "i", IN);
+        ps_->red = RED_SUM;
+        Expr *ed = lx_var(lb, ps_->axis[0]), *ep = lx_var(lb, ps_->axis[1]), *er = lx_var(lb, ps_->axis[2]);
+        Expr *eg = lx_add(lb, lx_muli(lb, ep, WP), lx_var(lb, ps_->axis[3]));
+        Expr *xi = lx_add(lb, lx_muli(lb, er, IN), lx_var(lb, iv));
+        Expr *wi = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, ed, NP), ep), IN), lx_var(lb, iv)), WP),
+                          lx_var(lb, ps_->axis[3]));
+        ps_->body = lx_mul(lb, LD(xb, xi), LD(wb, wi));
+        ps_->out_index = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, ed, ROWS), er), GH), eg);
+        Expr *fin = lx_var(lb, ps_->acc);
+        if (bb)
+            fin = lx_add(lb, fin, LD(bb, lx_add(lb, lx_muli(lb, ed, 2 * GH), eg)));
+        ps_->finalize = fin;
+        if (ROWS >= 2)
+            ps_->sched = SCHED_GEMM;
+    } else {
         int64_t pd[3] = {D, ROWS, GH};
         Shape ps = shape_make(3, pd);
         ComputeStage *ps_ = compute_stage_new(cx, def, n->name, px, &ps);
@@ -309,18 +481,41 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
         ps_->red = RED_SUM;
         Expr *ed = lx_var(lb, ps_->axis[0]), *er = lx_var(lb, ps_->axis[1]), *eg = lx_var(lb, ps_->axis[2]);
         Expr *xi = lx_add(lb, lx_muli(lb, er, IN), lx_var(lb, iv));
-        Expr *wi = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, ed, GH), eg), IN), lx_var(lb, iv));
+        Expr *wi = wt ? lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, ed, IN), lx_var(lb, iv)), GH), eg)
+                      : lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, ed, GH), eg), IN), lx_var(lb, iv));
         ps_->body = lx_mul(lb, LD(xb, xi), LD(wb, wi));
         Expr *fin = lx_var(lb, ps_->acc);
         if (bb)
             fin = lx_add(lb, fin, LD(bb, lx_add(lb, lx_muli(lb, ed, 2 * GH), eg)));
         ps_->finalize = fin;
+        if (wt && vl > 1 && ROWS >= 2 && GH >= 2 && ROWS * GH * IN >= 4096)
+            ps_->sched = SCHED_GEMM;
     }
-    /* the rest of the scratch: state h [B,H], cell c [B,H] (LSTM), and the
-       gate buffers gx, gr [G*H] of the current step (not on the stack:
-       they can be large) */
-    Slot hs = {px, D * ROWS * GH}, cs = {px, hs.off + B * H};
-    Slot gx = {px, cs.off + (lstm ? B * H : 0)}, gr = {px, gx.off + GH};
+    /* the rest of the scratch (rnn_scratch_elems): state h [B,H], cell c
+       [B,H] (LSTM), the recurrent products gr [B,G*H] of the current step
+       and r*h [B,H] (GRU); not on the stack: they can be large */
+    int64_t hs = D * ROWS * GH, cs = hs + B * H, gr = cs + (lstm ? B * H : 0), rh = gr + B * GH;
+    /* the product tiles: NR vectors (scalar: NR columns) by MR rows, with
+       the registers left after NR values of R and a broadcast h */
+    /* R in panels of Lp gate columns (pass layout, float32 constants) or as
+       ONNX stores it (Lp = 1); per direction and gate, HP panels of H rows */
+    int64_t Lp = attr_int(n, "rnn_rp", 1) > 1 ? attr_int(n, "rnn_rp", 1) : 1, HP = (H + Lp - 1) / Lp;
+    Mm mm = {.lb = lb, .t = t, .w = rwb, .bias = bb, .out = px, .a = px, .as = H, .os = GH, .M = B, .K = H,
+             .N = H, .L = Lp};
+    if (mm.L > 1) {
+        /* enough batch entries: 2 vectors by as many rows as registers
+           allow; a few (a matrix-vector product when B is 1): more vectors
+           per row, so that several sums are in flight */
+        int64_t ncols = H / mm.L;
+        mm.NR = B >= 4 ? 2 : B == 1 ? 8 : (regs - 1) / (B + 1);
+        mm.NR = mm.NR > ncols ? ncols : mm.NR;
+        mm.NR = mm.NR < 1 ? 1 : mm.NR;
+        mm.MR = B >= 4 ? (regs - mm.NR - 1) / mm.NR : B;
+    } else {
+        mm.NR = 4;
+        mm.MR = 3;
+    }
+    mm.MR = mm.MR > 8 ? 8 : mm.MR < 1 ? 1 : mm.MR;
     Stmt *top[16];
     int nt = 0;
     if (yb && slb) { /* steps past a sequence's length stay 0 */
@@ -338,122 +533,122 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
             LVar *b = lv_new(lb, "b"), *j = lv_new(lb, "j");
             Expr *hi = lx_add(lb, lx_muli(lb, E(b), H), E(j));
             Stmt *two[2];
-            two[0] = SS(hs, hi, h0b ? LD(h0b, SIDX(E(b), E(j))) : lx_zero(lb, t));
-            two[1] = lstm ? SS(cs, hi, c0b ? LD(c0b, SIDX(E(b), E(j))) : lx_zero(lb, t)) : NULL;
+            two[0] = SCS(lx_add(lb, I(hs), hi), h0b ? LD(h0b, SIDX(E(b), E(j))) : lx_zero(lb, t));
+            two[1] = lstm ? SCS(lx_add(lb, I(cs), hi), c0b ? LD(c0b, SIDX(E(b), E(j))) : lx_zero(lb, t)) : NULL;
             ds[nd++] = ls_for(lb, b, B, LOOP_SERIAL, ls_for(lb, j, H, LOOP_SERIAL, ls_seq(lb, 2, two)));
         }
-        LVar *s = lv_new(lb, "s"), *b = lv_new(lb, "b");
-        Expr *eb = E(b), *es = E(s);
-        Expr *L = slb ? lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, lx_cast(lb, LT_IDX, lx_load(lb, slb, eb)), I(0)), I(T)) : I(T);
-        Expr *et = rev ? lx_sub(lb, lx_sub(lb, L, I(1)), es) : es;
-        Expr *hrow = lx_muli(lb, eb, H);
+        LVar *s = lv_new(lb, "s");
+        Expr *es = E(s);
         Stmt *st[12];
         int ns = 0;
-        /* gx[g] = px[d, row of (t, b), g] (the projection stage);
-           gr[g] = Rb[g] + sum_k h[b,k] R[d,g,k] (a small matvec per step) */
-        {
-            LVar *gv = lv_new(lb, "g"), *kv = lv_new(lb, "k");
-            Expr *eg = E(gv);
+        /* gr[b, g] = Rb[g] + sum_k h[b,k] R[d,g,k] for every batch entry,
+           gate by gate (GRU without linear_before_reset: the z and r gates
+           only); A = the states h (or r*h), rows of H */
+#define GATE_MM(q, abase)                                                                  \
+    do {                                                                                   \
+        Mm m_ = mm;                                                                        \
+        m_.ab = I(abase);                                                                  \
+        m_.wb = I((d * G + (q)) * HP * H * Lp);                                            \
+        m_.bb = I(d * 2 * GH + GH + (q) * H);                                              \
+        m_.ob = I(gr + (q) * H);                                                           \
+        st[ns++] = mm_build(&m_);                                                          \
+    } while (0)
+        for (int q = 0; q < (gru && !lbr ? 2 : G); q++)
+            GATE_MM(q, hs);
+        /* then per batch entry still within its sequence: the gates and the
+           new state; gx, the gate pre-activations of the input, is the
+           projection's row of (step, b), overwritten in place */
+        Stmt *part[2] = {NULL, NULL};
+        for (int ph = 0; ph < (gru && !lbr ? 2 : 1); ph++) {
+            LVar *b = lv_new(lb, "b");
+            Expr *eb = E(b);
+            Expr *L = slb ? lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, lx_cast(lb, LT_IDX, lx_load(lb, slb, eb)), I(0)), I(T)) : I(T);
+            Expr *et = rev ? lx_sub(lb, lx_sub(lb, L, I(1)), es) : es;
             Expr *xrow = layout ? lx_add(lb, lx_muli(lb, eb, T), et) : lx_add(lb, lx_muli(lb, et, B), eb);
-            Expr *ri = lx_add(lb, lx_muli(lb, lx_add(lb, I(d * GH), eg), H), E(kv));
-            /* the dot product accumulates in a local (a register) */
-            LBuf *acc = lbuf_new_typed(lb, "acc", LB_LOCAL, ldt, 1);
-            Stmt *gs[4];
-            gs[0] = SS(gx, eg, lx_load(lb, px, lx_add(lb, lx_muli(lb, lx_add(lb, I(d * ROWS), xrow), GH), eg)));
-            gs[1] = ls_store(lb, acc, I(0), bb ? LD(bb, lx_add(lb, I(d * 2 * GH + GH), eg)) : lx_zero(lb, t));
-            Expr *hval = SL(hs, lx_add(lb, hrow, E(kv)));
-            gs[2] = ls_for(lb, kv, H, LOOP_SERIAL,
-                           ls_store(lb, acc, I(0), lx_add(lb, lx_load(lb, acc, I(0)), lx_mul(lb, hval, LD(rwb, ri)))));
-            gs[3] = SS(gr, eg, lx_load(lb, acc, I(0)));
-            st[ns++] = ls_for(lb, gv, GH, LOOP_SERIAL, ls_alloc(lb, acc, ls_seq(lb, 4, gs)));
-        }
-        LVar *jv = lv_new(lb, "j");
-        Expr *ej = E(jv), *hj = lx_add(lb, hrow, ej);
-#define GX(k) SL(gx, lx_add(lb, I((k) * H), ej))
-#define GR(k) SL(gr, lx_add(lb, I((k) * H), ej))
+            Expr *gx = lx_muli(lb, lx_add(lb, I(d * ROWS), xrow), GH);
+            Expr *hrow = lx_add(lb, I(hs), lx_muli(lb, eb, H)), *crow = lx_add(lb, I(cs), lx_muli(lb, eb, H));
+            Expr *grow = lx_add(lb, I(gr), lx_muli(lb, eb, GH)), *rrow = lx_add(lb, I(rh), lx_muli(lb, eb, H));
+            Stmt *ps[6];
+            int np = 0;
+            LVar *jv = lv_new(lb, "j");
+            Expr *ej = E(jv);
+#define AT(row, k) lx_add(lb, row, lx_add(lb, I((k) * H), ej))
+#define GX(k) SC(AT(gx, k))
+#define GR(k) SC(AT(grow, k))
 #define PRE(k) lx_add(lb, GX(k), GR(k))
-        if (!gru && !lstm) {
-            st[ns++] = ls_for(lb, jv, H, LOOP_SERIAL, SS(hs, hj, act(&rb, 0, PRE(0))));
-        } else if (gru) {
-            /* z, r in place into gx */
-            Stmt *zr[2] = {SS(gx, ej, act(&rb, 0, PRE(0))),
-                           SS(gx, lx_add(lb, I(H), ej), act(&rb, 0, PRE(1)))};
-            st[ns++] = ls_for(lb, jv, H, LOOP_SERIAL, ls_seq(lb, 2, zr));
-            LVar *j2 = lv_new(lb, "j");
-            Expr *e2 = E(j2);
-            Expr *hh;
-            Stmt *hpre = NULL;
-            if (lbr) {
-                hh = act(&rb, 1, lx_add(lb, SL(gx, lx_add(lb, I(2 * H), e2)),
-                                        lx_mul(lb, SL(gx, lx_add(lb, I(H), e2)),
-                                               SL(gr, lx_add(lb, I(2 * H), e2)))));
-                hpre = SS(gr, lx_add(lb, I(2 * H), e2), hh);
+#define HJ AT(hrow, 0)
+#define CJ AT(crow, 0)
+            if (!gru && !lstm) {
+                ps[np++] = jloop(lb, vl, jv, H, SCS(HJ, act(&rb, 0, PRE(0))));
+            } else if (gru && ph == 0) {
+                /* z, r in place into gx; without linear_before_reset r*h
+                   for the second product, else h~ and h at once */
+                Stmt *zr[4] = {SCS(AT(gx, 0), act(&rb, 0, PRE(0))), SCS(AT(gx, 1), act(&rb, 0, PRE(1))), NULL, NULL};
+                if (!lbr) {
+                    zr[2] = SCS(AT(rrow, 0), lx_mul(lb, GX(1), SC(HJ)));
+                } else {
+                    zr[2] = SCS(AT(grow, 2), act(&rb, 1, lx_add(lb, GX(2), lx_mul(lb, GX(1), GR(2)))));
+                    zr[3] = SCS(HJ, lx_add(lb, lx_mul(lb, lx_sub(lb, cst(&rb, 1), GX(0)), GR(2)), lx_mul(lb, GX(0), SC(HJ))));
+                }
+                ps[np++] = jloop(lb, vl, jv, H, ls_seq(lb, 4, zr));
+            } else if (gru) {
+                /* h~ = g(gx_h + Rbh + (r*h) Rhᵀ), then h = (1 - z) h~ + z h */
+                Stmt *two[2] = {SCS(AT(grow, 2), act(&rb, 1, PRE(2))),
+                                SCS(HJ, lx_add(lb, lx_mul(lb, lx_sub(lb, cst(&rb, 1), GX(0)), GR(2)),
+                                               lx_mul(lb, GX(0), SC(HJ))))};
+                ps[np++] = jloop(lb, vl, jv, H, ls_seq(lb, 2, two));
             } else {
-                /* gr[2H+j] = Rbh[j] + sum_k (r_k h_k) Rh[j,k], then activation */
-                LVar *kv = lv_new(lb, "k");
-                Expr *gi = lx_add(lb, I(2 * H), e2);
-                Expr *ri = lx_add(lb, lx_muli(lb, lx_add(lb, I(d * GH + 2 * H), e2), H), E(kv));
-                Expr *rh = lx_mul(lb, SL(gx, lx_add(lb, I(H), E(kv))), SL(hs, lx_add(lb, hrow, E(kv))));
-                Stmt *p3[3];
-                LBuf *acc = lbuf_new_typed(lb, "acc", LB_LOCAL, ldt, 1);
-                p3[0] = ls_store(lb, acc, I(0), bb ? LD(bb, lx_add(lb, I(d * 2 * GH + GH), gi)) : lx_zero(lb, t));
-                p3[1] = ls_for(lb, kv, H, LOOP_SERIAL,
-                               ls_store(lb, acc, I(0), lx_add(lb, lx_load(lb, acc, I(0)), lx_mul(lb, rh, LD(rwb, ri)))));
-                p3[2] = SS(gr, gi, act(&rb, 1, lx_add(lb, SL(gx, gi), lx_load(lb, acc, I(0)))));
-                hpre = ls_alloc(lb, acc, ls_seq(lb, 3, p3));
-            }
-            st[ns++] = ls_for(lb, j2, H, LOOP_SERIAL, hpre);
-            /* h = (1 - z) hh + z h */
-            LVar *j3 = lv_new(lb, "j");
-            Expr *e3 = E(j3), *z = SL(gx, e3), *h3 = lx_add(lb, hrow, e3);
-            st[ns++] = ls_for(lb, j3, H, LOOP_SERIAL,
-                              SS(hs, h3, lx_add(lb, lx_mul(lb, lx_sub(lb, cst(&rb, 1), z),
-                                                                     SL(gr, lx_add(lb, I(2 * H), e3))),
-                                                          lx_mul(lb, z, SL(hs, h3)))));
-        } else {
-            /* LSTM: i into gx[j], f into gx[2H+j], c~ into gx[3H+j], c, o into gx[H+j], h */
-            Expr *cp = SL(cs, hj);
+                /* LSTM: i into gx[j], f into gx[2H+j], c~ into gx[3H+j], c, o into gx[H+j], h */
 #define PEEP(k) (pb ? LD(pb, lx_add(lb, I(d * 3 * H + (k) * H), ej)) : NULL)
-            Expr *ip = PRE(0), *fp = PRE(2), *op = PRE(1);
-            if (pb) {
-                ip = lx_add(lb, ip, lx_mul(lb, PEEP(0), cp));
-                fp = lx_add(lb, fp, lx_mul(lb, PEEP(2), cp));
-            }
-            Stmt *ls[6];
-            ls[0] = SS(gx, ej, act(&rb, 0, ip));
-            Expr *ig = GX(0);
-            ls[1] = SS(gx, lx_add(lb, I(2 * H), ej), inpf ? lx_sub(lb, cst(&rb, 1), ig) : act(&rb, 0, fp));
-            ls[2] = SS(gx, lx_add(lb, I(3 * H), ej), act(&rb, 1, PRE(3)));
-            ls[3] = SS(cs, hj, lx_add(lb, lx_mul(lb, GX(2), cp), lx_mul(lb, ig, GX(3))));
-            Expr *cn = SL(cs, hj);
-            if (pb)
-                op = lx_add(lb, op, lx_mul(lb, PEEP(1), cn));
-            ls[4] = SS(gx, lx_add(lb, I(H), ej), act(&rb, 0, op));
-            ls[5] = SS(hs, hj, lx_mul(lb, GX(1), act(&rb, 2, cn)));
+                Expr *ip = PRE(0), *fp = PRE(2), *op = PRE(1);
+                if (pb) {
+                    ip = lx_add(lb, ip, lx_mul(lb, PEEP(0), SC(CJ)));
+                    fp = lx_add(lb, fp, lx_mul(lb, PEEP(2), SC(CJ)));
+                }
+                Stmt *ls[6];
+                ls[0] = SCS(AT(gx, 0), act(&rb, 0, ip));
+                ls[1] = SCS(AT(gx, 2), inpf ? lx_sub(lb, cst(&rb, 1), GX(0)) : act(&rb, 0, fp));
+                ls[2] = SCS(AT(gx, 3), act(&rb, 1, PRE(3)));
+                ls[3] = SCS(CJ, lx_add(lb, lx_mul(lb, GX(2), SC(CJ)), lx_mul(lb, GX(0), GX(3))));
+                if (pb)
+                    op = lx_add(lb, op, lx_mul(lb, PEEP(1), SC(CJ)));
+                ls[4] = SCS(AT(gx, 1), act(&rb, 0, op));
+                ls[5] = SCS(HJ, lx_mul(lb, GX(1), act(&rb, 2, SC(CJ))));
 #undef PEEP
-            st[ns++] = ls_for(lb, jv, H, LOOP_SERIAL, ls_seq(lb, 6, ls));
-        }
+                ps[np++] = jloop(lb, vl, jv, H, ls_seq(lb, 6, ls));
+            }
+#undef CJ
 #undef PRE
 #undef GR
 #undef GX
-        if (yb) {
-            LVar *j4 = lv_new(lb, "j");
-            Expr *yrow = layout ? lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, eb, T), et), D), I(d))
-                                : lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, et, D), I(d)), B), eb);
-            st[ns++] = ls_for(lb, j4, H, LOOP_SERIAL,
-                              ls_store(lb, yb, lx_add(lb, lx_muli(lb, yrow, H), E(j4)),
-                                       SL(hs, lx_add(lb, hrow, E(j4)))));
+            if (yb && ph == (gru && !lbr ? 1 : 0)) {
+                LVar *j4 = lv_new(lb, "j");
+                Expr *yrow = layout ? lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, eb, T), et), D), I(d))
+                                    : lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, et, D), I(d)), B), eb);
+                ps[np++] = jloop(lb, vl, j4, H,
+                                 ls_store(lb, yb, lx_add(lb, lx_muli(lb, yrow, H), E(j4)),
+                                          SC(lx_add(lb, hrow, E(j4)))));
+            }
+#undef HJ
+#undef AT
+            Stmt *step = ls_seq(lb, np, ps);
+            if (slb)
+                step = ls_if(lb, lx_bin(lb, BO_LT, es, L), step);
+            part[ph] = ls_for(lb, b, B, LOOP_SERIAL, step);
         }
-        Stmt *step = ls_seq(lb, ns, st);
-        if (slb)
-            step = ls_if(lb, lx_bin(lb, BO_LT, es, L), step);
-        ds[nd++] = ls_for(lb, s, T, LOOP_SERIAL, ls_for(lb, b, B, LOOP_SERIAL, step));
+        st[ns++] = part[0];
+        if (part[1]) { /* GRU: the product of r*h by Rhᵀ, then h~ and h */
+            GATE_MM(2, rh);
+            st[ns++] = part[1];
+        }
+#undef GATE_MM
+        ds[nd++] = ls_for(lb, s, T, LOOP_SERIAL, ls_seq(lb, ns, st));
         /* Y_h, Y_c */
         {
             LVar *b5 = lv_new(lb, "b"), *j5 = lv_new(lb, "j");
             Expr *hi = lx_add(lb, lx_muli(lb, E(b5), H), E(j5));
-            Stmt *two[2] = {yhb ? ls_store(lb, yhb, SIDX(E(b5), E(j5)), SL(hs, hi)) : NULL,
-                            ycb ? ls_store(lb, ycb, SIDX(E(b5), E(j5)), SL(cs, hi)) : NULL};
+            Stmt *two[2] = {yhb ? ls_store(lb, yhb, SIDX(E(b5), E(j5)), SC(lx_add(lb, I(hs), hi))) : NULL,
+                            ycb ? ls_store(lb, ycb, SIDX(E(b5), E(j5)), SC(lx_add(lb, I(cs), hi))) : NULL};
             if (yhb || ycb)
                 ds[nd++] = ls_for(lb, b5, B, LOOP_SERIAL, ls_for(lb, j5, H, LOOP_SERIAL, ls_seq(lb, 2, two)));
         }

@@ -18,7 +18,9 @@
  * Lanes past the real channels hold finite values (zero weights give zero
  * sums; constants are padded with 0, or 1 for Div), and are dropped by
  * Unpack. Grouped convolutions whose groups do not fill whole blocks stay
- * plain Conv. Gemm with a constant transposed B gets B stored K-major. */
+ * plain Conv. Gemm with a constant transposed B gets B stored K-major;
+ * float32 RNN/GRU/LSTM get constant W stored transposed and R in panels of
+ * vector-width columns (rnn_wt, rnn_rp). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -392,6 +394,69 @@ static void gemm_k_major(Lay *L, int node)
     node_set_int(g, node, "transB", 0);
 }
 
+/* The float32 recurrent layers (ops/rnn.c) with constant W [D,G*H,I] and
+ * R [D,G*H,H] (attributes rnn_wp / rnn_wt, rnn_rp): W stored in panels of
+ * WP = two vectors of gate columns when WP divides G*H, [D, G*H/WP * I,
+ * WP], else transposed, [D,I,G*H], so the input projection vectorizes along
+ * the gates with contiguous loads; on a vector target R stored per direction and gate in
+ * panels of P = the vector width gate columns, [D, G*HP, H*P] (HP =
+ * ceil(H/P)): element (d, q, p, k, c) is R[d, q*H + p*P + c, k], 0 past
+ * the H columns of a gate, so each step's product reads a vector of
+ * columns at once and a panel from start to end. */
+static int rnn_weights(Lay *L, int node)
+{
+    Graph *g = L->g;
+    const Node *n = &g->nodes[node];
+    if (n->n_in < 3 || n->in[0] < 0 || n->in[1] < 0 || n->in[2] < 0 || attr_int(n, "rnn_wt", 0) ||
+        attr_int(n, "rnn_wp", 0) || g->values[n->in[0]].dtype != DT_FLOAT32)
+        return 0;
+    const Value *w = &g->values[n->in[1]], *r = &g->values[n->in[2]];
+    int64_t H = attr_int(n, "rnn_h", 0), P = L->B;
+    if (!w->data || !r->data || w->dtype != DT_FLOAT32 || r->dtype != DT_FLOAT32 || w->shape.rank != 3 ||
+        r->shape.rank != 3 || H <= 0 || r->shape.dims[2] != H || r->shape.dims[1] % H)
+        return 0;
+    /* W in panels of WP = two vectors of gate columns when they divide
+       G*H (the GEMM schedule's tile width), else transposed */
+    int64_t D = w->shape.dims[0], N = w->shape.dims[1], K = w->shape.dims[2], WP = 2 * P;
+    int packed = P > 1 && N % WP == 0;
+    int64_t dims[3] = {D, K, N}, pdims[3] = {D, N / WP * K, WP};
+    float *t = malloc((size_t)(D * N * K) * sizeof(float) + 1);
+    if (!t)
+        return -1;
+    const float *src = w->data;
+    for (int64_t d = 0; d < D; d++)
+        for (int64_t i = 0; i < N; i++)
+            for (int64_t k = 0; k < K; k++)
+                t[packed ? ((d * (N / WP) + i / WP) * K + k) * WP + i % WP : (d * K + k) * N + i] =
+                    src[(d * N + i) * K + k];
+    int wt = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_%s", w->name, packed ? "panels" : "t")),
+                             DT_FLOAT32, shape_make(3, packed ? pdims : dims), t);
+    free(t);
+    grow(L);
+    g->nodes[node].in[1] = wt;
+    node_set_int(g, node, packed ? "rnn_wp" : "rnn_wt", packed ? WP : 1);
+    if (P <= 1)
+        return 0;
+    r = &g->values[g->nodes[node].in[2]];
+    int64_t G = r->shape.dims[1] / H, HP = (H + P - 1) / P, rdims[3] = {D, G * HP, H * P};
+    float *pk = calloc((size_t)(D * G * HP * H * P), sizeof(float));
+    if (!pk)
+        return -1;
+    src = r->data;
+    for (int64_t d = 0; d < D; d++)
+        for (int64_t q = 0; q < G; q++)
+            for (int64_t c = 0; c < H; c++)
+                for (int64_t k = 0; k < H; k++)
+                    pk[((((d * G + q) * HP + c / P) * H + k) * P) + c % P] = src[(d * G * H + q * H + c) * H + k];
+    int rp = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_panels", r->name)), DT_FLOAT32,
+                             shape_make(3, rdims), pk);
+    free(pk);
+    grow(L);
+    g->nodes[node].in[2] = rp;
+    node_set_int(g, node, "rnn_rp", P);
+    return 0;
+}
+
 static int rewrite(Lay *L, int node)
 {
     const Node *n = &L->g->nodes[node];
@@ -425,6 +490,11 @@ int pass_layout(Graph *g, Diag *d)
         }
         if (r == 0 && g->nodes[L.pos].op == OP_GEMM)
             gemm_k_major(&L, L.pos);
+        OpKind op = g->nodes[L.pos].op;
+        if (r == 0 && (op == OP_RNN || op == OP_GRU || op == OP_LSTM) && rnn_weights(&L, L.pos) < 0) {
+            rc = diag_error(d, g, L.pos, "out of memory transposing weights");
+            break;
+        }
         if (r == 0) { /* stays plain: its inputs must be */
             for (int i = 0; i < g->nodes[L.pos].n_in; i++)
                 need_plain(&L, g->nodes[L.pos].in[i]);

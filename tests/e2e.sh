@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # e2e.sh - end-to-end tests of the built compiler against independent
 # references: the committed small CNN and the seed CNNs (PyTorch outputs),
+# the RNN golden model (ONNX Runtime outputs),
 # single-operator ONNX conformance cases (Debian's libonnx-testdata), the
 # strictness of the generated C, determinism, no malloc/stdio, and refusal
 # of bad input. Prints "N passed, N failed" last; exit 1 on any failure.
@@ -63,6 +64,21 @@ golden_model() { # dir target [more ctvm-run options]
 for t in $TARGETS; do
   check "small_cnn matches PyTorch [$t]" golden_model golden/small_cnn "$t"
 done
+# RNN/GRU/LSTM with constant weights (the float32 fast path of ops/rnn.c) at
+# sizes that leave tails everywhere (golden/make_small_rnn.py, ONNX Runtime's
+# outputs); ~3-6 s a target (mostly gcc), so: scalar, the widest host ISA and
+# 4-wide NEON when its toolchain is among the targets
+RNN_TARGETS="generic ${HOST_TARGETS##* }"
+[[ " $CROSS_TARGETS " == *" aarch64 "* ]] && RNN_TARGETS="$RNN_TARGETS aarch64"
+for t in $RNN_TARGETS; do
+  check "small_rnn (LSTM/GRU/RNN, tails, sequence_lens) matches ONNX Runtime [$t]" \
+    golden_model golden/small_rnn "$t" --elementwise
+done
+# the same with the input bound as a constant: folded by the loop interpreter
+check "small_rnn folded at compile time (--bind input) matches ONNX Runtime" \
+  RUN golden/small_rnn/model.onnx --bind input=golden/small_rnn/inputs.npz \
+  --bind input_b1=golden/small_rnn/inputs.npz --bind input_b2=golden/small_rnn/inputs.npz --golden golden/small_rnn/outputs.npz \
+  --rtol 1e-3 --atol 1e-4 --elementwise
 
 CACHE=${CTVM_CACHE:-$HOME/.cache/ctvm/models}
 SEED="resnet18 resnet50 mobilenet_v2 squeezenet1_1 shufflenet_v2_x1_0 resnet18_bn mobilenet_v2_bn"
