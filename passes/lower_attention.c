@@ -22,57 +22,6 @@
 #include "passes/pass_util.h"
 #include "passes/passes.h"
 
-typedef struct Lw {
-    Graph *g;
-    int pos;
-    const char *base;
-} Lw;
-
-static int fresh(Lw *L, const char *what)
-{
-    return graph_add_value(L->g, pass_unique_name(L->g, arena_printf(L->g->arena, "%s_%s", L->base, what)));
-}
-
-static int put(Lw *L, const char *op, int n_in, const int *ins, int out)
-{
-    int id = pass_insert_node(L->g, L->pos, op, pass_unique_name(L->g, arena_printf(L->g->arena, "%s_%s", L->base, op)),
-                              n_in, ins, 1, &out);
-    L->pos++;
-    return id;
-}
-
-static int ints_const(Lw *L, const char *what, int n, const int64_t *v)
-{
-    int64_t len = n;
-    return graph_add_const(L->g, pass_unique_name(L->g, arena_printf(L->g->arena, "%s_%s", L->base, what)),
-                           DT_INT64, shape_make(1, &len), v);
-}
-
-static int transpose(Lw *L, int x, const int64_t *perm, int out)
-{
-    if (out < 0)
-        out = fresh(L, "t");
-    int id = put(L, "Transpose", 1, &x, out);
-    node_set_ints(L->g, id, "perm", perm, 4);
-    return out;
-}
-
-static int reshape(Lw *L, int x, int rank, const int64_t *dims, int out)
-{
-    int ins[2] = {x, ints_const(L, "shape", rank, dims)};
-    if (out < 0)
-        out = fresh(L, "view");
-    put(L, "Reshape", 2, ins, out);
-    return out;
-}
-
-static int binary(Lw *L, const char *op, int a, int b)
-{
-    int ins[2] = {a, b}, out = fresh(L, op);
-    put(L, op, 2, ins, out);
-    return out;
-}
-
 static int present(const Node *n, int i, int out)
 {
     if (out)
@@ -154,33 +103,33 @@ static int lower_one(Graph *g, int i)
                              shape_make(2, cd), cm);
         free(cm);
     }
-    Lw L = {g, i, base};
+    PassBuild L = {g, i, base};
     int64_t perm_heads[4] = {0, 2, 1, 3}, perm_kt[4] = {0, 1, 3, 2};
     if (rank == 3) { /* [B,S,H*D] -> [B,H,S,D] */
         const int64_t *vd = g->values[vv].shape.dims;
         int64_t qd[4] = {B, Sq, Hq, Dk}, kd[4] = {B, T, Hq, Dk}, vd4[4] = {B, T, Hq, vd[2] / Hq};
-        qv = transpose(&L, reshape(&L, qv, 4, qd, -1), perm_heads, -1);
-        kv = transpose(&L, reshape(&L, kv, 4, kd, -1), perm_heads, -1);
-        vv = transpose(&L, reshape(&L, vv, 4, vd4, -1), perm_heads, -1);
+        qv = pb_transpose(&L, pb_reshape(&L, qv, 4, qd, -1), 4, perm_heads, -1);
+        kv = pb_transpose(&L, pb_reshape(&L, kv, 4, kd, -1), 4, perm_heads, -1);
+        vv = pb_transpose(&L, pb_reshape(&L, vv, 4, vd4, -1), 4, perm_heads, -1);
     }
-    int kt = transpose(&L, kv, perm_kt, -1);
-    int s = binary(&L, "MatMul", qv, kt);
+    int kt = pb_transpose(&L, kv, 4, perm_kt, -1);
+    int s = pb_binary(&L, "MatMul", qv, kt);
     int sc = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_scale", L.base)), DT_FLOAT32,
                              shape_make(0, NULL), &scale);
-    s = binary(&L, "Mul", s, sc);
+    s = pb_binary(&L, "Mul", s, sc);
     if (mask >= 0)
-        s = binary(&L, "Add", s, mask);
+        s = pb_binary(&L, "Add", s, mask);
     if (cv >= 0)
-        s = binary(&L, "Add", s, cv);
-    int p = fresh(&L, "probs");
-    int sid = put(&L, "Softmax", 1, &s, p);
+        s = pb_binary(&L, "Add", s, cv);
+    int p = pb_value(&L, "probs");
+    int sid = pb_node(&L, "Softmax", 1, &s, p);
     node_set_int(g, sid, "axis", -1);
     if (rank == 4) {
         int ins[2] = {p, vv};
-        put(&L, "MatMul", 2, ins, yv);
+        pb_node(&L, "MatMul", 2, ins, yv);
     } else {
-        int y4 = binary(&L, "MatMul", p, vv);
-        reshape(&L, transpose(&L, y4, perm_heads, -1), 3, ydims, yv);
+        int y4 = pb_binary(&L, "MatMul", p, vv);
+        pb_reshape(&L, pb_transpose(&L, y4, 4, perm_heads, -1), 3, ydims, yv);
     }
     g->nodes[L.pos].dead = 1; /* the Attention node, replaced */
     graph_count_uses(g);

@@ -35,51 +35,6 @@
 #include "passes/pass_util.h"
 #include "passes/passes.h"
 
-typedef struct Lw {
-    Graph *g;
-    int pos;          /* insertion point: nodes go in before the convolution */
-    const char *base; /* the convolution's name */
-} Lw;
-
-static int fresh(Lw *L, const char *what)
-{
-    return graph_add_value(L->g, pass_unique_name(L->g, arena_printf(L->g->arena, "%s_%s", L->base, what)));
-}
-
-static int ints_const(Lw *L, const char *what, int n, const int64_t *v)
-{
-    int64_t len = n;
-    return graph_add_const(L->g, pass_unique_name(L->g, arena_printf(L->g->arena, "%s_%s", L->base, what)),
-                           DT_INT64, shape_make(1, &len), v);
-}
-
-/* node op(ins) -> out at the insertion point; returns its id */
-static int put(Lw *L, const char *op, int n_in, const int *ins, int out)
-{
-    int id = pass_insert_node(L->g, L->pos, op, pass_unique_name(L->g, arena_printf(L->g->arena, "%s_%s", L->base, op)),
-                              n_in, ins, 1, &out);
-    L->pos++;
-    return id;
-}
-
-static int reshape(Lw *L, int x, int rank, const int64_t *dims, int out)
-{
-    int ins[2] = {x, ints_const(L, "shape", rank, dims)};
-    if (out < 0)
-        out = fresh(L, "view");
-    put(L, "Reshape", 2, ins, out);
-    return out;
-}
-
-static int transpose(Lw *L, int x, int rank, const int64_t *perm, int out)
-{
-    if (out < 0)
-        out = fresh(L, "t");
-    int id = put(L, "Transpose", 1, &x, out);
-    node_set_ints(L->g, id, "perm", perm, rank);
-    return out;
-}
-
 static int is_f32_const(const Value *v) { return v->dtype == DT_FLOAT32 && v->data; }
 
 /* The normalised window attributes of conv node `node` with ns spatial
@@ -104,10 +59,10 @@ static int geo_read(const Node *n, int ns, Geo *o)
 
 /* the conv node, now at L->pos, reads x and w and writes a new value with
    the given 2-D geometry; the nodes after it go in behind it */
-static int retarget(Lw *L, int x, int w, const int64_t *k, const int64_t *s, const int64_t *dl, const int64_t *pd)
+static int retarget(PassBuild *L, int x, int w, const int64_t *k, const int64_t *s, const int64_t *dl, const int64_t *pd)
 {
     Graph *g = L->g;
-    int node = L->pos, y = fresh(L, "2d");
+    int node = L->pos, y = pb_value(L, "2d");
     Node *n = &g->nodes[node];
     n->in[0] = x;
     n->in[1] = w;
@@ -122,7 +77,7 @@ static int retarget(Lw *L, int x, int w, const int64_t *k, const int64_t *s, con
     return y;
 }
 
-static void conv1d(Lw *L, int node)
+static void conv1d(PassBuild *L, int node)
 {
     Graph *g = L->g;
     const Node *n = &g->nodes[node];
@@ -137,12 +92,12 @@ static void conv1d(Lw *L, int node)
     int64_t wd[4] = {w->shape.dims[0], w->shape.dims[1], 1, w->shape.dims[2]};
     int64_t yd[3] = {y->shape.dims[0], y->shape.dims[1], y->shape.dims[2]};
     int xin = n->in[0], win = n->in[1];
-    int x4 = reshape(L, xin, 4, xd, -1), w4 = reshape(L, win, 4, wd, -1);
+    int x4 = pb_reshape(L, xin, 4, xd, -1), w4 = pb_reshape(L, win, 4, wd, -1);
     int y4 = retarget(L, x4, w4, k2, s2, d2, p2);
-    reshape(L, y4, 3, yd, yv);
+    pb_reshape(L, y4, 3, yd, yv);
 }
 
-static void conv3d(Lw *L, int node)
+static void conv3d(PassBuild *L, int node)
 {
     Graph *g = L->g;
     const Node *n = &g->nodes[node];
@@ -166,14 +121,14 @@ static void conv3d(Lw *L, int node)
     int xp = xin;
     if (pdb || pde) {
         int64_t pads[10] = {0, 0, pdb, 0, 0, 0, 0, pde, 0, 0};
-        int ins[2] = {xin, ints_const(L, "dpads", 10, pads)};
-        xp = fresh(L, "dpad");
-        put(L, "Pad", 2, ins, xp);
+        int ins[2] = {xin, pb_ints(L, "dpads", 10, pads)};
+        xp = pb_value(L, "dpad");
+        pb_node(L, "Pad", 2, ins, xp);
     }
     int x2;
     if (KD == 1 && sd == 1 && OD == D + pdb + pde) { /* every depth once, in order */
         int64_t perm[5] = {0, 2, 1, 3, 4}, dims[4] = {NOD, C, H, W};
-        x2 = reshape(L, transpose(L, xp, 5, perm, -1), 4, dims, -1);
+        x2 = pb_reshape(L, pb_transpose(L, xp, 5, perm, -1), 4, dims, -1);
     } else {
         int64_t cnt;
         if (!i64_mul(OD, KD, &cnt))
@@ -187,21 +142,21 @@ static void conv3d(Lw *L, int node)
         int ic = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_taps", L->base)), DT_INT64,
                                  shape_make(2, id2), idx);
         free(idx);
-        int ins[2] = {xp, ic}, gath = fresh(L, "taps");
-        int gid = put(L, "Gather", 2, ins, gath);
+        int ins[2] = {xp, ic}, gath = pb_value(L, "taps");
+        int gid = pb_node(L, "Gather", 2, ins, gath);
         node_set_int(g, gid, "axis", 2);
         int64_t perm[6] = {0, 2, 1, 3, 4, 5}, dims[4] = {NOD, CKD, H, W};
-        x2 = reshape(L, transpose(L, gath, 6, perm, -1), 4, dims, -1);
+        x2 = pb_reshape(L, pb_transpose(L, gath, 6, perm, -1), 4, dims, -1);
     }
     int64_t wd[4] = {M, CGKD, k[1], k[2]};
-    int w2 = reshape(L, win, 4, wd, -1);
+    int w2 = pb_reshape(L, win, 4, wd, -1);
     int64_t k2[2] = {k[1], k[2]}, s2[2] = {s[1], s[2]}, d2[2] = {dl[1], dl[2]}, p2[4] = {pd[1], pd[2], pd[4], pd[5]};
     int y2 = retarget(L, x2, w2, k2, s2, d2, p2);
     int64_t yd[5] = {N, OD, M, OH, OW}, perm[5] = {0, 2, 1, 3, 4};
-    transpose(L, reshape(L, y2, 5, yd, -1), 5, perm, yv);
+    pb_transpose(L, pb_reshape(L, y2, 5, yd, -1), 5, perm, yv);
 }
 
-static void convtranspose(Lw *L, int node)
+static void convtranspose(PassBuild *L, int node)
 {
     Graph *g = L->g;
     const Node *n = &g->nodes[node];
@@ -256,22 +211,22 @@ static void convtranspose(Lw *L, int node)
     if (!i64_mul(M, KK, &MKK))
         return;
     /* columns [N, M*KK, L] */
-    int x3, cols = fresh(L, "cols");
+    int x3, cols = pb_value(L, "cols");
     if (G == 1) {
         int64_t xd[3] = {N, C, L_};
-        x3 = reshape(L, xin, 3, xd, -1);
+        x3 = pb_reshape(L, xin, 3, xd, -1);
         int ins[2] = {wtv, x3};
-        put(L, "MatMul", 2, ins, cols);
+        pb_node(L, "MatMul", 2, ins, cols);
     } else {
         int64_t xd[4] = {N, G, CG, L_}, cd[3] = {N, MKK, L_};
-        x3 = reshape(L, xin, 4, xd, -1);
-        int ins[2] = {wtv, x3}, c4v = fresh(L, "gcols");
-        put(L, "MatMul", 2, ins, c4v);
-        reshape(L, c4v, 3, cd, cols);
+        x3 = pb_reshape(L, xin, 4, xd, -1);
+        int ins[2] = {wtv, x3}, c4v = pb_value(L, "gcols");
+        pb_node(L, "MatMul", 2, ins, c4v);
+        pb_reshape(L, c4v, 3, cd, cols);
     }
-    int cins[3] = {cols, ints_const(L, "image", ns, img), ints_const(L, "block", ns, blk)};
-    int img_v = bin >= 0 ? fresh(L, "image") : yv;
-    int cid = put(L, "Col2Im", 3, cins, img_v);
+    int cins[3] = {cols, pb_ints(L, "image", ns, img), pb_ints(L, "block", ns, blk)};
+    int img_v = bin >= 0 ? pb_value(L, "image") : yv;
+    int cid = pb_node(L, "Col2Im", 3, cins, img_v);
     node_set_ints(g, cid, "strides", sv, ns);
     node_set_ints(g, cid, "dilations", dv, ns);
     node_set_ints(g, cid, "pads", pads, 2 * ns);
@@ -282,8 +237,8 @@ static void convtranspose(Lw *L, int node)
         int64_t bd[CTVM_MAX_RANK] = {M};
         for (int i = 0; i < ns; i++)
             bd[1 + i] = 1;
-        int ins[2] = {img_v, reshape(L, bin, ns + 1, bd, -1)};
-        put(L, "Add", 2, ins, yv);
+        int ins[2] = {img_v, pb_reshape(L, bin, ns + 1, bd, -1)};
+        pb_node(L, "Add", 2, ins, yv);
     }
 }
 
@@ -298,7 +253,7 @@ int pass_lower_conv(Graph *g, Diag *d)
         if (x->dtype != DT_FLOAT32 || !is_f32_const(w) || g->values[n->out[0]].dtype != DT_FLOAT32)
             continue;
         int rank = x->shape.rank, before = g->n_nodes;
-        Lw L = {g, i, n->name};
+        PassBuild L = {g, i, n->name};
         if (n->op == OP_CONV && rank == 3)
             conv1d(&L, i);
         else if (n->op == OP_CONV && rank == 5)

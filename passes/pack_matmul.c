@@ -27,26 +27,6 @@
 
 #define PACK_MIN_WORK (1 << 18)
 
-static int fresh(Graph *g, const char *base, const char *what)
-{
-    return graph_add_value(g, pass_unique_name(g, arena_printf(g->arena, "%s_%s", base, what)));
-}
-
-static int put(Graph *g, int *pos, const char *base, const char *op, int n_in, const int *ins, int out)
-{
-    int id = pass_insert_node(g, *pos, op, pass_unique_name(g, arena_printf(g->arena, "%s_%s", base, op)), n_in,
-                              ins, 1, &out);
-    (*pos)++;
-    return id;
-}
-
-static int shape_const(Graph *g, const char *base, int rank, const int64_t *dims)
-{
-    int64_t r = rank;
-    return graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_shape", base)), DT_INT64,
-                           shape_make(1, &r), dims);
-}
-
 /* Rewrites node i; returns the number of nodes it now spans (0: untouched). */
 static int pack_one(Graph *g, int i, int64_t NB)
 {
@@ -106,30 +86,24 @@ static int pack_one(Graph *g, int i, int64_t NB)
                              cv->shape, c2);
         free(c2);
     }
-    int pos = i;
+    PassBuild B = {g, i, base};
     int a2 = ain;
     if (g->values[ain].shape.rank != 2) {
         int64_t ad[2] = {M, K};
-        int ins[2] = {ain, shape_const(g, base, 2, ad)};
-        a2 = fresh(g, base, "rows");
-        put(g, &pos, base, "Reshape", 2, ins, a2);
+        a2 = pb_reshape(&B, ain, 2, ad, -1);
     }
-    int yp = fresh(g, base, "panels"), yt = fresh(g, base, "cols");
-    int mins[2] = {a2, bpv};
-    put(g, &pos, base, "MatMul", 2, mins, yp);
+    int yp = pb_value(&B, "panels"), mins[2] = {a2, bpv};
+    pb_node(&B, "MatMul", 2, mins, yp);
     int64_t perm[3] = {1, 0, 2};
-    int tid = put(g, &pos, base, "Transpose", 1, &yp, yt);
-    node_set_ints(g, tid, "perm", perm, 3);
-    int yr = cc >= 0 ? fresh(g, base, "prod") : yv;
-    int rins[2] = {yt, shape_const(g, base, yrank, ydims)};
-    put(g, &pos, base, "Reshape", 2, rins, yr);
+    int yt = pb_transpose(&B, yp, 3, perm, -1);
+    int yr = pb_reshape(&B, yt, yrank, ydims, cc >= 0 ? -1 : yv);
     if (cc >= 0) {
         int ains[2] = {yr, cc};
-        put(g, &pos, base, "Add", 2, ains, yv);
+        pb_node(&B, "Add", 2, ains, yv);
     }
-    g->nodes[pos].dead = 1; /* the original product, now after its replacement */
+    g->nodes[B.pos].dead = 1; /* the original product, now after its replacement */
     graph_count_uses(g);
-    return pos - i + 1;
+    return B.pos - i + 1;
 }
 
 int pass_pack_matmul(Graph *g, Diag *d)

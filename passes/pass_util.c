@@ -1,4 +1,5 @@
-/* pass_util.c - node insertion and fresh names for the passes (see pass_util.h). */
+/* pass_util.c - node insertion, fresh names and the replacement builder
+ * (PassBuild) for the passes (see pass_util.h). */
 #include "passes/pass_util.h"
 
 #include <string.h>
@@ -53,4 +54,49 @@ void pass_grow_inputs(Graph *g, int node, int n_in)
         in[k] = k < n->n_in ? n->in[k] : -1;
     n->in = in;
     n->n_in = n_in;
+}
+
+int pb_value(PassBuild *b, const char *what)
+{
+    return graph_add_value(b->g, pass_unique_name(b->g, arena_printf(b->g->arena, "%s_%s", b->base, what)));
+}
+
+int pb_node(PassBuild *b, const char *op, int n_in, const int *ins, int out)
+{
+    int id = pass_insert_node(b->g, b->pos, op, pass_unique_name(b->g, arena_printf(b->g->arena, "%s_%s", b->base, op)),
+                              n_in, ins, 1, &out);
+    b->pos++;
+    return id;
+}
+
+int pb_ints(PassBuild *b, const char *what, int n, const int64_t *v)
+{
+    int64_t len = n;
+    return graph_add_const(b->g, pass_unique_name(b->g, arena_printf(b->g->arena, "%s_%s", b->base, what)), DT_INT64,
+                           shape_make(1, &len), v);
+}
+
+int pb_reshape(PassBuild *b, int x, int rank, const int64_t *dims, int out)
+{
+    int ins[2] = {x, pb_ints(b, "shape", rank, dims)};
+    if (out < 0)
+        out = pb_value(b, "view");
+    pb_node(b, "Reshape", 2, ins, out);
+    return out;
+}
+
+int pb_transpose(PassBuild *b, int x, int rank, const int64_t *perm, int out)
+{
+    if (out < 0)
+        out = pb_value(b, "t");
+    int id = pb_node(b, "Transpose", 1, &x, out);
+    node_set_ints(b->g, id, "perm", perm, rank);
+    return out;
+}
+
+int pb_binary(PassBuild *b, const char *op, int a, int x)
+{
+    int ins[2] = {a, x}, out = pb_value(b, op);
+    pb_node(b, op, 2, ins, out);
+    return out;
 }

@@ -1,6 +1,8 @@
 /* pass_util.h - small graph edits shared by the passes in this folder:
- * inserting a node at a position (keeping topological order) and making a
- * value name that is not yet taken. */
+ * inserting a node at a position (keeping topological order), making a
+ * value name that is not yet taken, and building the nodes that replace
+ * one (PassBuild: the rewriting passes lower_conv, pack_matmul and
+ * lower_attention). */
 #ifndef CTVM_PASSES_PASS_UTIL_H
 #define CTVM_PASSES_PASS_UTIL_H
 
@@ -23,5 +25,25 @@ const char *pass_unique_name(Graph *g, const char *base);
 
 /* Give node `node` room for n_in inputs (new slots are -1 / omitted). */
 void pass_grow_inputs(Graph *g, int node, int n_in);
+
+/* Building a replacement for a node: new nodes go in at `pos` (before the
+ * node being replaced, which moves up), named after `base`. */
+typedef struct PassBuild {
+    Graph *g;
+    int pos;
+    const char *base;
+} PassBuild;
+
+/* A new value "<base>_<what>" (unique), dtype and shape left to inference. */
+int pb_value(PassBuild *b, const char *what);
+/* Node op(ins) -> out at b->pos (which then moves past it); its id. */
+int pb_node(PassBuild *b, const char *op, int n_in, const int *ins, int out);
+/* A constant 1-D int64 tensor of n values. */
+int pb_ints(PassBuild *b, const char *what, int n, const int64_t *v);
+/* Reshape / Transpose of x into out (a new value when out < 0); the output. */
+int pb_reshape(PassBuild *b, int x, int rank, const int64_t *dims, int out);
+int pb_transpose(PassBuild *b, int x, int rank, const int64_t *perm, int out);
+/* A binary node op(a, x) into a new value. */
+int pb_binary(PassBuild *b, const char *op, int a, int x);
 
 #endif
