@@ -273,6 +273,13 @@ void node_set_float(Graph *g, int node, const char *name, float v)
     a->f = v;
 }
 
+void node_set_string(Graph *g, int node, const char *name, const char *v)
+{
+    Attr *a = attr_slot(g, node, name);
+    a->kind = ATTR_STRING;
+    a->s = arena_strdup(g->arena, v);
+}
+
 Value *node_input(Graph *g, const Node *n, int i)
 {
     if (i < 0 || i >= n->n_in || n->in[i] < 0)

@@ -154,6 +154,7 @@ const int64_t *attr_ints(const Node *n, const char *name, int *n_out);
 void node_set_int(Graph *g, int node, const char *name, int64_t v);
 void node_set_ints(Graph *g, int node, const char *name, const int64_t *v, int n);
 void node_set_float(Graph *g, int node, const char *name, float v);
+void node_set_string(Graph *g, int node, const char *name, const char *v); /* copied */
 
 /* Input value i of node, or NULL when absent or omitted. */
 Value *node_input(Graph *g, const Node *n, int i);

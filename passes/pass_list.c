@@ -10,6 +10,7 @@ const PassInfo CTVM_PASSES[] = {
     {"lower_conv", pass_lower_conv},       /* 1-D/3-D Conv as 2-D, ConvTranspose as MatMul + Col2Im */
     {"pack_matmul", pass_pack_matmul},     /* constant B of large float32 products as column panels */
     {"lower_attention", pass_lower_attention}, /* float32 Attention as MatMul, Softmax, MatMul */
+    {"einsum_operands", pass_einsum_operands}, /* the operand holding the output's last letter made contiguous */
     {"infer_fold2", pass_infer_fold},      /* fold what BN folding made constant */
     {"dce", pass_dce},
     {"outputs", pass_outputs},             /* every output written by a kernel */

@@ -17,6 +17,7 @@ int pass_fold_batchnorm(Graph *g, Diag *d);  /* BatchNormalization into Conv/Gem
 int pass_lower_conv(Graph *g, Diag *d);     /* 1-D/3-D Conv as 2-D, ConvTranspose as MatMul + Col2Im */
 int pass_pack_matmul(Graph *g, Diag *d);    /* constant B of float32 MatMul/Gemm as column panels */
 int pass_lower_attention(Graph *g, Diag *d); /* float32 Attention as MatMul, Softmax, MatMul */
+int pass_einsum_operands(Graph *g, Diag *d); /* Einsum operand transposed for contiguous columns */
 int pass_dce(Graph *g, Diag *d);             /* drop nodes and values no output needs */
 int pass_outputs(Graph *g, Diag *d);         /* constant, input and repeated outputs get a copy */
 int pass_hidden(Graph *g, Diag *d);          /* dims of data-dependent outputs, kernel scratch */
