@@ -1,5 +1,8 @@
 /* test_passes.c - unit tests of pass_infer_fold, pass_drop_identity,
- * pass_fold_batchnorm, pass_dce and graph_dump on small hand-built graphs:
+ * pass_fold_batchnorm, pass_dce, the rewriting passes (lower_conv,
+ * pack_matmul, lower_attention, einsum_operands: the rewritten graph's
+ * operators and its numbers against the original node evaluated by the
+ * reference kernels) and graph_dump on small hand-built graphs:
  * node counts, dead flags and rewired inputs before/after, and, for the
  * BatchNorm folds, the numbers of the rewritten graph against Conv/Gemm
  * followed by BatchNormalization evaluated by the reference kernels. */
@@ -554,6 +557,204 @@ static void test_layout_blocked_matches(void **state)
     }
 }
 
+/* ---- the rewriting passes: same numbers as the node they replace ---- */
+
+typedef Graph *(*BuildFn)(int *x, int *y);
+typedef int (*PassFn)(Graph *, Diag *);
+
+/* Builds the graph twice; evaluates the original, rewrites the copy (infer,
+ * pass, infer) for `target`, checks op `want` appears `count` times
+ * (count < 0: any) and the numbers match. Returns the rewritten graph. */
+static Graph *rewrite_matches(BuildFn build, PassFn pass, const char *target, OpKind want, int count, int64_t nx,
+                              int64_t ny, float tol)
+{
+    Diag d = quiet();
+    int x, y, gx, gy;
+    float *xd = input_data(nx);
+    Graph *ref = build(&x, &y);
+    const float *ref_out = eval_all(ref, x, xd, y);
+    float *want_out = malloc((size_t)ny * sizeof(float));
+    memcpy(want_out, ref_out, (size_t)ny * sizeof(float));
+    Graph *g = build(&gx, &gy);
+    g->target = target_find(target);
+    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass(g, &d), 0);
+    assert_int_equal(pass_infer_fold(g, &d), 0);
+    if (count >= 0)
+        assert_int_equal(count_op(g, want), count);
+    const float *got = eval_all(g, gx, xd, gy);
+    assert_true(tb_close(got, want_out, ny, tol));
+    free(want_out);
+    free(xd);
+    graph_free(ref);
+    return g;
+}
+
+static float *ramp(int64_t n, float scale)
+{
+    float *p = malloc((size_t)n * sizeof(float));
+    for (int64_t i = 0; i < n; i++)
+        p[i] = (float)((i * 7) % 13 - 6) * scale;
+    return p;
+}
+
+static Graph *conv1d_graph(int *x, int *y)
+{
+    Graph *g = tb_graph(13);
+    *x = tb_input(g, "x", 3, D3(2, 3, 10));
+    float *w = ramp(4 * 3 * 3, 0.1f);
+    int wv = tb_cf(g, "w", 3, D3(4, 3, 3), w);
+    free(w);
+    *y = graph_add_value(g, "y");
+    int c = tb_node(g, "Conv", 2, 1, *x, wv, *y);
+    node_set_ints(g, c, "pads", (int64_t[]){1, 2}, 2);
+    node_set_ints(g, c, "strides", (int64_t[]){2}, 1);
+    graph_add_output(g, *y);
+    return g;
+}
+
+static Graph *conv3d_graph(int *x, int *y)
+{
+    Graph *g = tb_graph(13);
+    *x = tb_input(g, "x", 5, (int64_t[]){1, 4, 5, 6, 6});
+    float *w = ramp(6 * 2 * 3 * 2 * 3, 0.1f);
+    int wv = tb_cf(g, "w", 5, (int64_t[]){6, 2, 3, 2, 3}, w);
+    free(w);
+    *y = graph_add_value(g, "y");
+    int c = tb_node(g, "Conv", 2, 1, *x, wv, *y);
+    node_set_int(g, c, "group", 2);
+    node_set_ints(g, c, "pads", (int64_t[]){1, 0, 1, 1, 1, 0}, 6);
+    node_set_ints(g, c, "strides", (int64_t[]){2, 1, 1}, 3);
+    node_set_ints(g, c, "dilations", (int64_t[]){1, 2, 1}, 3);
+    graph_add_output(g, *y);
+    return g;
+}
+
+static Graph *convtranspose_graph(int *x, int *y)
+{
+    Graph *g = tb_graph(13);
+    *x = tb_input(g, "x", 4, D4(1, 4, 4, 5));
+    float *w = ramp(4 * 3 * 3 * 3, 0.1f), b[6] = {0.5f, -0.5f, 0.25f, 1, 2, 3};
+    int wv = tb_cf(g, "w", 4, D4(4, 3, 3, 3), w), bv = tb_cf(g, "b", 1, (int64_t[]){6}, b);
+    free(w);
+    *y = graph_add_value(g, "y");
+    int c = tb_node(g, "ConvTranspose", 3, 1, *x, wv, bv, *y);
+    node_set_int(g, c, "group", 2);
+    node_set_ints(g, c, "pads", (int64_t[]){1, 0, 1, 1}, 4);
+    node_set_ints(g, c, "strides", (int64_t[]){2, 3}, 2);
+    node_set_ints(g, c, "output_padding", (int64_t[]){1, 0}, 2);
+    graph_add_output(g, *y);
+    return g;
+}
+
+static void test_lower_conv(void **state)
+{
+    (void)state;
+    /* 1-D: one 2-D Conv (blocked later by pass layout) between views */
+    Graph *g = rewrite_matches(conv1d_graph, pass_lower_conv, "generic", OP_CONV, 1, 2 * 3 * 10, 2 * 4 * 5, 1e-5f);
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i].dead && g->nodes[i].op == OP_CONV)
+            assert_int_equal(g->values[g->nodes[i].out[0]].shape.rank, 4);
+    graph_free(g);
+    /* 3-D with groups, depth stride and pads: depth taps as channels */
+    g = rewrite_matches(conv3d_graph, pass_lower_conv, "generic", OP_GATHER, 1, 4 * 5 * 6 * 6, 6 * 3 * 7 * 4, 1e-5f);
+    assert_int_equal(count_op(g, OP_CONV), 1);
+    graph_free(g);
+    /* ConvTranspose with groups, output_padding and a bias: MatMul + Col2Im + Add */
+    g = rewrite_matches(convtranspose_graph, pass_lower_conv, "generic", OP_COL2IM, 1, 4 * 4 * 5, 6 * 8 * 13, 1e-5f);
+    assert_int_equal(count_op(g, OP_CONVTRANSPOSE), 0);
+    assert_int_equal(count_op(g, OP_MATMUL), 1);
+    graph_free(g);
+}
+
+static Graph *dense_graph(int *x, int *y)
+{
+    Graph *g = tb_graph(13);
+    *x = tb_input(g, "x", 3, D3(2, 33, 64));
+    float *w = ramp(64 * 128, 0.05f), c[128];
+    for (int i = 0; i < 128; i++)
+        c[i] = (float)i * 0.01f;
+    int wv = tb_cf(g, "w", 2, (int64_t[]){128, 64}, w), cv = tb_cf(g, "c", 1, (int64_t[]){128}, c);
+    free(w);
+    int x2 = graph_add_value(g, "x2");
+    tb_node(g, "Reshape", 2, 1, *x, tb_ci1(g, "s", 2, (int64_t[]){66, 64}), x2);
+    *y = graph_add_value(g, "y");
+    int n = tb_node(g, "Gemm", 3, 1, x2, wv, cv, *y);
+    node_set_int(g, n, "transB", 1);
+    node_set_float(g, n, "alpha", 0.5f);
+    node_set_float(g, n, "beta", 2.0f);
+    graph_add_output(g, *y);
+    return g;
+}
+
+static void test_pack_matmul(void **state)
+{
+    (void)state;
+    /* AVX2: panels of 16 columns, a MatMul into [8, 66, 16] and a Transpose */
+    Graph *g = rewrite_matches(dense_graph, pass_pack_matmul, "x86_64-avx2", OP_TRANSPOSE, 1, 2 * 33 * 64, 66 * 128,
+                               1e-4f);
+    assert_int_equal(count_op(g, OP_GEMM), 0);
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i].dead && g->nodes[i].op == OP_MATMUL)
+            assert_int_equal(g->values[g->nodes[i].out[0]].shape.dims[2], 16);
+    graph_free(g);
+    /* scalar targets keep the Gemm */
+    g = rewrite_matches(dense_graph, pass_pack_matmul, "generic", OP_GEMM, 1, 2 * 33 * 64, 66 * 128, 1e-4f);
+    graph_free(g);
+}
+
+static Graph *attention_graph(int *x, int *y)
+{
+    Graph *g = tb_graph(23);
+    *x = tb_input(g, "q", 4, D4(1, 2, 5, 8));
+    float *k = ramp(2 * 7 * 8, 0.1f), *v = ramp(2 * 7 * 8, 0.2f), *m = ramp(5 * 7, 0.3f);
+    int kv = tb_cf(g, "k", 4, D4(1, 2, 7, 8), k), vv = tb_cf(g, "v", 4, D4(1, 2, 7, 8), v);
+    int mv = tb_cf(g, "mask", 2, (int64_t[]){5, 7}, m);
+    free(k);
+    free(v);
+    free(m);
+    *y = graph_add_value(g, "y");
+    int n = tb_node(g, "Attention", 4, 1, *x, kv, vv, mv, *y);
+    node_set_int(g, n, "is_causal", 1);
+    graph_add_output(g, *y);
+    return g;
+}
+
+static void test_lower_attention(void **state)
+{
+    (void)state;
+    Graph *g = rewrite_matches(attention_graph, pass_lower_attention, "generic", OP_SOFTMAX, 1, 2 * 5 * 8, 2 * 5 * 8,
+                               1e-5f);
+    assert_int_equal(count_op(g, OP_ATTENTION), 0);
+    assert_int_equal(count_op(g, OP_MATMUL), 2);
+    graph_free(g);
+}
+
+static Graph *einsum_graph(int *x, int *y)
+{
+    Graph *g = tb_graph(13);
+    *x = tb_input(g, "x", 3, D3(2, 5, 6));
+    float *k = ramp(2 * 7 * 6, 0.1f);
+    int kv = tb_cf(g, "k", 3, D3(2, 7, 6), k);
+    free(k);
+    *y = graph_add_value(g, "y");
+    int n = tb_node(g, "Einsum", 2, 1, *x, kv, *y);
+    tb_set_string(g, n, "equation", "bij,bkj->bik");
+    graph_add_output(g, *y);
+    return g;
+}
+
+static void test_einsum_operands(void **state)
+{
+    (void)state;
+    Graph *g = rewrite_matches(einsum_graph, pass_einsum_operands, "generic", OP_EINSUM, 1, 2 * 5 * 6, 2 * 5 * 7,
+                               1e-5f);
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i].dead && g->nodes[i].op == OP_EINSUM)
+            assert_string_equal(attr_string(&g->nodes[i], "equation", ""), "bij,bjk->bik");
+    graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -570,6 +771,10 @@ int main(void)
         cmocka_unit_test(test_dce),
         cmocka_unit_test(test_graph_dump_text),
         cmocka_unit_test(test_layout_blocked_matches),
+        cmocka_unit_test(test_lower_conv),
+        cmocka_unit_test(test_pack_matmul),
+        cmocka_unit_test(test_lower_attention),
+        cmocka_unit_test(test_einsum_operands),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
