@@ -182,7 +182,8 @@ static const char *vcall_name(CallOp fn)
     case CO_SIGMOID: return "ctvm_vsigmoid";
     case CO_NEG: return "ctvm_vneg";
     case CO_ABS: return "ctvm_vabs";
-    case CO_ERF: return "ctvm_verf"; /* templates/ctvm_vec_math.h */
+    case CO_ERF: return "ctvm_verf";     /* templates/ctvm_vec_math.h */
+    case CO_EXPM1: return "ctvm_vexpm1"; /* templates/ctvm_vec_math.h */
     default: return NULL;
     }
 }

@@ -421,7 +421,7 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
     fclose(kf);
     int uses_vec = tg->vl > 1 && strstr(ktext, "ctvm_v") != NULL;
     emit_banner_file(out, uses_vec || tg->vl == 1 ? tg->header : "templates/ctvm_vec_scalar.h");
-    if (uses_vec && strstr(ktext, "ctvm_verf("))
+    if (uses_vec && (strstr(ktext, "ctvm_verf(") || strstr(ktext, "ctvm_vexpm1(")))
         emit_banner_file(out, "templates/ctvm_vec_math.h");
     {   /* the runtime kernels the model calls, once each */
         const char *calls[64];

@@ -176,10 +176,15 @@ static Expr *ew_softsign(Ew *c, Expr *const *x, int nx)
     return bin(c, BO_DIV, x[0], bin(c, BO_ADD, K(c, 1), call(c, CO_ABS, x[0])));
 }
 
+/* x tanh(softplus(x)) without a logarithm: with n = e^x, tanh(log(1 + n))
+ * = n(n+2) / (n(n+2) + 2); x is capped at 20 in n, where the ratio is
+ * already 1 in float and n(n+2) far from overflow. Vectorizes (exp only). */
 static Expr *ew_mish(Ew *c, Expr *const *x, int nx)
 {
     (void)nx;
-    return bin(c, BO_MUL, x[0], call(c, CO_TANH, softplus(c, x[0])));
+    Expr *n = call(c, CO_EXP, bin(c, BO_MIN, x[0], K(c, 20)));
+    Expr *q = bin(c, BO_MUL, n, bin(c, BO_ADD, n, K(c, 2)));
+    return bin(c, BO_MUL, x[0], bin(c, BO_DIV, q, bin(c, BO_ADD, q, K(c, 2))));
 }
 
 static Expr *ew_thresholdedrelu(Ew *c, Expr *const *x, int nx)

@@ -8,7 +8,11 @@
  * degree 6; 1 <= |x|: 1 - exp(-a^2) * Q(t), t = 1 / (1 + a/2), a = min(|x|, 4)
  * (past 4, erf is 1 in float), Q of degree 6, with the sign of x. The
  * coefficients were fitted for ctvm by least squares on the relative error
- * (erf(x)/x on [0,1], erfc(a)*exp(a^2) on [1,4]). NaN stays NaN. */
+ * (erf(x)/x on [0,1], erfc(a)*exp(a^2) on [1,4]). NaN stays NaN.
+ *
+ * ctvm_vexpm1: e^x - 1, exact in relative terms near 0 as well: |x| < 1/2
+ * the Taylor series to x^8 (truncation below 1e-8 relative), otherwise
+ * ctvm_vexp(x) - 1. */
 #ifndef CTVM_VEC_MATH_H
 #define CTVM_VEC_MATH_H
 #if defined(CTVM_VL) /* absent when the ISA header stopped with its #error */
@@ -42,6 +46,20 @@ static CTVM_INLINE ctvm_vf ctvm_verf(ctvm_vf x)
     big = ctvm_vselect(ctvm_vlt(x, ctvm_vzero()), ctvm_vneg(big), big);
     r = ctvm_vselect(ctvm_vlt(ctvm_vabs(x), one), ctvm_vmul(x, p), big);
     return ctvm_vselect(ctvm_veq(x, x), r, x); /* NaN in, NaN out */
+}
+
+static CTVM_INLINE ctvm_vf ctvm_vexpm1(ctvm_vf x)
+{
+    ctvm_vf p = ctvm_vset1(1.0f / 40320.0f);
+    p = ctvm_vfma(p, x, ctvm_vset1(1.0f / 5040.0f));
+    p = ctvm_vfma(p, x, ctvm_vset1(1.0f / 720.0f));
+    p = ctvm_vfma(p, x, ctvm_vset1(1.0f / 120.0f));
+    p = ctvm_vfma(p, x, ctvm_vset1(1.0f / 24.0f));
+    p = ctvm_vfma(p, x, ctvm_vset1(1.0f / 6.0f));
+    p = ctvm_vfma(p, x, ctvm_vset1(0.5f));
+    p = ctvm_vfma(p, x, ctvm_vset1(1.0f));
+    p = ctvm_vmul(p, x);
+    return ctvm_vselect(ctvm_vlt(ctvm_vabs(x), ctvm_vset1(0.5f)), p, ctvm_vsub(ctvm_vexp(x), ctvm_vset1(1.0f)));
 }
 
 #if defined(__clang__)

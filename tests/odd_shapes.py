@@ -919,6 +919,25 @@ def attention_4d_const_mask(g):  # a constant additive mask broadcast over batch
 
 
 @case()
+def exp_family_activations(g):  # Mish (exp form), Elu/Selu/Celu (vector expm1) over [-30, 30] and near 0
+    g.opset = 12
+    x = g.input([3, 5, 41])
+    w = binary(g, "Mul", x, g.const(np.float32(8.0), "k"))
+    tiny = binary(g, "Mul", x, g.const(np.float32(1e-3), "k"))
+    g.output(g.op("Elu", [w], F.elu(w.t, 0.7), alpha=0.7),
+             g.op("Selu", [tiny], F.selu(tiny.t)),
+             g.op("Celu", [w], F.celu(w.t, 1.3), alpha=1.3))
+
+
+@case()
+def mish_wide(g):  # Mish-18 through its exp form, large and tiny magnitudes
+    g.opset = 18
+    x = g.input([2, 7, 37])
+    w = binary(g, "Mul", x, g.const(np.float32(12.0), "k"))
+    g.output(g.op("Mish", [w], w.t * torch.tanh(F.softplus(w.t))))
+
+
+@case()
 def softmax_len1000(g):  # classifier-sized, with large logits
     x = g.input([2, 1000])  # N(0,1) scaled by 8 so the max subtraction matters
     g.output(softmax(g, binary(g, "Mul", x, g.const(np.float32(8.0), "s")), 1))

@@ -14,8 +14,8 @@
  * embedded header declares the whole API.
  *
  * Prints one line per run with the measured max relative errors of
- * vexp / vtanh / vsigmoid / verf (templates/ctvm_vec_math.h, pasted after
- * every header). Run from the repository root (make test does):
+ * vexp / vtanh / vsigmoid / verf / vexpm1 (the last two from
+ * templates/ctvm_vec_math.h, pasted after every header). Run from the repository root (make test does):
  * the check program is read from tests/unit/vec_api_check.c. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -223,12 +223,12 @@ static void run_config(const VecConfig *k)
     cc_dir_close(&c);
     assert_non_null(out);
     /* one summary line: max errors and number of checks */
-    double e[4] = {-1, -1, -1, -1};
+    double e[5] = {-1, -1, -1, -1, -1};
     long checks = -1, fails = -1;
     char isa[32] = "";
     int vl = -1;
-    const char *names[4] = {"vexp", "vtanh", "vsigmoid", "verf"};
-    for (int i = 0; i < 4; i++) {
+    const char *names[5] = {"vexp", "vtanh", "vsigmoid", "verf", "vexpm1"};
+    for (int i = 0; i < 5; i++) {
         char key[32];
         snprintf(key, sizeof key, "MAXERR %s ", names[i]);
         const char *p = strstr(out, key);
@@ -238,8 +238,8 @@ static void run_config(const VecConfig *k)
     const char *p = strstr(out, "isa ");
     if (p)
         sscanf(p, "isa %31s VL %d checks %ld fails %ld", isa, &vl, &checks, &fails);
-    printf("    %-24s vexp %.3g  vtanh %.3g  vsigmoid %.3g  verf %.3g  (%ld checks%s%s)\n", k->label, e[0], e[1],
-           e[2], e[3], checks, prefix[0] ? ", under " : "", prefix[0] ? tool : "");
+    printf("    %-24s vexp %.3g  vtanh %.3g  vsigmoid %.3g  verf %.3g  vexpm1 %.3g  (%ld checks%s%s)\n", k->label,
+           e[0], e[1], e[2], e[3], e[4], checks, prefix[0] ? ", under " : "", prefix[0] ? tool : "");
     if (status != 0 || fails != 0)
         fputs(out, stdout);
     free(out);

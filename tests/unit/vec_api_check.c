@@ -291,6 +291,7 @@ static double e_exp(double x) { return exp(x); }
 static double e_tanh(double x) { return tanh(x); }
 static double e_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 static double e_erf(double x) { return erf(x); }
+static double e_expm1(double x) { return expm1(x); }
 
 /* relative error of got vs ref; results beyond FLT_MAX must be +-inf,
  * below FLT_MIN any value within FLT_MIN of ref passes (error 0). Returns
@@ -345,7 +346,7 @@ int main(void)
         vfn1 f;
         double (*ref)(double);
     } tr[] = {{"vexp", ctvm_vexp, e_exp}, {"vtanh", ctvm_vtanh, e_tanh}, {"vsigmoid", ctvm_vsigmoid, e_sigmoid},
-                 {"verf", ctvm_verf, e_erf}};
+                 {"verf", ctvm_verf, e_erf}, {"vexpm1", ctvm_vexpm1, e_expm1}};
     float *sw = sweep + 3; /* unaligned */
     int i, k;
     fill();
@@ -368,7 +369,7 @@ int main(void)
     check_fma();
     check_masks();
     check_horizontal();
-    for (k = 0; k < 4; k++) {
+    for (k = 0; k < 5; k++) {
         double maxerr = 0;
         float worst = 0;
         check_tr(tr[k].name, tr[k].f, tr[k].ref, A, N, &maxerr, &worst);
