@@ -919,7 +919,7 @@ def attention_4d_const_mask(g):  # a constant additive mask broadcast over batch
 
 
 @case()
-def exp_family_activations(g):  # Mish (exp form), Elu/Selu/Celu (vector expm1) over [-30, 30] and near 0
+def exp_family_activations(g):  # Elu/Selu/Celu (vector expm1) over [-30, 30] and near 0
     g.opset = 12
     x = g.input([3, 5, 41])
     w = binary(g, "Mul", x, g.const(np.float32(8.0), "k"))
