@@ -23,6 +23,10 @@
  * reference's saturate_cast. Scales/sizes decide the output shape and must
  * be constant.
  *
+ * A nearest axis whose source index, evaluated at compile time for every
+ * output index, is y / k or a + k*y (integer up/downscale, identity) uses
+ * that form in the generated code instead of the coordinate arithmetic.
+ *
  * Normalised attributes (after infer):
  *   "rs_mode"     0 nearest, 1 linear, 2 cubic
  *   "rs_ctm"      0 half_pixel, 1 pytorch_half_pixel, 2 align_corners,
@@ -36,8 +40,10 @@
  *                 half (-1: ROI 0..1); "rs_roi_n" the half's length
  *   "rs_aa", "rs_excl", "rs_a" (cubic a), "rs_extrap" */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "ir/loop_interp.h"
 #include "ops/compute.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
@@ -303,6 +309,47 @@ static Expr *clampd(LoopBuilder *lb, Expr *v, int64_t hi)
     return lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, v, cf(lb, 0.0)), cf(lb, (double)hi));
 }
 
+static void *tab_mem(void *user, const LBuf *b)
+{
+    (void)b;
+    return user;
+}
+
+/* The nearest source index ie of output index ya (one axis, no run-time
+ * input in it), evaluated at compile time for every ya < outi: when it is
+ * ya / k (an integer upscale) or a + ya * k (identity, integer downscale)
+ * that simpler form, else ie. The per-element double-precision coordinate
+ * arithmetic then leaves the generated loop. */
+static Expr *nearest_simple(LoopBuilder *lb, LVar *ya, Expr *ie, int64_t outi)
+{
+    if (outi < 2 || outi > (1 << 24))
+        return ie;
+    int64_t *tab = malloc((size_t)outi * sizeof *tab);
+    if (!tab)
+        return ie;
+    LBuf *tb = lbuf_new_typed(lb, "rs_tab", LB_ARENA, DT_INT64, outi);
+    LVar *v = lv_new(lb, "y");
+    Stmt *st = ls_for(lb, v, outi, LOOP_SERIAL, ls_store(lb, tb, lx_var(lb, v), lx_subst(lb, ie, ya, lx_var(lb, v))));
+    char err[128];
+    Expr *r = ie;
+    if (loop_interp_run(st, tab_mem, tab, err, sizeof err) == 0) {
+        int64_t k = tab[1] - tab[0], up = 0;
+        while (up < outi && tab[up] == 0)
+            up++; /* the first index of source 1: the upscale factor */
+        int affine = 1, divided = up > 1;
+        for (int64_t y = 0; y < outi && (affine || divided); y++) {
+            affine = affine && tab[y] == tab[0] + y * k;
+            divided = divided && tab[y] == y / up;
+        }
+        if (affine)
+            r = lx_add(lb, lx_muli(lb, lx_var(lb, ya), k), lx_int(lb, tab[0]));
+        else if (divided)
+            r = lx_div(lb, lx_var(lb, ya), lx_int(lb, up));
+    }
+    free(tab);
+    return r;
+}
+
 int compute_resize(ComputeCtx *cx, int node, ComputeDef *def)
 {
     LoopBuilder *lb = cx->lb;
@@ -380,6 +427,8 @@ int compute_resize(ComputeCtx *cx, int node, ComputeDef *def)
             up = lx_bin(lb, BO_OR, isint, up);
             Expr *xi = lx_add(lb, base, lx_select(lb, up, cf(lb, 1.0), cf(lb, 0.0)));
             idx[a] = lx_cast(lb, LT_IDX, clampd(lb, xi, in - 1));
+            if (ctm != 4)
+                idx[a] = nearest_simple(lb, s->axis[a], idx[a], y->shape.dims[a]);
             continue;
         }
         double se = aa ? fmin(sc, 1.0) : 1.0;

@@ -937,6 +937,31 @@ def mish_wide(g):  # Mish-18 through its exp form, large and tiny magnitudes
     g.output(g.op("Mish", [w], w.t * torch.tanh(F.softplus(w.t))))
 
 
+def resize_nearest(g, x, scales, **attrs):
+    """Resize-13 nearest with constant scales (ONNX order, one per dim)."""
+    roi = g.const(np.zeros(0, np.float32), "roi")
+    sc = g.const(np.array(scales, np.float32), "scales")
+    y = F.interpolate(x.t, scale_factor=tuple(scales[2:]), mode="nearest")
+    return g.op("Resize", [x, roi, sc], y, mode="nearest", **attrs)
+
+
+@case()
+def resize_nearest_up2_halfpixel(g):  # default half_pixel/round_prefer_floor: source = y / 2
+    g.output(resize_nearest(g, g.input([1, 5, 7, 9]), [1, 1, 2, 2]))
+
+
+@case()
+def resize_nearest_up3_asym_floor(g):  # the YOLO/FPN upsample form: source = y / 3
+    g.output(resize_nearest(g, g.input([2, 3, 5, 6]), [1, 1, 3, 3], coordinate_transformation_mode="asymmetric",
+                            nearest_mode="floor"))
+
+
+@case()
+def resize_nearest_down2_asym(g):  # source = 2y
+    g.output(resize_nearest(g, g.input([1, 4, 10, 14]), [1, 1, 0.5, 0.5],
+                            coordinate_transformation_mode="asymmetric", nearest_mode="floor"))
+
+
 @case()
 def softmax_len1000(g):  # classifier-sized, with large logits
     x = g.input([2, 1000])  # N(0,1) scaled by 8 so the max subtraction matters
