@@ -112,7 +112,8 @@ static Stmt *vector_rows(ComputeCtx *cx, int softmax, LBuf *in, LBuf *out, int64
 #undef TI
     Stmt *all[3] = {ls_seq(lb, 5, mx_s), ls_seq(lb, 5, sum_s), ls_seq(lb, 3, fin)};
     Stmt *body = ls_alloc(lb, vm, ls_alloc(lb, vs, ls_alloc(lb, m, ls_alloc(lb, sm, ls_seq(lb, 3, all)))));
-    return ls_for(lb, o, outer, LOOP_SERIAL, body);
+    int par = compute_threads(cx) > 1 && outer > 1 && (double)outer * (double)len >= 32768.0;
+    return ls_for(lb, o, outer, par ? LOOP_PARALLEL : LOOP_SERIAL, body); /* rows are independent */
 }
 
 int compute_softmax(ComputeCtx *cx, int node, ComputeDef *def)
