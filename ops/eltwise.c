@@ -33,6 +33,7 @@ typedef struct Ew {
     LoopBuilder *lb;
     const Node *n;
     LType t;  /* compute type of the T inputs */
+    const Graph *g;
 } Ew;
 
 typedef Expr *(*EwFn)(Ew *c, Expr *const *x, int nx);
@@ -283,10 +284,32 @@ static Expr *ew_bitshift(Ew *c, Expr *const *x, int nx)
  * bases with an integer exponent multiply exactly (BO_POW on integers: a
  * negative exponent gives 0 unless the base is 1 or -1); integer bases with
  * a float exponent go through double and truncate, as numpy's astype does. */
+/* 1 when input i of the node is a one-element float32/float64 constant equal to v */
+static int const_is(Ew *c, int i, double v)
+{
+    const Value *cv = i < c->n->n_in && c->n->in[i] >= 0 ? &c->g->values[c->n->in[i]] : NULL;
+    int64_t cnt = 0;
+    if (!cv || !cv->data || !shape_numel(&cv->shape, &cnt) || cnt != 1)
+        return 0;
+    if (cv->dtype == DT_FLOAT32)
+        return *(const float *)cv->data == (float)v;
+    return cv->dtype == DT_FLOAT64 && *(const double *)cv->data == v;
+}
+
 static Expr *ew_pow(Ew *c, Expr *const *x, int nx)
 {
     (void)nx;
     Expr *b = x[0], *e = x[1];
+    /* a constant exponent 1..4 (x^2 of an exported LayerNorm, x^3 of the
+       tanh GELU) as products: vectorizes; x^2 is exact, x^3 and x^4 are
+       within an ulp or two of pow */
+    for (int k = 1; k <= 4 && lt_is_float(c->t); k++)
+        if (const_is(c, 1, (double)k)) {
+            Expr *r = b;
+            for (int j = 1; j < k; j++)
+                r = bin(c, BO_MUL, r, b);
+            return r;
+        }
     if (lt_is_float(c->t))
         return bin(c, BO_POW, b, lx_cast(L, c->t, e));
     if (lt_is_float(e->type))
@@ -542,7 +565,7 @@ Expr *compute_eltwise_expr(ComputeCtx *cx, int node, Expr *const *x)
         return NULL;
     int first_t = def->mixed == 'w' ? 1 : 0;
     const Value *t0 = &cx->g->values[n->in[first_t]];
-    Ew c = {cx->lb, n, lt_of_dtype(t0->dtype)};
+    Ew c = {cx->lb, n, lt_of_dtype(t0->dtype), cx->g};
     Expr *ops[64];
     int nx = n->n_in < 64 ? n->n_in : 64;
     for (int i = 0; i < nx; i++) {

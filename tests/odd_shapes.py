@@ -963,6 +963,17 @@ def resize_nearest_down2_asym(g):  # source = 2y
 
 
 @case()
+def gelu_tanh_pow3(g):  # GPT-2's gelu_new as exported: Pow(x, 3) becomes x*x*x
+    x = g.input([4, 37])
+    c = g.const(np.float32(0.044715), "c")
+    p3 = g.op("Pow", [x, g.const(np.float32(3.0), "e")], x.t ** 3)
+    inner = binary(g, "Mul", binary(g, "Add", x, binary(g, "Mul", p3, c)), g.const(np.float32(0.7978845608), "s"))
+    t = unary(g, "Tanh", inner)
+    half = binary(g, "Mul", x, g.const(np.float32(0.5), "h"))
+    g.output(binary(g, "Mul", half, binary(g, "Add", t, g.const(np.float32(1.0), "one"))))
+
+
+@case()
 def softmax_len1000(g):  # classifier-sized, with large logits
     x = g.input([2, 1000])  # N(0,1) scaled by 8 so the max subtraction matters
     g.output(softmax(g, binary(g, "Mul", x, g.const(np.float32(8.0), "s")), 1))
