@@ -32,13 +32,6 @@ static Stmt *rows(ComputeCtx *cx, const ComputeStage *st, Expr **at, const ConvP
     return ls_seq(lb, 2, items);
 }
 
-/* `tile` < full ? a : b, as two guarded statements */
-static Stmt *split_case(LoopBuilder *lb, Expr *tile, int64_t full, Stmt *a, Stmt *b)
-{
-    return ls_seq2(lb, ls_if(lb, lx_bin(lb, BO_LT, tile, lx_int(lb, full)), a),
-                   ls_if(lb, lx_bin(lb, BO_GE, tile, lx_int(lb, full)), b));
-}
-
 static Stmt *inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, void *user)
 {
     const ConvPlan *p = user;
@@ -55,8 +48,8 @@ static Stmt *inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, void *user
                 c[a][b] = rows(cx, st, at, p, Us[a], Rs[b]);
     Stmt *byu[2];
     for (int a = 0; a < 2; a++)
-        byu[a] = c[a][1] ? split_case(lb, rt, p->OH / p->R, c[a][0], c[a][1]) : c[a][0];
-    return byu[1] ? split_case(lb, ut, p->OCb / p->U, byu[0], byu[1]) : byu[0];
+        byu[a] = c[a][1] ? sched_split_case(lb, rt, p->OH / p->R, c[a][0], c[a][1]) : c[a][0];
+    return byu[1] ? sched_split_case(lb, ut, p->OCb / p->U, byu[0], byu[1]) : byu[0];
 }
 
 Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st)

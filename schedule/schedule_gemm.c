@@ -31,13 +31,6 @@ static Stmt *cols(ComputeCtx *cx, const ComputeStage *st, Expr **at, const GemmP
     return ls_seq(lb, 2, items);
 }
 
-/* `tile` < full ? a : b, as two guarded statements */
-static Stmt *split_case(LoopBuilder *lb, Expr *tile, int64_t full, Stmt *a, Stmt *b)
-{
-    return ls_seq2(lb, ls_if(lb, lx_bin(lb, BO_LT, tile, lx_int(lb, full)), a),
-                   ls_if(lb, lx_bin(lb, BO_GE, tile, lx_int(lb, full)), b));
-}
-
 static Stmt *inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, void *user)
 {
     const GemmPlan *p = user;
@@ -58,11 +51,11 @@ static Stmt *inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, void *user
         if (!c[a][0] || !c[a][1])
             bym[a] = c[a][0] ? c[a][0] : c[a][1];
         else
-            bym[a] = split_case(lb, nt, p->N / NB, c[a][0], c[a][1]);
+            bym[a] = sched_split_case(lb, nt, p->N / NB, c[a][0], c[a][1]);
     }
     if (!bym[0] || !bym[1])
         return bym[0] ? bym[0] : bym[1];
-    return split_case(lb, mt, p->M / p->MR, bym[0], bym[1]);
+    return sched_split_case(lb, mt, p->M / p->MR, bym[0], bym[1]);
 }
 
 Stmt *schedule_gemm(ComputeCtx *cx, const ComputeStage *st)

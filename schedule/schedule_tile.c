@@ -139,6 +139,12 @@ Stmt *sched_fused_outer(ComputeCtx *cx, const ComputeStage *st, const int *axes,
     return ls_for(lb, f, total, par ? LOOP_PARALLEL : LOOP_SERIAL, body);
 }
 
+Stmt *sched_split_case(LoopBuilder *lb, Expr *tile, int64_t full, Stmt *a, Stmt *b)
+{
+    return ls_seq2(lb, ls_if(lb, lx_bin(lb, BO_LT, tile, lx_int(lb, full)), a),
+                   ls_if(lb, lx_bin(lb, BO_GE, tile, lx_int(lb, full)), b));
+}
+
 int64_t sched_pick_tile(int64_t n, int64_t lo, int64_t hi)
 {
     if (n <= hi)

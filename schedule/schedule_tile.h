@@ -41,6 +41,10 @@ typedef Stmt *(*InnerFn)(ComputeCtx *cx, const ComputeStage *st, Expr **at, void
 Stmt *sched_fused_outer(ComputeCtx *cx, const ComputeStage *st, const int *axes, const int64_t *extents,
                         int n, int parallel, Expr **at, InnerFn inner, void *user);
 
+/* `tile` < full ? a : b, as two guarded statements: the full tiles of a
+ * blocked axis, then its last, partial one. */
+Stmt *sched_split_case(LoopBuilder *lb, Expr *tile, int64_t full, Stmt *a, Stmt *b);
+
 /* Largest T in [lo, hi] dividing n, else hi (n > hi), else n. */
 int64_t sched_pick_tile(int64_t n, int64_t lo, int64_t hi);
 
