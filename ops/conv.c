@@ -35,16 +35,9 @@ int op_conv_infer(Graph *g, int node, Diag *d)
                           n->version);
     if (w->dtype != x->dtype || (b && b->dtype != x->dtype))
         return diag_error(d, g, node, "weights and bias must have the input's type %s", dtype_name(x->dtype));
-    if (w->shape.rank != rank)
-        return diag_error(d, g, node, "weights must have rank %d, got %s", rank, opu_shape_str(&w->shape));
-    int64_t group = attr_int(n, "group", 1);
-    int64_t c = x->shape.dims[1], m = w->shape.dims[0];
-    if (group < 1 || c % group || m % group)
-        return diag_error(d, g, node, "group %lld does not divide %lld input and %lld output channels",
-                          (long long)group, (long long)c, (long long)m);
-    if (w->shape.dims[1] != c / group)
-        return diag_error(d, g, node, "weights %s do not match %lld input channels in %lld groups",
-                          opu_shape_str(&w->shape), (long long)c, (long long)group);
+    int64_t group, m = w->shape.dims[0];
+    if (window_conv_groups(g, node, d, x, w, &group))
+        return -1;
     if (b && (b->shape.rank != 1 || b->shape.dims[0] != m))
         return diag_error(d, g, node, "bias must be [%lld], got %s", (long long)m, opu_shape_str(&b->shape));
     if (window_kernel_match(g, node, d, w, ns))

@@ -92,28 +92,11 @@ static int check_param(Graph *g, int node, Diag *d, int i, const char *what, int
 
 static int infer_conv_shape(Graph *g, int node, Diag *d, const Value *x, const Value *w, Shape *out)
 {
-    Node *n = &g->nodes[node];
-    int rank = x->shape.rank, ns = rank - 2;
-    if (rank < 3 || ns > WINDOW_MAX_AXES)
-        return diag_error(d, g, node, "input must have rank 3..%d (N, C, spatial...), got %s", WINDOW_MAX_AXES + 2,
-                          opu_shape_str(&x->shape));
-    if (w->shape.rank != rank)
-        return diag_error(d, g, node, "weights must have rank %d, got %s", rank, opu_shape_str(&w->shape));
-    int64_t group = attr_int(n, "group", 1);
-    int64_t c = x->shape.dims[1], m = w->shape.dims[0];
-    if (group < 1 || c % group || m % group)
-        return diag_error(d, g, node, "group %lld does not divide %lld input and %lld output channels",
-                          (long long)group, (long long)c, (long long)m);
-    if (w->shape.dims[1] != c / group)
-        return diag_error(d, g, node, "weights %s do not match %lld input channels in %lld groups",
-                          opu_shape_str(&w->shape), (long long)c, (long long)group);
-    int nk = 0;
-    const int64_t *ks = attr_ints(n, "kernel_shape", &nk);
-    if (ks && nk != ns)
-        return diag_error(d, g, node, "kernel_shape has %d values for %d spatial axes", nk, ns);
-    for (int i = 0; ks && i < ns; i++)
-        if (ks[i] != w->shape.dims[2 + i])
-            return diag_error(d, g, node, "kernel_shape does not match weights %s", opu_shape_str(&w->shape));
+    int rank = x->shape.rank, ns;
+    int64_t group, m = w->shape.dims[0];
+    if (window_spatial_axes(g, node, d, x, &ns) || window_conv_groups(g, node, d, x, w, &group) ||
+        window_kernel_match(g, node, d, w, ns))
+        return -1;
     Window win;
     if (window_resolve(g, node, d, ns, &x->shape.dims[2], &w->shape.dims[2], 0, &win))
         return -1;

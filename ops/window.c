@@ -100,6 +100,23 @@ int window_float_type_ok(DType t, int version)
     return t == DT_FLOAT32 || t == DT_FLOAT64 || t == DT_FLOAT16 || (t == DT_BFLOAT16 && version >= 22);
 }
 
+int window_conv_groups(Graph *g, int node, Diag *d, const Value *x, const Value *w, int64_t *group)
+{
+    int rank = x->shape.rank;
+    if (w->shape.rank != rank)
+        return diag_error(d, g, node, "weights must have rank %d, got %s", rank, opu_shape_str(&w->shape));
+    int64_t gr = attr_int(&g->nodes[node], "group", 1);
+    int64_t c = x->shape.dims[1], m = w->shape.dims[0];
+    if (gr < 1 || c % gr || m % gr)
+        return diag_error(d, g, node, "group %lld does not divide %lld input and %lld output channels",
+                          (long long)gr, (long long)c, (long long)m);
+    if (w->shape.dims[1] != c / gr)
+        return diag_error(d, g, node, "weights %s do not match %lld input channels in %lld groups",
+                          opu_shape_str(&w->shape), (long long)c, (long long)gr);
+    *group = gr;
+    return 0;
+}
+
 int window_kernel_match(Graph *g, int node, Diag *d, const Value *w, int ns)
 {
     int nk = 0;

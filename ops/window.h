@@ -47,6 +47,11 @@ int window_spatial_axes(Graph *g, int node, Diag *d, const Value *x, int *ns);
  * float32, float64, and bfloat16 from version 22. */
 int window_float_type_ok(DType t, int version);
 
+/* Weights w [M, C/group, k...] of a convolution over x [N, C, ...]: rank
+ * equal to x's, `group` (attribute, default 1) dividing C and M, and C/group
+ * input channels per group. The group in *group. */
+int window_conv_groups(Graph *g, int node, Diag *d, const Value *x, const Value *w, int64_t *group);
+
 /* Optional kernel_shape of a node with weights w: ns values equal to the
  * weights' spatial dims. */
 int window_kernel_match(Graph *g, int node, Diag *d, const Value *w, int ns);
