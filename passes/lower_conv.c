@@ -192,11 +192,9 @@ static void convtranspose(PassBuild *L, int node)
         for (int64_t c = 0; c < CG; c++)
             for (int64_t r = 0; r < rows; r++)
                 wt[(gi * rows + r) * CG + c] = wsrc[(gi * CG + c) * rows + r];
-    int64_t wtd[3] = {G, rows, CG};
-    int wtv = G == 1 ? graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_wt", L->base)), DT_FLOAT32,
-                                       shape_make(2, wtd + 1), wt)
-                     : graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_wt", L->base)), DT_FLOAT32,
-                                       shape_make(3, wtd), wt);
+    int64_t wtd[3] = {G, rows, CG}; /* [rows, C] without groups */
+    int wtv = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_wt", L->base)), DT_FLOAT32,
+                              G == 1 ? shape_make(2, wtd + 1) : shape_make(3, wtd), wt);
     free(wt);
     n = &g->nodes[node];
     int xin = n->in[0], bin = n->n_in > 2 ? n->in[2] : -1, yv = n->out[0];
