@@ -102,7 +102,7 @@ static void sanitize(char *dst, size_t cap, const char *src)
     dst[k] = 0;
 }
 
-static void emit_call_arg(FILE *f, const LBuf *b)
+static void emit_call_arg(FILE *f, const LBuf *b, const WeightBlob *blob)
 {
     switch (b->kind) {
     case LB_INPUT: fprintf(f, "in%d", b->io_index); break;
@@ -113,12 +113,7 @@ static void emit_call_arg(FILE *f, const LBuf *b)
         else
             fprintf(f, "(%s *)(ws + %lld)", dtype_c_storage(b->dtype), (long long)b->offset);
         break;
-    case LB_CONST:
-        if (b->dtype == DT_FLOAT32)
-            fprintf(f, "CTVM_W(%lld)", (long long)b->offset);
-        else
-            fprintf(f, "CTVM_WT(%s, %lld)", weights_member_name(dtype_c_storage(b->dtype)), (long long)b->offset);
-        break;
+    case LB_CONST: weights_print_ref(f, blob, weights_member_name(dtype_c_storage(b->dtype)), b->offset); break;
     case LB_LOCAL: fputs("0", f); break;
     case LB_OUTDIMS: fprintf(f, "out%d_shape", b->io_index); break;
     }
@@ -479,7 +474,7 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
         for (int i = 0; i < kp->n; i++) {
             if (i)
                 fputs(", ", out);
-            emit_call_arg(out, kp->buf[i]);
+            emit_call_arg(out, kp->buf[i], &e.blob);
         }
         fputs("));\n", out);
     }

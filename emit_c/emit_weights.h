@@ -8,7 +8,12 @@
  * read through (no float is read through a char lvalue: no strict-aliasing
  * violation), and with double for 8-byte alignment. Each constant starts at
  * a 64-byte boundary. CTVM_WEIGHTS_SECTION (emit_model) may place it in a
- * named linker section. Bytes are written in the host's
+ * named linker section.
+ *
+ * Big models get several blobs ("parts" of about CTVM_PART bytes; a constant
+ * never straddles two), each its own declaration: gcc frees a declaration's
+ * string tokens before it parses the next, so its peak memory is set by one
+ * part, not by the whole model (vit_b_16, 346 MB of weights: see docs/ZOO.md). Bytes are written in the host's
  * order, and the file refuses to compile for a target of the other order. */
 #ifndef CTVM_EMIT_C_EMIT_WEIGHTS_H
 #define CTVM_EMIT_C_EMIT_WEIGHTS_H
@@ -17,11 +22,14 @@
 #include <stdio.h>
 
 #define CTVM_ROW 4092
+#define CTVM_PART (8 << 20)
 
 typedef struct WeightBlob {
     unsigned char *bytes;
     int64_t size, cap;
     unsigned types; /* union members needed besides float (bit i: weights_member i) */
+    int64_t *parts; /* byte offset where each part starts (parts[0] = 0) */
+    int nparts, parts_cap;
 } WeightBlob;
 
 /* Appends data, 64-byte aligned; returns its byte offset. */
@@ -32,10 +40,15 @@ int64_t weights_add_typed(WeightBlob *w, const void *data, int64_t bytes, const 
 /* The union member kernels read a C storage type through: "f" (float),
  * "f64", "i8", ..., "u64". */
 const char *weights_member_name(const char *ctype);
-/* Writes `static const union {...} ctvm_blob CTVM_WEIGHTS_SECTION = ...;`,
- * CTVM_W(byte offset) -> const float * and CTVM_WT(member, byte offset)
- * -> a pointer of the member's type (or nothing when empty). */
+/* Writes `static const union {...} ctvm_blob CTVM_WEIGHTS_SECTION = ...;`
+ * (and ctvm_blob1, ctvm_blob2, ... for further parts), CTVM_W(byte offset)
+ * -> const float * and CTVM_WT(member, byte offset) -> a pointer of the
+ * member's type into the first part, CTVM_WP(part, member, offset) into
+ * another (or nothing when empty). */
 void weights_emit(FILE *f, const WeightBlob *w);
+/* Prints the C expression for the constant at byte offset off, read through
+ * member ("f" for float32, see weights_member_name). */
+void weights_print_ref(FILE *f, const WeightBlob *w, const char *member, int64_t off);
 void weights_free(WeightBlob *w);
 
 #endif
