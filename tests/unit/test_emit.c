@@ -2,7 +2,8 @@
  * bytes; weights_emit text compiled by gcc -std=c99 -pedantic -Werror with a
  * tiny main that reads every byte and some floats back through CTVM_W
  * (escaping of 0, '"', '\\', '?', digits after octal escapes, 0xff, and a
- * blob spanning several 4092-byte rows); emit_model on a small graph run
+ * blob spanning several 4092-byte rows); constants split over several
+ * parts, read back through weights_print_ref's expressions; emit_model on a small graph run
  * through every pass: API names, runtime banner, and a compiled, linked run
  * whose outputs are checked. */
 #include <setjmp.h>
@@ -155,6 +156,78 @@ static void test_weights_roundtrip(void **state)
     weights_free(&w);
 }
 
+/* Constants past CTVM_PART bytes go to further blobs, each its own
+ * declaration; weights_print_ref names each constant's part and offset and
+ * the compiled expressions read the right values back. */
+static void test_weights_parts(void **state)
+{
+    (void)state;
+    WeightBlob w;
+    memset(&w, 0, sizeof w);
+    enum { NB = CTVM_PART / 4 + 1000 }; /* bigger than a part: a part of its own */
+    float *big = malloc(NB * sizeof(float));
+    for (int i = 0; i < NB; i++)
+        big[i] = (float)(i % 1000) * 0.5f;
+    float a[3] = {1.5f, -2.0f, 3.25f}, c[2] = {7.0f, -8.5f};
+    int64_t small[2] = {-3, 1234567890123LL};
+    int64_t oa = weights_add(&w, a, sizeof a);
+    int64_t ob = weights_add(&w, big, NB * sizeof(float));
+    int64_t oc = weights_add(&w, c, sizeof c);
+    int64_t os = weights_add_typed(&w, small, sizeof small, "int64_t");
+    assert_int_equal(w.nparts, 3);
+    char *refs = NULL;
+    size_t rlen = 0;
+    FILE *f = open_memstream(&refs, &rlen);
+    fputs("    printf(\"%.9g %.9g %.9g %.9g %.9g %lld\\n\", (double)", f);
+    weights_print_ref(f, &w, "f", oa);
+    fputs("[2], (double)", f);
+    weights_print_ref(f, &w, "f", ob);
+    fputs("[1999], (double)", f);
+    weights_print_ref(f, &w, "f", ob);
+    fprintf(f, "[%d], (double)", NB - 1);
+    weights_print_ref(f, &w, "f", oc);
+    fputs("[1], (double)", f);
+    weights_print_ref(f, &w, "f", oc);
+    fputs("[0], (long long)", f);
+    weights_print_ref(f, &w, "i64", os);
+    fputs("[1]);\n", f);
+    fclose(f);
+    assert_non_null(strstr(refs, "CTVM_WP(1, f, "));
+    assert_non_null(strstr(refs, "CTVM_WP(2, f, "));
+    assert_non_null(strstr(refs, "CTVM_WP(2, i64, "));
+
+    char *blob = NULL;
+    size_t len = 0;
+    f = open_memstream(&blob, &len);
+    weights_emit(f, &w);
+    fclose(f);
+    assert_non_null(strstr(blob, "ctvm_blob2 CTVM_DATA_ALIGN"));
+    size_t cap = len + rlen + 512;
+    char *text = malloc(cap);
+    snprintf(text, cap,
+             "#include <stdio.h>\n#include <stdint.h>\n#define CTVM_WEIGHTS_SECTION\n#define CTVM_DATA_ALIGN\n%s"
+             "int main(void)\n{\n%s    return 0;\n}\n",
+             blob, refs);
+    CcDir cd;
+    assert_int_equal(cc_dir_open(&cd), 0);
+    int rc = cc_compile(&cd, text, 0);
+    char *out = rc == 0 ? cc_run(&cd) : NULL;
+    cc_dir_close(&cd);
+    free(text);
+    free(blob);
+    free(refs);
+    if (rc != 0)
+        fail_msg("multi-part weight blob does not compile");
+    assert_non_null(out);
+    char want[128];
+    snprintf(want, sizeof want, "%.9g %.9g %.9g %.9g %.9g %lld\n", (double)a[2], (double)big[1999],
+             (double)big[NB - 1], (double)c[1], (double)c[0], (long long)small[1]);
+    assert_string_equal(out, want);
+    free(out);
+    free(big);
+    weights_free(&w);
+}
+
 /* x[1,4] + c[4] -> Relu -> Reshape [2,2] -> y, through every pass */
 static Graph *small_model(void)
 {
@@ -298,6 +371,7 @@ int main(void)
         cmocka_unit_test(test_weights_add_aligns),
         cmocka_unit_test(test_weights_emit_empty),
         cmocka_unit_test(test_weights_roundtrip),
+        cmocka_unit_test(test_weights_parts),
         cmocka_unit_test(test_emit_model_text),
         cmocka_unit_test(test_emit_model_runs),
         cmocka_unit_test(test_emit_arena_caller),
