@@ -23,7 +23,7 @@ EMBEDDED := $(sort $(wildcard runtime_min/*.h runtime_min/*.c templates/*.h temp
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
 
-.PHONY: all test unit e2e demo deps bench clean conformance conformance-ci
+.PHONY: all test unit e2e demo deps bench clean conformance conformance-ci zoo zoo-ci
 all: $(B)/ctvm-emit $(B)/ctvm-run $(TEST_BIN)
 
 deps:
@@ -87,6 +87,13 @@ demo: $(B)/ctvm-emit $(B)/ctvm-run
 
 bench: $(B)/ctvm-emit
 	@bash bench/run.sh $(BENCH_ARGS)
+
+# The model zoo (zoo/README.md): every model vs ONNX Runtime, timed; writes docs/ZOO.md.
+zoo: $(B)/ctvm-emit
+	@bash zoo/zoo.sh $(ZOO_ARGS)
+
+zoo-ci: $(B)/ctvm-emit
+	@bash zoo/zoo.sh --ci $(ZOO_ARGS)
 
 clean:
 	rm -rf $(B)

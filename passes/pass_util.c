@@ -56,6 +56,49 @@ void pass_grow_inputs(Graph *g, int node, int n_in)
     n->n_in = n_in;
 }
 
+int pass_producer(const Graph *g, int v, OpKind op)
+{
+    if (v < 0)
+        return -1;
+    int p = g->values[v].producer;
+    return p >= 0 && !g->nodes[p].dead && g->nodes[p].op == op && g->nodes[p].fused_into < 0 ? p : -1;
+}
+
+int pass_sole_consumer(const Graph *g, int v)
+{
+    if (v < 0 || g->values[v].is_output || g->values[v].n_uses != 1)
+        return -1;
+    for (int i = 0; i < g->n_nodes; i++) {
+        const Node *n = &g->nodes[i];
+        if (n->dead)
+            continue;
+        for (int k = 0; k < n->n_in; k++)
+            if (n->in[k] == v)
+                return i;
+    }
+    return -1;
+}
+
+int pass_const_scalar(const Graph *g, int v, double *out)
+{
+    int64_t cnt;
+    if (v < 0)
+        return 0;
+    const Value *c = &g->values[v];
+    if (!c->data || c->dtype != DT_FLOAT32 || !shape_numel(&c->shape, &cnt) || cnt != 1)
+        return 0;
+    *out = *(const float *)c->data;
+    return 1;
+}
+
+int pass_other_operand(const Graph *g, int node, int v)
+{
+    const Node *n = &g->nodes[node];
+    if (n->n_in != 2 || (n->in[0] == v) == (n->in[1] == v))
+        return -1;
+    return n->in[0] == v ? n->in[1] : n->in[0];
+}
+
 int pb_value(PassBuild *b, const char *what)
 {
     return graph_add_value(b->g, pass_unique_name(b->g, arena_printf(b->g->arena, "%s_%s", b->base, what)));

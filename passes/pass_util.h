@@ -26,6 +26,17 @@ const char *pass_unique_name(Graph *g, const char *base);
 /* Give node `node` room for n_in inputs (new slots are -1 / omitted). */
 void pass_grow_inputs(Graph *g, int node, int n_in);
 
+/* Pattern matching (match_layernorm, match_gelu). The node producing value v
+ * if it is live and of operator op, else -1. */
+int pass_producer(const Graph *g, int v, OpKind op);
+/* The only node reading value v (read once, v not a graph output), or -1. */
+int pass_sole_consumer(const Graph *g, int v);
+/* 1 and *out when v is a float32 constant of one element. */
+int pass_const_scalar(const Graph *g, int v, double *out);
+/* The operand of binary node `node` that is not value v, or -1 when v is not
+ * exactly one of its two operands. */
+int pass_other_operand(const Graph *g, int node, int v);
+
 /* Building a replacement for a node: new nodes go in at `pos` (before the
  * node being replaced, which moves up), named after `base`. */
 typedef struct PassBuild {

@@ -16,6 +16,8 @@ int pass_drop_identity(Graph *g, Diag *d);   /* Identity, inference-mode Dropout
 int pass_fold_batchnorm(Graph *g, Diag *d);  /* BatchNormalization into Conv/Gemm, or to Mul+Add */
 int pass_lower_conv(Graph *g, Diag *d);     /* 1-D/3-D Conv as 2-D, ConvTranspose as MatMul + Col2Im */
 int pass_pack_matmul(Graph *g, Diag *d);    /* constant B of float32 MatMul/Gemm as column panels */
+int pass_match_layernorm(Graph *g, Diag *d); /* LayerNorm written out as operators -> LayerNormalization */
+int pass_match_gelu(Graph *g, Diag *d);      /* GELU (erf or tanh form) written out -> Gelu */
 int pass_lower_attention(Graph *g, Diag *d); /* float32 Attention as MatMul, Softmax, MatMul */
 int pass_einsum_operands(Graph *g, Diag *d); /* Einsum operand transposed for contiguous columns */
 int pass_dce(Graph *g, Diag *d);             /* drop nodes and values no output needs */
