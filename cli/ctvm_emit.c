@@ -18,6 +18,8 @@ static void usage(FILE *f)
           "                           cortex-m7 (bare metal), generic (ISO C99)\n"
           "  --list-targets           print every target: name, vector API, lanes, registers,\n"
           "                           compiler, runner (qemu-user or -), compiler flags\n"
+          "                           (the ISA flags are optional for x86 and armv7-neon:\n"
+          "                           the file enables its ISA itself, see its stamp)\n"
           "  --threads N              parallel outer loops on N threads (OpenMP; default 1)\n"
           "  --arena static|caller    static: NAME_run uses a static workspace (default);\n"
           "                           caller: only NAME_run_ws, the caller passes the workspace\n"

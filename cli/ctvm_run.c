@@ -52,6 +52,8 @@ static void usage(FILE *f)
           "                         is not read from --inputs (repeatable)\n"
           "  --profile              time every kernel (CTVM_PROFILE) and print the table\n"
           "  --target T             as ctvm-emit (default native); adds the target's flags\n"
+          "  --no-isa-flags         leave out the target's ISA flags (-mavx2 -mfma, -mfpu=neon-vfpv4\n"
+          "                         ...): the file enables its ISA itself, as in a plain gcc -O2\n"
           "  --threads N            as ctvm-emit; builds with -fopenmp when N > 1\n"
           "                         (aarch64, armv7-neon, riscv64 off their own machine: built\n"
           "                         -static with the target's cross gcc, run under qemu-user)\n"
@@ -156,7 +158,7 @@ int main(int argc, char **argv)
 {
     const char *model = NULL, *output = NULL, *keep = NULL, *prefix = NULL;
     const char *cc = getenv("CC"), *cflags = "-O2", *target = "native", *runner = NULL;
-    int threads = 1, profile = 0;
+    int threads = 1, profile = 0, isa_flags = 1;
     char *inputs[MAX_IO], *golden[MAX_IO];
     int n_inputs = 0, n_golden = 0, print_time = 0, repeat = 1, elementwise = 0;
     double rtol = 1e-3, atol = 1e-4;
@@ -188,6 +190,8 @@ int main(int argc, char **argv)
             repeat = atoi(argv[++i]);
         } else if (!strcmp(a, "--profile")) {
             profile = print_time = 1;
+        } else if (!strcmp(a, "--no-isa-flags")) {
+            isa_flags = 0;
         } else if (!strcmp(a, "--elementwise")) {
             elementwise = 1;
         } else if (!strcmp(a, "--print-time")) {
@@ -286,7 +290,7 @@ int main(int argc, char **argv)
     if (!runner)
         runner = cross ? tg->runner : "";
     snprintf(cmd, sizeof cmd, "%s %s %s%s%s%s -std=c99 -DCTVM_MAIN -o '%s' '%s' -lm 2>&1", cc, cflags,
-             tg ? tg->cflags : "", io.threads > 1 ? " -fopenmp" : "", profile ? " -DCTVM_PROFILE" : "",
+             tg && (isa_flags || !tg->isa_in_file) ? tg->cflags : "", io.threads > 1 ? " -fopenmp" : "", profile ? " -DCTVM_PROFILE" : "",
              cross ? " -static" : "", exe, model_c);
     if (run_cmd(cmd, text, sizeof text) != 0) {
         diag_error(&d, NULL, -1, "building the generated code failed:\n%s", text);

@@ -20,6 +20,9 @@ typedef struct Target {
     const char *cc;       /* Debian's compiler for it, named in the stamp ("gcc" on x86_64/any) */
     const char *runner;   /* user-mode emulator that runs its Linux binaries off-host, or NULL */
     int bare_metal;       /* no C library: the object may need only libgcc and libm */
+    int isa_in_file;      /* the vector header enables the ISA itself (target pragma/attribute)
+                             when the compiler lacks it, so cflags are optional: the stamp's
+                             Build line omits them; ctvm-run still passes them */
 } Target;
 
 /* The target called `name` ("native" detects the host); NULL if unknown. */

@@ -1,7 +1,14 @@
 /* ctvm_vec_avx512.h - the ctvm vector API on AVX-512F (CTVM_VL 16).
  *
- * Pasted by emit_c into model.c for --target x86_64-avx512; the file must
- * be compiled with -mavx512f (or -march=native on such a CPU). Only
+ * Pasted by emit_c into model.c for --target x86_64-avx512. Built without
+ * -mavx512f (or -march=native on such a CPU), it enables AVX-512F itself
+ * for the rest of model.c: gcc by `#pragma GCC target`, clang by a target
+ * attribute on every function that follows (`#pragma clang attribute`);
+ * model.c closes that region after its entry points with CTVM_ISA_END.
+ * Either way the code runs only on a CPU with AVX-512F. Other compilers,
+ * compilers for another architecture, and clang with -fopenmp on a
+ * --threads file (its OpenMP regions do not inherit the attribute) stop at
+ * the #error below. Only
  * AVX-512F instructions are used (bitwise float operations go through the
  * integer forms, as and/xor on __m512 need AVX-512DQ). Masks are
  * __mmask16. ctvm_vfma is fused. exp, tanh and sigmoid are computed here
@@ -13,11 +20,31 @@
 #ifndef CTVM_VEC_H
 #define CTVM_VEC_H
 
-#ifndef __AVX512F__
+#if defined(__AVX512F__)
+#define CTVM_ISA_BY 0 /* the command line's flags */
+#elif (defined(__x86_64__) || defined(__i386__)) && defined(__clang__) && !(defined(_OPENMP) && defined(CTVM_THREADS))
+#define CTVM_ISA_BY 2 /* #pragma clang attribute, after the intrinsics */
+#elif (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER)
+#define CTVM_ISA_BY 1
+#pragma GCC push_options
+#pragma GCC target("avx512f,fma")
+#define CTVM_ISA_END _Pragma("GCC pop_options")
+#endif
+
+#if !defined(CTVM_ISA_BY) && !defined(__x86_64__) && !defined(__i386__)
+#error "ctvm: generated for target x86_64-avx512: this compiler does not build x86 code (emit the file for this machine's --target)"
+#elif !defined(CTVM_ISA_BY) && defined(__clang__)
+#error "ctvm: generated for target x86_64-avx512 with --threads: clang -fopenmp needs -mavx512f (or -march=native): its OpenMP regions do not inherit a target attribute"
+#elif !defined(CTVM_ISA_BY)
 #error "ctvm: generated for target x86_64-avx512: compile with -mavx512f (or -march=native)"
-#else /* the rest only with the flags, so the #error is the one message */
+#else /* the rest only with the ISA, so the #error is the one message */
 
 #include <immintrin.h>
+
+#if CTVM_ISA_BY == 2
+#pragma clang attribute push(__attribute__((target("avx512f,fma"))), apply_to = function)
+#define CTVM_ISA_END _Pragma("clang attribute pop")
+#endif
 
 #define CTVM_VL 16
 #define CTVM_ISA "avx512"
@@ -155,5 +182,5 @@ static CTVM_INLINE ctvm_vf ctvm_vsigmoid(ctvm_vf x)
 #pragma clang diagnostic pop
 #endif
 
-#endif /* ISA flags */
+#endif /* ISA */
 #endif

@@ -1,8 +1,16 @@
 /* ctvm_vec_neon.h - the ctvm vector API on ARM NEON (CTVM_VL 4).
  *
  * Pasted by emit_c into model.c for --target aarch64 and armv7-neon. On
- * aarch64 NEON is always there; armv7 needs -mfpu=neon-vfpv4 (or -mfpu=neon)
- * -mfloat-abi=hard (or softfp). exp, tanh and sigmoid are computed here
+ * aarch64 NEON is always there (gcc given +nosimd gets it back by
+ * `#pragma GCC target("+simd")`); armv7 takes -mfpu=neon-vfpv4 (or
+ * -mfpu=neon) -mfloat-abi=hard (or softfp), and without a NEON -mfpu gcc
+ * enables NEON + VFPv4 itself by `#pragma GCC target("fpu=neon-vfpv4")` on
+ * an ARMv7-A (or later) with a hardware FPU ABI (Debian armhf's default
+ * -mfpu=vfpv3-d16, for instance). model.c closes such a pragma region after
+ * its entry points with CTVM_ISA_END, and the code then runs only on a CPU
+ * with NEON (and VFPv4). Soft-float, pre-v7 or M-profile builds, clang
+ * without NEON (its arm_neon.h refuses) and other compilers stop at the
+ * #error below. exp, tanh and sigmoid are computed here
  * (no libm), with the same algorithm and constants as the other SIMD
  * headers: see ctvm_vexp.
  *
@@ -23,9 +31,24 @@
 #ifndef CTVM_VEC_H
 #define CTVM_VEC_H
 
-#ifndef __ARM_NEON
+#if defined(__ARM_NEON)
+#define CTVM_ISA_BY 0 /* the command line's flags */
+#elif defined(__aarch64__) && defined(__ARM_FP) && defined(__GNUC__) && !defined(__clang__)
+#define CTVM_ISA_BY 1
+#pragma GCC push_options
+#pragma GCC target("+simd")
+#define CTVM_ISA_END _Pragma("GCC pop_options")
+#elif defined(__arm__) && defined(__ARM_ARCH) && __ARM_ARCH >= 7 && defined(__ARM_ARCH_PROFILE) && \
+    __ARM_ARCH_PROFILE == 'A' && defined(__ARM_FP) && !defined(__SOFTFP__) && defined(__GNUC__) && !defined(__clang__)
+#define CTVM_ISA_BY 1
+#pragma GCC push_options
+#pragma GCC target("fpu=neon-vfpv4")
+#define CTVM_ISA_END _Pragma("GCC pop_options")
+#endif
+
+#ifndef CTVM_ISA_BY
 #error "ctvm: generated for target aarch64/armv7-neon: compile for ARM with NEON (aarch64, or armv7 with -mfpu=neon-vfpv4 -mfloat-abi=hard)"
-#else /* the rest only with the flags, so the #error is the one message */
+#else /* the rest only with NEON, so the #error is the one message */
 
 #include <arm_neon.h>
 
@@ -205,5 +228,5 @@ static CTVM_INLINE ctvm_vf ctvm_vsigmoid(ctvm_vf x)
 #pragma clang diagnostic pop
 #endif
 
-#endif /* ISA flags */
+#endif /* ISA */
 #endif

@@ -1,7 +1,14 @@
 /* ctvm_vec_sse4.h - the ctvm vector API on SSE4.1 (CTVM_VL 4).
  *
- * Pasted by emit_c into model.c for --target x86_64-sse4; the file must be
- * compiled with -msse4.1 (or -march=native on such a CPU). SSE4.1 has no
+ * Pasted by emit_c into model.c for --target x86_64-sse4. Built without
+ * -msse4.1 (or -march=native on such a CPU), it enables SSE4.1 itself
+ * for the rest of model.c: gcc by `#pragma GCC target`, clang by a target
+ * attribute on every function that follows (`#pragma clang attribute`);
+ * model.c closes that region after its entry points with CTVM_ISA_END.
+ * Either way the code runs only on a CPU with SSE4.1. Other compilers,
+ * compilers for another architecture, and clang with -fopenmp on a
+ * --threads file (its OpenMP regions do not inherit the attribute) stop at
+ * the #error below. SSE4.1 has no
  * fma instruction, so ctvm_vfma is an unfused multiply and add. exp, tanh
  * and sigmoid are computed here (no libm): see ctvm_vexp. Assumes
  * runtime_min/ctvm_runtime.h was pasted first (CTVM_INLINE). Every header
@@ -10,11 +17,31 @@
 #ifndef CTVM_VEC_H
 #define CTVM_VEC_H
 
-#ifndef __SSE4_1__
+#if defined(__SSE4_1__)
+#define CTVM_ISA_BY 0 /* the command line's flags */
+#elif (defined(__x86_64__) || defined(__i386__)) && defined(__clang__) && !(defined(_OPENMP) && defined(CTVM_THREADS))
+#define CTVM_ISA_BY 2 /* #pragma clang attribute, after the intrinsics */
+#elif (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER)
+#define CTVM_ISA_BY 1
+#pragma GCC push_options
+#pragma GCC target("sse4.1")
+#define CTVM_ISA_END _Pragma("GCC pop_options")
+#endif
+
+#if !defined(CTVM_ISA_BY) && !defined(__x86_64__) && !defined(__i386__)
+#error "ctvm: generated for target x86_64-sse4: this compiler does not build x86 code (emit the file for this machine's --target)"
+#elif !defined(CTVM_ISA_BY) && defined(__clang__)
+#error "ctvm: generated for target x86_64-sse4 with --threads: clang -fopenmp needs -msse4.1 (or -march=native): its OpenMP regions do not inherit a target attribute"
+#elif !defined(CTVM_ISA_BY)
 #error "ctvm: generated for target x86_64-sse4: compile with -msse4.1 (or -march=native)"
-#else /* the rest only with the flags, so the #error is the one message */
+#else /* the rest only with the ISA, so the #error is the one message */
 
 #include <smmintrin.h>
+
+#if CTVM_ISA_BY == 2
+#pragma clang attribute push(__attribute__((target("sse4.1"))), apply_to = function)
+#define CTVM_ISA_END _Pragma("clang attribute pop")
+#endif
 
 #define CTVM_VL 4
 #define CTVM_ISA "sse4"
@@ -134,5 +161,5 @@ static CTVM_INLINE ctvm_vf ctvm_vsigmoid(ctvm_vf x)
 #pragma clang diagnostic pop
 #endif
 
-#endif /* ISA flags */
+#endif /* ISA */
 #endif

@@ -269,6 +269,62 @@ check "generic C (small_cnn) uses no GCC extension; gcc and clang -std=c99 -peda
 [ "${CTVM_SKIP_SEED:-0}" = 1 ] ||
   check "generic C (squeezenet1_1) uses no GCC extension; gcc and clang -std=c99 -pedantic-errors" no_extensions "$CACHE/squeezenet1_1/model.onnx"
 
+# --- the default output builds as users type it (issue 10) ---------------------
+# An x86 or armv7-neon file built without its ISA flags enables the ISA itself
+# (#pragma GCC target / #pragma clang attribute in templates/ctvm_vec_*.h): a
+# plain `gcc -O2 -c` or `clang -O2 -c`, with no -m flag, builds it, and the
+# harness build (ctvm-run --no-isa-flags: -O2 -std=c99 -DCTVM_MAIN, no -m flag)
+# matches PyTorch; so does --threads 2 under gcc -fopenmp. Where the ISA cannot
+# be had (another architecture's compiler; clang -fopenmp on a --threads file,
+# whose OpenMP regions do not inherit the attribute) the file stops with its
+# #error, first.
+plain_c() { # target cc [ctvm-emit options]: emitted, then `cc -O2 -c` with no flags
+  local t=$1 cc=$2; shift 2
+  $EMIT $G/model.onnx -o "$T/p.c" ${t:+--target "$t"} "$@" || return 1
+  grep -m1 '^ \* Build: ' "$T/p.c"
+  grep -q '^ \* Build: [^ ]* -O2 -c this_file\.c' "$T/p.c" || { echo "stamp names flags"; return 1; }
+  $cc -O2 -c "$T/p.c" -o "$T/p.o"
+}
+plain_run() { # target cc [ctvm-run options]: built with -O2 only, run, compared
+  local t=$1 cc=$2; shift 2
+  golden_model $G "$t" --cc "$cc" --no-isa-flags "$@"
+}
+first_error() { # file cc flags message: the first error is the file's #error message
+  local f=$1 cc=$2 flags=$3 want=$4 log
+  if log=$($cc -O2 $flags -c "$f" -o "$T/e.o" 2>&1); then echo "built"; return 1; fi
+  echo "$log" | grep -m1 'error' | tee /dev/stderr | grep -qF -- "$want"
+}
+x86_elsewhere() { # target: its file under aarch64-linux-gnu-gcc stops with the #error
+  $EMIT $G/model.onnx -o "$T/x86.c" --target "$1" &&
+  first_error "$T/x86.c" aarch64-linux-gnu-gcc "" "ctvm: generated for target $1: this compiler does not build x86 code"
+}
+clang_omp_refused() { # target: clang -fopenmp on a --threads file needs the flags, and says so
+  $EMIT $G/model.onnx -o "$T/co.c" --target "$1" --threads 2 &&
+  first_error "$T/co.c" clang -fopenmp "ctvm: generated for target $1 with --threads: clang -fopenmp needs"
+}
+check "default (native) output: plain gcc -O2 -c" plain_c "" gcc
+check "default (native) output: plain clang -O2 -c" plain_c "" clang
+for t in $HOST_TARGETS; do
+  [[ $t == x86_64-* ]] || continue
+  check "plain gcc -O2 -c builds the $t file" plain_c "$t" gcc
+  check "plain clang -O2 -c builds the $t file" plain_c "$t" clang
+  check "small_cnn built by gcc -O2 without ISA flags matches PyTorch [$t]" plain_run "$t" gcc
+  check "small_cnn built by clang -O2 without ISA flags matches PyTorch [$t]" plain_run "$t" clang
+  check "--threads 2: plain gcc -O2 -fopenmp -c builds the $t file" plain_c "$t" "gcc -fopenmp" --threads 2
+  check "--threads 2 built by gcc -O2 -fopenmp without ISA flags matches PyTorch [$t]" plain_run "$t" gcc --threads 2
+  check "--threads 2 under clang -fopenmp without ISA flags stops with its #error [$t]" clang_omp_refused "$t"
+done
+if command -v aarch64-linux-gnu-gcc > /dev/null; then
+  for t in x86_64-sse4 x86_64-avx2 x86_64-avx512; do
+    check "$t file under aarch64-linux-gnu-gcc stops with its #error" x86_elsewhere "$t"
+  done
+fi
+for t in $CROSS_TARGETS; do
+  case $t in aarch64|armv7-neon) ;; *) continue;; esac
+  check "plain ${TCC[$t]} -O2 -c builds the $t file" plain_c "$t" "${TCC[$t]}"
+  check "small_cnn built by ${TCC[$t]} -O2 without ISA flags matches PyTorch [$t]" plain_run "$t" "${TCC[$t]}"
+done
+
 # Undefined behaviour, misaligned access: the x86 targets under UBSan (a full
 # e2e run under it: CTVM_CFLAGS as above, see README).
 UBSAN="-O1 -g -fsanitize=undefined,alignment -fno-sanitize-recover=all"

@@ -10,8 +10,14 @@
  * the aarch64 / armhf cross gcc (tools/deps.sh installs them all; a missing
  * one fails the test). Also: each header alone with an empty main
  * compiles without a warning at -O0 (unused functions are free), each
- * header gives its #error, and only that, without its ISA flags, and each
- * embedded header declares the whole API.
+ * header gives its #error, and only that, where its ISA cannot be had (a
+ * compiler for another architecture, clang -fopenmp on a --threads file
+ * without the x86 flags, ARM without a NEON-capable FPU), and each
+ * embedded header declares the whole API. The "(in-file ISA)" configurations
+ * build without the ISA flags: the header then enables its ISA itself
+ * (#pragma GCC target / #pragma clang attribute) up to CTVM_ISA_END, which
+ * program() places after the body as emit_c places it after the entry
+ * points.
  *
  * Prints one line per run with the measured max relative errors of
  * vexp / vtanh / vsigmoid / verf / vexpm1 (the last two from
@@ -60,6 +66,14 @@ static const VecConfig CONFIGS[] = {
      "neon", 4, NULL},
     {"riscv64 gcc", "templates/ctvm_vec_scalar.h", "riscv64-linux-gnu-gcc", "", CPU_FOREIGN, QEMU_RV64, "scalar", 1,
      NULL},
+    {"x86_64-sse4 gcc (in-file ISA)", "templates/ctvm_vec_sse4.h", "gcc", "", CPU_SSE41, "", "sse4", 4, NULL},
+    {"x86_64-avx2 gcc (in-file ISA)", "templates/ctvm_vec_avx2.h", "gcc", "", CPU_AVX2_FMA, "", "avx2", 8, NULL},
+    {"x86_64-avx512 gcc (in-file ISA)", "templates/ctvm_vec_avx512.h", "gcc", "", CPU_AVX512F, "", "avx512", 16, NULL},
+    {"aarch64 +nosimd gcc (in-file ISA)", "templates/ctvm_vec_neon.h", "aarch64-linux-gnu-gcc", "-march=armv8-a+nosimd",
+     CPU_FOREIGN, QEMU_A64, "neon", 4, NULL},
+    /* Debian armhf's default -mfpu=vfpv3-d16: the header enables neon-vfpv4 */
+    {"armv7 gcc (in-file ISA)", "templates/ctvm_vec_neon.h", "arm-linux-gnueabihf-gcc", "", CPU_FOREIGN, QEMU_ARM,
+     "neon", 4, NULL},
     {"generic clang", "templates/ctvm_vec_scalar.h", "clang", "", CPU_ANY, "", "scalar", 1, NULL},
     {"x86_64-sse4 clang", "templates/ctvm_vec_sse4.h", "clang", "-msse4.1", CPU_SSE41, "", "sse4", 4, NULL},
     {"x86_64-avx2 clang", "templates/ctvm_vec_avx2.h", "clang", "-mavx2 -mfma", CPU_AVX2_FMA, "", "avx2", 8, NULL},
@@ -72,6 +86,10 @@ static const VecConfig CONFIGS[] = {
      QEMU_ARM, "neon", 4, "arm-linux-gnueabihf-gcc"},
     {"riscv64 clang", "templates/ctvm_vec_scalar.h", "clang --target=riscv64-linux-gnu", "", CPU_FOREIGN, QEMU_RV64,
      "scalar", 1, "riscv64-linux-gnu-gcc"},
+    {"x86_64-sse4 clang (in-file ISA)", "templates/ctvm_vec_sse4.h", "clang", "", CPU_SSE41, "", "sse4", 4, NULL},
+    {"x86_64-avx2 clang (in-file ISA)", "templates/ctvm_vec_avx2.h", "clang", "", CPU_AVX2_FMA, "", "avx2", 8, NULL},
+    {"x86_64-avx512 clang (in-file ISA)", "templates/ctvm_vec_avx512.h", "clang", "", CPU_AVX512F, "", "avx512", 16,
+     NULL},
 };
 #define NCONFIGS ((int)(sizeof CONFIGS / sizeof CONFIGS[0]))
 
@@ -152,8 +170,8 @@ static char *read_file_text(const char *path)
     return s;
 }
 
-/* runtime + header + templates/ctvm_vec_math.h + body, as emit_c lays
- * them out. The runtime's unused
+/* runtime + header + templates/ctvm_vec_math.h + body + the end of the
+ * header's ISA region, as emit_c lays them out. The runtime's unused
  * static inline helpers (ctvm_mini, ...) would trip clang's
  * -Wunused-function in a main file; that is the runtime's business, so it is
  * silenced around the runtime only: the vector headers get no such help. */
@@ -165,14 +183,14 @@ static char *program(const char *header, const char *body)
     assert_non_null(rt);
     assert_non_null(vec);
     assert_non_null(math);
-    size_t n = strlen(rt) + strlen(vec) + strlen(math) + strlen(body) + 512;
+    size_t n = strlen(rt) + strlen(vec) + strlen(math) + strlen(body) + 600;
     char *s = malloc(n);
     snprintf(s, n,
              "#if defined(__clang__)\n#pragma clang diagnostic push\n"
              "#pragma clang diagnostic ignored \"-Wunused-function\"\n#endif\n"
              "%s\n"
              "#if defined(__clang__)\n#pragma clang diagnostic pop\n#endif\n"
-             "%s\n%s\n%s",
+             "%s\n%s\n%s\n#ifdef CTVM_ISA_END\nCTVM_ISA_END\n#endif\n",
              rt, vec, math, body);
     return s;
 }
@@ -277,26 +295,37 @@ static void test_header_alone(void **state)
     }
 }
 
-/* Without its ISA flags a header stops with its #error, and nothing else. */
+/* Where its ISA cannot be had, a header stops with its #error, and nothing
+ * else; with only some of the ISA flags, it still builds (checked in
+ * test_partial_flags). */
 static void test_missing_flags_error(void **state)
 {
     (void)state;
     static const struct {
         const char *header, *cc, *flags, *message;
     } cases[] = {
-        {"templates/ctvm_vec_sse4.h", "gcc", "", "x86_64-sse4: compile with -msse4.1"},
-        {"templates/ctvm_vec_avx2.h", "gcc", "", "x86_64-avx2: compile with -mavx2 -mfma"},
-        {"templates/ctvm_vec_avx2.h", "gcc", "-mavx2", "x86_64-avx2: compile with -mavx2 -mfma"},
-        {"templates/ctvm_vec_avx2.h", "gcc", "-mfma", "x86_64-avx2: compile with -mavx2 -mfma"},
-        {"templates/ctvm_vec_avx512.h", "gcc", "", "x86_64-avx512: compile with -mavx512f"},
-        {"templates/ctvm_vec_avx512.h", "gcc", "-mavx2 -mfma", "x86_64-avx512: compile with -mavx512f"},
+        {"templates/ctvm_vec_sse4.h", "aarch64-linux-gnu-gcc", "", "x86_64-sse4: this compiler does not build x86"},
+        {"templates/ctvm_vec_avx2.h", "aarch64-linux-gnu-gcc", "", "x86_64-avx2: this compiler does not build x86"},
+        {"templates/ctvm_vec_avx512.h", "arm-linux-gnueabihf-gcc", "", "x86_64-avx512: this compiler does not build x86"},
+        {"templates/ctvm_vec_avx2.h", "clang --target=aarch64-linux-gnu", "",
+         "x86_64-avx2: this compiler does not build x86"},
+        /* clang's OpenMP regions do not inherit #pragma clang attribute */
+        {"templates/ctvm_vec_sse4.h", "clang", "-fopenmp -DCTVM_THREADS=2",
+         "x86_64-sse4 with --threads: clang -fopenmp needs -msse4.1"},
+        {"templates/ctvm_vec_avx2.h", "clang", "-fopenmp -DCTVM_THREADS=2",
+         "x86_64-avx2 with --threads: clang -fopenmp needs -mavx2 -mfma"},
+        {"templates/ctvm_vec_avx512.h", "clang", "-fopenmp -DCTVM_THREADS=2 -mavx2 -mfma",
+         "x86_64-avx512 with --threads: clang -fopenmp needs -mavx512f"},
         {"templates/ctvm_vec_neon.h", "gcc", "", "aarch64/armv7-neon: compile for ARM with NEON"},
-        {"templates/ctvm_vec_neon.h", "arm-linux-gnueabihf-gcc", "-mfpu=vfpv3-d16",
-         "aarch64/armv7-neon: compile for ARM with NEON"},
-        {"templates/ctvm_vec_sse4.h", "clang", "", "x86_64-sse4: compile with -msse4.1"},
-        {"templates/ctvm_vec_avx2.h", "clang", "-mavx2", "x86_64-avx2: compile with -mavx2 -mfma"},
-        {"templates/ctvm_vec_avx512.h", "clang", "-mavx2 -mfma", "x86_64-avx512: compile with -mavx512f"},
         {"templates/ctvm_vec_neon.h", "clang", "", "aarch64/armv7-neon: compile for ARM with NEON"},
+        /* no FP/SIMD registers at all; clang's arm_neon.h needs NEON from the flags;
+           an M-profile core has no NEON (gcc would take the pragma) */
+        {"templates/ctvm_vec_neon.h", "aarch64-linux-gnu-gcc", "-mgeneral-regs-only",
+         "aarch64/armv7-neon: compile for ARM with NEON"},
+        {"templates/ctvm_vec_neon.h", "clang --target=arm-linux-gnueabihf", "-mfpu=vfpv3-d16",
+         "aarch64/armv7-neon: compile for ARM with NEON"},
+        {"templates/ctvm_vec_neon.h", "arm-linux-gnueabihf-gcc", "-mcpu=cortex-m7 -mthumb",
+         "aarch64/armv7-neon: compile for ARM with NEON"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         VecConfig k = {cases[i].message, cases[i].header, cases[i].cc, cases[i].flags, CPU_ANY, "", "", 0, NULL};
@@ -323,6 +352,44 @@ static void test_missing_flags_error(void **state)
         }
         free(log);
     }
+}
+
+/* With part of its ISA from the flags (or another ISA's), or clang
+ * -fopenmp on a file without --threads, an x86 header still builds
+ * warning-free: it adds the rest by pragma. */
+static void test_partial_flags(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *header, *cc, *flags;
+    } cases[] = {
+        {"templates/ctvm_vec_avx2.h", "gcc", "-mavx2"},
+        {"templates/ctvm_vec_avx2.h", "gcc", "-mfma"},
+        {"templates/ctvm_vec_avx512.h", "gcc", "-mavx2 -mfma"},
+        {"templates/ctvm_vec_sse4.h", "gcc", "-fopenmp -DCTVM_THREADS=2"},
+        {"templates/ctvm_vec_avx2.h", "clang", "-mavx2"},
+        {"templates/ctvm_vec_avx512.h", "clang", "-mavx2 -mfma"},
+        {"templates/ctvm_vec_avx2.h", "clang", "-fopenmp"},
+    };
+#if defined(__x86_64__) || defined(__i386__)
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        VecConfig k = {cases[i].flags, cases[i].header, cases[i].cc, cases[i].flags, CPU_ANY, "", "", 0, NULL};
+        if (!have_compiler(&k))
+            continue;
+        char *text = program(cases[i].header, "int main(void) { return CTVM_VL > 0 ? 0 : 1; }\n");
+        char flags[256];
+        snprintf(flags, sizeof flags, "-O2 %s", cases[i].flags);
+        CcDir c;
+        assert_int_equal(cc_dir_open(&c), 0);
+        int rc = cc_compile_ex(&c, text, cases[i].cc, flags, 1, 1);
+        cc_dir_close(&c);
+        free(text);
+        if (rc != 0)
+            fail_msg("%s %s %s: does not build", cases[i].cc, cases[i].flags, cases[i].header);
+    }
+#else
+    (void)cases;
+#endif
 }
 
 /* Every embedded header: include guard, CTVM_VL, CTVM_ISA, the whole API. */
@@ -352,7 +419,7 @@ static void test_embedded_headers(void **state)
 
 int main(void)
 {
-    struct CMUnitTest tests[NCONFIGS + 3];
+    struct CMUnitTest tests[NCONFIGS + 4];
     int n = 0;
     for (int i = 0; i < NCONFIGS; i++) {
         struct CMUnitTest t = {CONFIGS[i].label, test_check, NULL, NULL, (void *)&CONFIGS[i]};
@@ -361,9 +428,10 @@ int main(void)
     const struct CMUnitTest rest[] = {
         cmocka_unit_test(test_header_alone),
         cmocka_unit_test(test_missing_flags_error),
+        cmocka_unit_test(test_partial_flags),
         cmocka_unit_test(test_embedded_headers),
     };
-    for (int i = 0; i < 3; i++)
+    for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
         tests[n++] = rest[i];
     return cmocka_run_group_tests_name("vec_api", tests, NULL, NULL);
 }
