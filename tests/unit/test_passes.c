@@ -703,6 +703,124 @@ static void test_pack_matmul(void **state)
     graph_free(g);
 }
 
+static int tb_scalar(Graph *g, const char *name, float v)
+{
+    return graph_add_const(g, name, DT_FLOAT32, shape_make(0, NULL), &v);
+}
+
+/* y = (x - mean) / sqrt(mean((x - mean)^2) + eps) * gamma + beta over the
+ * last axis, as torch.onnx writes it below opset 17; `square` picks
+ * Pow(d, 2) or Mul(d, d) */
+static Graph *layernorm_graph_sq(int *x, int *y, int square_by_mul)
+{
+    Graph *g = tb_graph(13);
+    *x = tb_input(g, "x", 3, D3(2, 3, 20));
+    float gm[20], bt[20];
+    for (int i = 0; i < 20; i++) {
+        gm[i] = 0.5f + 0.1f * (float)i;
+        bt[i] = 0.05f * (float)(i % 7) - 0.1f;
+    }
+    int m = graph_add_value(g, "m"), d = graph_add_value(g, "d"), p = graph_add_value(g, "p");
+    int v = graph_add_value(g, "v"), a = graph_add_value(g, "a"), s = graph_add_value(g, "s");
+    int q = graph_add_value(g, "q"), r = graph_add_value(g, "r");
+    node_set_ints(g, tb_node(g, "ReduceMean", 1, 1, *x, m), "axes", (int64_t[]){-1}, 1);
+    tb_node(g, "Sub", 2, 1, *x, m, d);
+    if (square_by_mul)
+        tb_node(g, "Mul", 2, 1, d, d, p);
+    else
+        tb_node(g, "Pow", 2, 1, d, tb_scalar(g, "two", 2.0f), p);
+    node_set_ints(g, tb_node(g, "ReduceMean", 1, 1, p, v), "axes", (int64_t[]){2}, 1);
+    tb_node(g, "Add", 2, 1, v, tb_scalar(g, "eps", 1e-5f), a);
+    tb_node(g, "Sqrt", 1, 1, a, s);
+    tb_node(g, "Div", 2, 1, d, s, q);
+    tb_node(g, "Mul", 2, 1, q, tb_cf(g, "gamma", 1, (int64_t[]){20}, gm), r);
+    *y = graph_add_value(g, "y");
+    tb_node(g, "Add", 2, 1, tb_cf(g, "beta", 1, (int64_t[]){20}, bt), r, *y);
+    graph_add_output(g, *y);
+    return g;
+}
+
+static Graph *layernorm_pow_graph(int *x, int *y) { return layernorm_graph_sq(x, y, 0); }
+static Graph *layernorm_mul_graph(int *x, int *y) { return layernorm_graph_sq(x, y, 1); }
+
+/* the same with the mean also read elsewhere: not a LayerNorm any more */
+static Graph *layernorm_shared_graph(int *x, int *y)
+{
+    Graph *g = layernorm_graph_sq(x, y, 0);
+    int m = graph_find_value(g, "m"), z = graph_add_value(g, "z");
+    tb_node(g, "Neg", 1, 1, m, z);
+    graph_add_output(g, z);
+    return g;
+}
+
+static void test_match_layernorm(void **state)
+{
+    (void)state;
+    Graph *g = rewrite_matches(layernorm_pow_graph, pass_match_layernorm, "generic", OP_LAYERNORM, 1, 120, 120, 1e-5f);
+    assert_int_equal(count_op(g, OP_REDUCEMEAN) + count_op(g, OP_SQRT) + count_op(g, OP_DIV), 0);
+    graph_free(g);
+    g = rewrite_matches(layernorm_mul_graph, pass_match_layernorm, "generic", OP_LAYERNORM, 1, 120, 120, 1e-5f);
+    graph_free(g);
+    g = rewrite_matches(layernorm_shared_graph, pass_match_layernorm, "generic", OP_LAYERNORM, 0, 120, 120, 1e-5f);
+    graph_free(g);
+}
+
+/* GELU written out: erf form as x*0.5*(1+erf(x/sqrt2)) and (x*(1+erf(x*(1/sqrt2))))*0.5, tanh form with x*x*x */
+static Graph *gelu_graph_form(int *x, int *y, int form)
+{
+    Graph *g = tb_graph(13);
+    *x = tb_input(g, "x", 2, (int64_t[]){4, 30});
+    int u = graph_add_value(g, "u"), e = graph_add_value(g, "e"), a = graph_add_value(g, "a");
+    int h = graph_add_value(g, "h");
+    *y = graph_add_value(g, "y");
+    if (form == 2) {
+        int sq = graph_add_value(g, "sq"), cu = graph_add_value(g, "cu"), c3 = graph_add_value(g, "c3");
+        int in = graph_add_value(g, "in");
+        tb_node(g, "Mul", 2, 1, *x, *x, sq);
+        tb_node(g, "Mul", 2, 1, *x, sq, cu);
+        tb_node(g, "Mul", 2, 1, tb_scalar(g, "k", 0.044715f), cu, c3);
+        tb_node(g, "Add", 2, 1, *x, c3, in);
+        tb_node(g, "Mul", 2, 1, tb_scalar(g, "r2pi", 0.7978845608f), in, u);
+        tb_node(g, "Tanh", 1, 1, u, e);
+    } else {
+        if (form == 0)
+            tb_node(g, "Div", 2, 1, *x, tb_scalar(g, "sqrt2", 1.4142135f), u);
+        else
+            tb_node(g, "Mul", 2, 1, *x, tb_scalar(g, "isqrt2", 0.70710678f), u);
+        tb_node(g, "Erf", 1, 1, u, e);
+    }
+    tb_node(g, "Add", 2, 1, e, tb_scalar(g, "one", 1.0f), a);
+    if (form == 0) {
+        tb_node(g, "Mul", 2, 1, *x, tb_scalar(g, "half", 0.5f), h);
+        tb_node(g, "Mul", 2, 1, h, a, *y);
+    } else {
+        tb_node(g, "Mul", 2, 1, *x, a, h);
+        tb_node(g, "Mul", 2, 1, h, tb_scalar(g, "half", 0.5f), *y);
+    }
+    graph_add_output(g, *y);
+    return g;
+}
+
+static Graph *gelu_erf_graph(int *x, int *y) { return gelu_graph_form(x, y, 0); }
+static Graph *gelu_erf2_graph(int *x, int *y) { return gelu_graph_form(x, y, 1); }
+static Graph *gelu_tanh_graph(int *x, int *y) { return gelu_graph_form(x, y, 2); }
+
+static void test_match_gelu(void **state)
+{
+    (void)state;
+    Graph *g = rewrite_matches(gelu_erf_graph, pass_match_gelu, "generic", OP_GELU, 1, 120, 120, 1e-6f);
+    assert_int_equal(count_op(g, OP_ERF) + count_op(g, OP_MUL), 0);
+    graph_free(g);
+    g = rewrite_matches(gelu_erf2_graph, pass_match_gelu, "generic", OP_GELU, 1, 120, 120, 1e-6f);
+    graph_free(g);
+    g = rewrite_matches(gelu_tanh_graph, pass_match_gelu, "generic", OP_GELU, 1, 120, 120, 1e-6f);
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i].dead && g->nodes[i].op == OP_GELU)
+            assert_string_equal(attr_string(&g->nodes[i], "approximate", ""), "tanh");
+    assert_int_equal(count_op(g, OP_TANH) + count_op(g, OP_MUL), 0);
+    graph_free(g);
+}
+
 static Graph *attention_graph(int *x, int *y)
 {
     Graph *g = tb_graph(23);
@@ -773,6 +891,8 @@ int main(void)
         cmocka_unit_test(test_layout_blocked_matches),
         cmocka_unit_test(test_lower_conv),
         cmocka_unit_test(test_pack_matmul),
+        cmocka_unit_test(test_match_layernorm),
+        cmocka_unit_test(test_match_gelu),
         cmocka_unit_test(test_lower_attention),
         cmocka_unit_test(test_einsum_operands),
     };
