@@ -14,6 +14,12 @@
  * Transpose costs one pass over Y. Gemm's alpha is folded into Bp, its C
  * (times beta, folded when constant) becomes an Add.
  *
+ * Elementwise consumers of Y (bias Add, Relu, Gelu, a residual Add, ...)
+ * move before the final view, onto Yt's [M, N/NB, NB] shape (a constant
+ * operand along N stored as [N/NB, NB], a full-size operand read through a
+ * view), so pass fuse makes them the Transpose's epilogue: the panels are
+ * turned back into rows, biased and activated in one pass.
+ *
  * Taken when: vector target, B constant float32 2-D, N a multiple of NB,
  * A of rank >= 2 (Gemm: transA = 0), and at least 2^18 multiply-adds. Runs
  * where pass lower_conv does: before the second inference, which infers
@@ -26,6 +32,67 @@
 #include "passes/passes.h"
 
 #define PACK_MIN_WORK (1 << 18)
+
+/* Operand o of an elementwise node over Y [.., N] as an operand over Yt
+ * [M, P, NB]: a scalar as is, a constant varying along N only as [P, NB],
+ * a value of Y's shape through a view; -1 when none of these. */
+static int sink_operand(PassBuild *B, int o, const Shape *ys, int64_t M, int64_t P, int64_t NB)
+{
+    Graph *g = B->g;
+    const Value *v = &g->values[o];
+    int64_t cnt;
+    if (v->dtype != DT_FLOAT32 || !shape_numel(&v->shape, &cnt))
+        return -1;
+    if (cnt == 1 && v->data)
+        return o;
+    if (shape_equal(&v->shape, ys) && !v->data) {
+        int64_t d3[3] = {M, P, NB};
+        return pb_reshape(B, o, 3, d3, -1);
+    }
+    if (!v->data || cnt != P * NB || v->shape.rank < 1 || v->shape.dims[v->shape.rank - 1] != P * NB)
+        return -1; /* varies along other dims than N */
+    int64_t d2[2] = {P, NB};
+    return graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_panels", v->name)), DT_FLOAT32,
+                           shape_make(2, d2), v->data);
+}
+
+/* Moves the elementwise consumers of y = Reshape(yt) before the Reshape
+ * (see the top comment). r is the Reshape node, ys Y's shape. */
+static void sink_epilogue(Graph *g, int r, Shape ys, int64_t M, int64_t P, int64_t NB)
+{
+    for (;;) {
+        int yt = g->nodes[r].in[0], y = g->nodes[r].out[0], c = pass_sole_consumer(g, y);
+        if (c < 0 || !op_is_elementwise(g->nodes[c].op) || g->nodes[c].n_out != 1 || g->nodes[c].n_in > 3)
+            return;
+        int co = g->nodes[c].out[0];
+        if (g->values[co].dtype != DT_FLOAT32 || !shape_equal(&g->values[co].shape, &ys))
+            return;
+        PassBuild B = {g, c, g->nodes[c].name};
+        int ins[3], old[3], n_in = g->nodes[c].n_in;
+        memcpy(old, g->nodes[c].in, (size_t)n_in * sizeof(int)); /* views inserted before c move it */
+        for (int k = 0; k < n_in; k++) {
+            int o = old[k];
+            ins[k] = o == y ? yt : o < 0 ? -1 : sink_operand(&B, o, &ys, M, P, NB);
+            if (o >= 0 && ins[k] < 0)
+                return; /* (a view made for an earlier operand stays unused: dce drops it) */
+        }
+        c = B.pos; /* views were inserted before it */
+        int t2 = pb_value(&B, "panels_epi");
+        Node *cn = &g->nodes[c];
+        for (int k = 0; k < cn->n_in; k++)
+            cn->in[k] = ins[k];
+        cn->out[0] = t2;
+        g->values[co].producer = -1;
+        /* the view now follows c: a new Reshape after it, the old one dead */
+        g->nodes[r].dead = 1;
+        int64_t yd[CTVM_MAX_RANK];
+        memcpy(yd, ys.dims, sizeof yd);
+        B.pos = c + 1;
+        pb_reshape(&B, t2, ys.rank, yd, co);
+        r = c + 1;
+        graph_count_uses(g);
+    }
+}
 
 /* Rewrites node i; returns the number of nodes it now spans (0: untouched). */
 static int pack_one(Graph *g, int i, int64_t NB)
@@ -103,7 +170,9 @@ static int pack_one(Graph *g, int i, int64_t NB)
     }
     g->nodes[B.pos].dead = 1; /* the original product, now after its replacement */
     graph_count_uses(g);
-    return B.pos - i + 1;
+    int span = B.pos - i + 1;
+    sink_epilogue(g, g->values[yr].producer, shape_make(yrank, ydims), M, P, NB); /* Gemm's C too */
+    return span;
 }
 
 int pass_pack_matmul(Graph *g, Diag *d)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run_all.sh - every test: the cmocka unit tests (build/tests/test_*) and the
-# end-to-end tests (tests/e2e.sh) and the fast ONNX conformance run
+# end-to-end tests (tests/e2e.sh), the zoo's CI subset (zoo/zoo.sh --ci;
+# CTVM_SKIP_ZOO=1 skips it) and the fast ONNX conformance run
 # (tests/conformance/ci.sh; CTVM_SKIP_CONFORMANCE=1 skips it). Prints the
 # combined "N passed, N failed".
 set -u
@@ -21,6 +22,10 @@ p=$(echo "$out" | sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed/\1/p')
 f=$(echo "$out" | sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed/\2/p')
 [ -n "$p" ] || f=$(( ${f:-0} + 1 ))
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+if [ "${CTVM_SKIP_ZOO:-0}" != 1 ]; then
+  # the zoo's representative subset (zoo/README.md): exported, checked against ONNX Runtime
+  if bash zoo/zoo.sh --ci; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL zoo subset (zoo/zoo.sh --ci)"; fi
+fi
 if [ "${CTVM_SKIP_CONFORMANCE:-0}" != 1 ]; then
   if bash tests/conformance/ci.sh; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL conformance (tests/conformance/ci.sh)"; fi
 fi

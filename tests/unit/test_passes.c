@@ -687,6 +687,27 @@ static Graph *dense_graph(int *x, int *y)
     return g;
 }
 
+/* MatMul, bias Add, Relu and a scale: the elementwise tail moves onto the
+ * panels' Transpose (before the final view) */
+static Graph *dense_tail_graph(int *x, int *y)
+{
+    Graph *g = tb_graph(13);
+    *x = tb_input(g, "x", 3, D3(2, 33, 64));
+    float *w = ramp(64 * 128, 0.05f), c[128], half = 0.5f;
+    for (int i = 0; i < 128; i++)
+        c[i] = (float)(i % 9) * 0.1f - 0.4f;
+    int wv = tb_cf(g, "w", 2, (int64_t[]){64, 128}, w), cv = tb_cf(g, "c", 1, (int64_t[]){128}, c);
+    free(w);
+    int m = graph_add_value(g, "m"), a = graph_add_value(g, "a"), r = graph_add_value(g, "r");
+    tb_node(g, "MatMul", 2, 1, *x, wv, m);
+    tb_node(g, "Add", 2, 1, m, cv, a);
+    tb_node(g, "Relu", 1, 1, a, r);
+    *y = graph_add_value(g, "y");
+    tb_node(g, "Mul", 2, 1, r, graph_add_const(g, "half", DT_FLOAT32, shape_make(0, NULL), &half), *y);
+    graph_add_output(g, *y);
+    return g;
+}
+
 static void test_pack_matmul(void **state)
 {
     (void)state;
@@ -697,6 +718,16 @@ static void test_pack_matmul(void **state)
     for (int i = 0; i < g->n_nodes; i++)
         if (!g->nodes[i].dead && g->nodes[i].op == OP_MATMUL)
             assert_int_equal(g->values[g->nodes[i].out[0]].shape.dims[2], 16);
+    graph_free(g);
+    /* the bias, Relu and scale run on the [66, 8, 16] rows, then one view */
+    g = rewrite_matches(dense_tail_graph, pass_pack_matmul, "x86_64-avx2", OP_TRANSPOSE, 1, 2 * 33 * 64, 66 * 128,
+                        1e-4f);
+    for (int i = 0; i < g->n_nodes; i++) {
+        const Node *n = &g->nodes[i];
+        if (!n->dead && (n->op == OP_ADD || n->op == OP_RELU || n->op == OP_MUL))
+            assert_int_equal(g->values[n->out[0]].shape.dims[2], 16);
+    }
+    assert_int_equal(count_op(g, OP_ADD) + count_op(g, OP_RELU) + count_op(g, OP_MUL), 3);
     graph_free(g);
     /* scalar targets keep the Gemm */
     g = rewrite_matches(dense_graph, pass_pack_matmul, "generic", OP_GEMM, 1, 2 * 33 * 64, 66 * 128, 1e-4f);
