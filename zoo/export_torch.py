@@ -94,7 +94,7 @@ class Bert(nn.Module):
         super().__init__()
         self.word = nn.Embedding(vocab, d)
         self.pos = nn.Embedding(512, d)
-        self.type = nn.Embedding(2, d)
+        self.token_type = nn.Embedding(2, d)
         self.ln = nn.LayerNorm(d, eps=1e-12)
         self.layers = nn.ModuleList(Block(d, heads, ffn, pre_norm=False) for _ in range(layers))
         self.pool = nn.Linear(d, d)
@@ -102,7 +102,7 @@ class Bert(nn.Module):
 
     def forward(self, input_ids, attention_mask):
         t = input_ids.shape[1]
-        x = self.word(input_ids) + self.pos(self.pos_ids[:, :t]) + self.type(torch.zeros_like(input_ids))
+        x = self.word(input_ids) + self.pos(self.pos_ids[:, :t]) + self.token_type(torch.zeros_like(input_ids))
         x = self.ln(x)
         bias = (1.0 - attention_mask[:, None, None, :].float()) * -10000.0
         for layer in self.layers:
@@ -414,7 +414,9 @@ def export_one(name, force):
         if isinstance(model, Bert):
             out_names = ["last_hidden_state", "pooled"]
         path = os.path.join(tmp, "model.onnx")
-        with warnings.catch_warnings(), torch.no_grad():
+        # not under no_grad: it would let nn.TransformerEncoder take its fused fast
+        # path (aten::_transformer_encoder_layer_fwd), which has no ONNX export
+        with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.onnx.export(model, tuple(xs), path, opset_version=opset, input_names=in_names,
                               output_names=out_names, do_constant_folding=True)
