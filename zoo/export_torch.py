@@ -121,6 +121,10 @@ class Gpt2(nn.Module):
         self.wpe = nn.Embedding(1024, d)
         self.layers = nn.ModuleList(Block(d, heads, 4 * d, pre_norm=True, gelu="tanh") for _ in range(layers))
         self.ln_f = nn.LayerNorm(d)
+        # GPT-2's init scales: with N(0,1) embeddings the tied head's logit for
+        # the input token itself (|e|^2 ~ 768) would dwarf every other logit
+        nn.init.normal_(self.wte.weight, std=0.02)
+        nn.init.normal_(self.wpe.weight, std=0.01)
         self.register_buffer("causal", torch.tril(torch.ones(1024, 1024, dtype=torch.bool)))
         self.register_buffer("pos_ids", torch.arange(seq).unsqueeze(0))
 
