@@ -29,7 +29,6 @@ import onnx
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-import torchvision
 import torchvision.models as tvm
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden"))
