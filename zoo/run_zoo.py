@@ -334,7 +334,9 @@ def fmt_bytes(n):
 
 
 def write_doc(path, results):
-    head = open(path).read().split("<!-- zoo table -->")[0] if os.path.exists(path) else "# Zoo\n\n"
+    old = open(path).read() if os.path.exists(path) else "# Zoo\n\n"
+    head = old.split("<!-- zoo table -->")[0]
+    tail = old.split("<!-- end zoo table -->")[1] if "<!-- end zoo table -->" in old else "\n"
     lines = [head.rstrip() + "\n", "<!-- zoo table -->",
              "Measured %s on %s (`make zoo`)." % (datetime.date.today().isoformat(), cpu_model()), "",
              "| model | exporter | opset | nodes | emit s | gcc s (MB) | weights | arena | max err (/tol) | 1 thread ctvm / ORT ms | ratio | 2 threads ctvm / ORT ms | ratio |",
@@ -353,7 +355,7 @@ def write_doc(path, results):
             r["name"], m.get("exporter"), m.get("opset"), r["nodes"], b1.get("emit_s", 0), b1.get("gcc_s", 0),
             b1.get("gcc_mb", 0), fmt_bytes(b1.get("weights_bytes")), fmt_bytes(b1.get("arena_bytes")),
             r.get("max_err", 0), r.get("err_over_tol", 0), *t(b1), *t(b2)))
-    open(path, "w").write("\n".join(lines) + "\n")
+    open(path, "w").write("\n".join(lines) + "\n\n<!-- end zoo table -->" + tail)
 
 
 if __name__ == "__main__":
