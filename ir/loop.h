@@ -132,7 +132,7 @@ typedef enum StmtKind { ST_FOR, ST_STORE, ST_SEQ, ST_IF, ST_ALLOC, ST_CALL } Stm
 typedef enum LoopKind { LOOP_SERIAL, LOOP_UNROLL, LOOP_VECTORIZE, LOOP_PARALLEL } LoopKind;
 
 #define LOOP_CALL_MAX_BUFS 16
-#define LOOP_CALL_MAX_ARGS 32
+#define LOOP_CALL_MAX_ARGS 256
 
 typedef struct Stmt Stmt;
 struct Stmt {

@@ -17,6 +17,7 @@
 #include "templates/kernel_roialign.h"
 #include "templates/kernel_maxroipool.h"
 #include "templates/kernel_topk.h"
+#include "templates/kernel_dyn.h"
 
 /* the kernels' type codes are ctvm's DType values */
 _Static_assert(CTVM_DT_F32 == DT_FLOAT32 && CTVM_DT_I64 == DT_INT64 && CTVM_DT_I32 == DT_INT32 &&

@@ -41,7 +41,9 @@ int compute_split(ComputeCtx *cx, int node, ComputeDef *def)
     const Value *x = &cx->g->values[n->in[0]];
     int axis = (int)attr_int(n, "axis", 0);
     int64_t offset = 0;
-    for (int i = 0; i < n->n_out; i++) {
+    int parts = n->n_out;
+    attr_ints(n, "split", &parts); /* pass hidden may have appended outputs (run-time dims) */
+    for (int i = 0; i < parts && i < n->n_out; i++) {
         if (n->out[i] < 0)
             continue;
         const Value *y = &cx->g->values[n->out[i]];

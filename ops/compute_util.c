@@ -1,6 +1,7 @@
 /* compute_util.c - helpers shared by the compute definitions: stages over an
  * output shape, flat and broadcast indexing, and the elementwise functions
  * used both standalone and as fused epilogues. */
+#include "ops/dynprop.h"
 #include <float.h>
 #include <string.h>
 
@@ -101,9 +102,12 @@ int compute_fail(ComputeCtx *cx, int node, const char *reason)
 int compute_node(ComputeCtx *cx, int node, ComputeDef *def)
 {
     memset(def, 0, sizeof *def);
+    int kind = (int)attr_int(&cx->g->nodes[node], "dyn_kind", -1);
+    if (kind > DYN_PROG)
+        return dyn_compute(cx, node, def);
     switch (cx->g->nodes[node].op) {
 #define X(e, name, fam, lo, hi, fl) \
-    case OP_##e: return compute_##fam(cx, node, def);
+    case OP_##e: return compute_##fam(cx, node, def) || dyn_compute(cx, node, def);
         CTVM_OPS(X)
 #undef X
     default:

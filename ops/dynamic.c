@@ -22,6 +22,7 @@
 
 #include "ir/loop_kernels.h"
 #include "ops/compute.h"
+#include "ops/dynprop.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
 
@@ -145,6 +146,30 @@ static int infer_nms(Graph *g, int node, Diag *d)
     return 0;
 }
 
+/* ctvm.DynSelect(cond, a, b): a when the one-element cond is true, else b
+ * (an If with a run-time condition whose branches both ran,
+ * passes/control_flow.c); bound: the larger of the branches' bounds. */
+static int infer_select(Graph *g, int node, Diag *d)
+{
+    if (opu_check_arity(g, node, d, 3, 3, 1, 1))
+        return -1;
+    const Value *c = opu_in(g, node, 0), *a = opu_in(g, node, 1), *b = opu_in(g, node, 2);
+    if (numel_of(c) != 1 && !(c->shape.rank == 0))
+        return diag_error(d, g, node, "the condition must hold one element");
+    if (a->dtype != b->dtype || a->shape.rank != b->shape.rank)
+        return diag_error(d, g, node, "the If branches give %s %s and %s %s; with a run-time condition ctvm needs "
+                          "the same type and rank", dtype_name(a->dtype), opu_shape_str(&a->shape),
+                          dtype_name(b->dtype), opu_shape_str(&b->shape));
+    if (dtype_is_packed(a->dtype))
+        return diag_error(d, g, node, "type %s is not supported", dtype_name(a->dtype));
+    Shape s = a->shape;
+    for (int i = 0; i < s.rank; i++)
+        if (b->shape.dims[i] > s.dims[i])
+            s.dims[i] = b->shape.dims[i];
+    set_dyn(g, node, 0, a->dtype, s);
+    return 0;
+}
+
 int op_dynamic_infer(Graph *g, int node, Diag *d)
 {
     switch (g->nodes[node].op) {
@@ -152,6 +177,7 @@ int op_dynamic_infer(Graph *g, int node, Diag *d)
     case OP_COMPRESS: return infer_compress(g, node, d);
     case OP_UNIQUE: return infer_unique(g, node, d);
     case OP_NONMAXSUPPRESSION: return infer_nms(g, node, d);
+    case OP_DYNSELECT: return infer_select(g, node, d);
     default: return diag_error(d, g, node, "not a data-dependent operator (internal error)");
     }
 }
@@ -165,6 +191,7 @@ typedef struct Call {
     int nb, ni;
     int vals[MAXB];  /* value ids, -1 for a null buffer; -2: dims of output k, -3 - k... see below */
     int dims_of[MAXB]; /* >= 0: this buffer is the dims array of output dims_of */
+    int dims_in[MAXB]; /* >= 0: this buffer is the run-time dims of value dims_in */
     int scratch;     /* buffer index of the scratch, or -1 */
     int written[MAXB];
     int64_t ia[MAXI];
@@ -197,7 +224,7 @@ static int build_call(const Graph *g, int node, Call *c)
     const Node *n = &g->nodes[node];
     memset(c, 0, sizeof *c);
     for (int i = 0; i < MAXB; i++)
-        c->dims_of[i] = -1;
+        c->dims_of[i] = c->dims_in[i] = -1;
     c->scratch = -1;
     const Value *x = &g->values[n->in[0]];
     switch (n->op) {
@@ -209,7 +236,8 @@ static int build_call(const Graph *g, int node, Call *c)
         c->ia[0] = x->dtype, c->ia[1] = x->shape.rank, c->ia[2] = numel_of(x);
         for (int i = 0; i < x->shape.rank; i++)
             c->ia[3 + i] = x->shape.dims[i];
-        c->ni = 3 + x->shape.rank;
+        c->ia[3 + x->shape.rank] = 0; /* compact; compute_dynamic pads an operand of other operators */
+        c->ni = 4 + x->shape.rank;
         return 0;
     case OP_COMPRESS:
         c->fn = "ctvm_k_compress";
@@ -246,8 +274,11 @@ static int build_call(const Graph *g, int node, Call *c)
     case OP_NONMAXSUPPRESSION: {
         const Value *s = &g->values[n->in[1]];
         c->fn = "ctvm_k_nms";
-        c->nb = 8;
+        c->nb = 9;
         c->vals[0] = n->in[0], c->vals[1] = n->in[1];
+        c->vals[8] = -1;
+        if (x->dyn)
+            c->dims_in[8] = n->in[0];
         c->vals[2] = n->n_in > 3 ? n->in[3] : -1;
         c->vals[3] = n->n_in > 4 ? n->in[4] : -1;
         c->vals[7] = attr_int(n, "max_boxes_input", 0) ? n->in[2] : -1;
@@ -256,6 +287,25 @@ static int build_call(const Graph *g, int node, Call *c)
         c->ia[0] = x->shape.dims[0], c->ia[1] = s->shape.dims[1], c->ia[2] = x->shape.dims[1];
         c->ia[3] = attr_int(n, "max_boxes", 0), c->ia[4] = attr_int(n, "center_point_box", 0);
         c->ni = 5;
+        return 0;
+    }
+    case OP_DYNSELECT: {
+        const Value *a = &g->values[n->in[1]], *b = &g->values[n->in[2]], *y = &g->values[n->out[0]];
+        int r = y->shape.rank;
+        c->fn = "ctvm_k_dyn";
+        c->nb = 7;
+        c->vals[0] = n->in[0], c->vals[1] = n->in[1], c->vals[3] = n->in[2], c->vals[5] = n->out[0];
+        c->vals[2] = c->vals[4] = -1;
+        if (a->dyn)
+            c->dims_in[2] = n->in[1];
+        if (b->dyn)
+            c->dims_in[4] = n->in[2];
+        c->dims_of[6] = 0;
+        c->written[5] = c->written[6] = 1;
+        c->ia[0] = 2, c->ia[1] = (int64_t)dtype_size(y->dtype), c->ia[2] = r, c->ia[3] = x->dtype;
+        for (int i = 0; i < r; i++)
+            c->ia[4 + i] = a->shape.dims[i], c->ia[4 + r + i] = b->shape.dims[i], c->ia[4 + 2 * r + i] = y->shape.dims[i];
+        c->ni = 4 + 3 * r;
         return 0;
     }
     default: return -1;
@@ -281,10 +331,16 @@ int compute_dynamic(ComputeCtx *cx, int node, ComputeDef *def)
             v = (int)attr_int(n, "scratch_value", -1);
             if (v < 0)
                 return compute_fail(cx, node, "scratch buffer not planned (internal error)");
+        } else if (c.dims_in[i] >= 0) {
+            v = g->values[c.dims_in[i]].dyn_dims;
         }
         bufs[i] = v >= 0 ? cx->buf_of(cx, v) : NULL;
     }
+    if (n->op == OP_NONZERO && !g->values[n->out[0]].is_output)
+        c.ia[c.ni - 1] = numel_of(&g->values[n->in[0]]); /* padded rows (templates/kernel_dyn.h) */
     def->custom = ls_call(cx->lb, c.fn, c.nb, bufs, c.written, c.ni, c.ia, 0, NULL);
+    if (n->op == OP_DYNSELECT)
+        def->custom = ls_seq2(cx->lb, def->custom, dyn_compact_stmt(cx, n->out[0]));
     return 0;
 }
 

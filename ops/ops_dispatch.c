@@ -47,7 +47,8 @@ int ops_can_fold(const Graph *g, const Node *n)
     if (n->dead || n->op <= OP_UNKNOWN || n->op >= OP_COUNT)
         return 0;
     if (n->op == OP_SHAPE || n->op == OP_SIZE)
-        return n->n_in >= 1 && n->in[0] >= 0 && shape_is_static(&g->values[n->in[0]].shape);
+        return n->n_in >= 1 && n->in[0] >= 0 && shape_is_static(&g->values[n->in[0]].shape) &&
+               !g->values[n->in[0]].dyn;
     for (int i = 0; i < n->n_in; i++)
         if (n->in[i] >= 0 && !value_is_const(&g->values[n->in[i]]))
             return 0;

@@ -104,7 +104,7 @@ static int eval_shape(Graph *g, int node, Diag *d)
 {
     const Node *n = &g->nodes[node];
     Value *x = opu_in(g, node, 0);
-    if (!shape_is_static(&x->shape))
+    if (!shape_is_static(&x->shape) || x->dyn)
         return 0;
     int64_t s = attr_int(n, "start", 0), e = attr_int(n, "end", 0);
     int64_t *y = opu_alloc_out(g, node, 0, d);
@@ -148,7 +148,18 @@ static int infer_cos(Graph *g, int node, Diag *d)
         return -1;
     int64_t dims[CTVM_MAX_RANK];
     int n;
-    if (opu_const_ints(g, node, d, 0, dims, CTVM_MAX_RANK, &n))
+    const Value *sv = opu_in(g, node, 0);
+    if (!sv->data && sv->producer >= 0 && g->nodes[sv->producer].op == OP_SHAPE && sv->shape.rank == 1) {
+        /* the run-time dims of a data-dependent value: bounded by its bound
+         * (ops/dynprop.c writes the actual dims) */
+        const Node *sn = &g->nodes[sv->producer];
+        const Value *src = &g->values[sn->in[0]];
+        int64_t s = attr_int(sn, "start", 0), e = attr_int(sn, "end", src->shape.rank);
+        n = 0;
+        for (int64_t i = s; i < e && n < CTVM_MAX_RANK; i++)
+            dims[n++] = src->shape.dims[i];
+        node_set_int(g, node, "shape_runtime", 1);
+    } else if (opu_const_ints(g, node, d, 0, dims, CTVM_MAX_RANK, &n))
         return -1;
     for (int i = 0; i < n; i++)
         if (dims[i] < 0)

@@ -49,12 +49,19 @@ int op_topk_infer(Graph *g, int node, Diag *d)
         Value *kv = opu_in(g, node, 1);
         if (kv->dtype != DT_INT64)
             return diag_error(d, g, node, "K must be int64, not %s", dtype_name(kv->dtype));
-        if (!kv->data)
-            return opu_need_const(g, node, d, 1, "K");
         int64_t raw[2];
         int nk = 0;
-        if (opu_const_ints(g, node, d, 1, raw, 2, &nk))
+        if (!kv->data) {
+            /* a run-time K, bounded by the axis (ops/dynprop.c) */
+            int64_t cnt = 0;
+            if (!shape_numel(&kv->shape, &cnt) || cnt != 1)
+                return diag_error(d, g, node, "K must hold one value");
+            raw[0] = x->shape.dims[axis];
+            nk = 1;
+            node_set_int(g, node, "k_runtime", 1);
+        } else if (opu_const_ints(g, node, d, 1, raw, 2, &nk)) {
             return -1;
+        }
         if (nk != 1)
             return diag_error(d, g, node, "K must hold one value, not %d", nk);
         k = raw[0];

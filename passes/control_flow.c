@@ -267,11 +267,47 @@ static const Graph *graph_attr(const Node *n, const char *name)
 
 /* ---- If ---- */
 
+/* An If whose condition is known only at run time: both branches are
+ * inlined and run, and each output is a ctvm.DynSelect of the two
+ * branches' values by the condition (ops/dynamic.c); the branches' outputs
+ * need the same type and rank, the result is bounded by the larger bound. */
+static int expand_if_runtime(Cursor *c, int node)
+{
+    Graph *g = c->g;
+    Diag *d = c->d;
+    const Node *n = &g->nodes[node];
+    const Graph *tb = graph_attr(n, "then_branch"), *eb = graph_attr(n, "else_branch");
+    if (!tb || !eb)
+        return diag_error(d, g, node, "needs both a then_branch and an else_branch graph");
+    if (tb->n_outputs != n->n_out || eb->n_outputs != n->n_out)
+        return diag_error(d, g, node, "the branches have %d and %d outputs, the node %d", tb->n_outputs,
+                          eb->n_outputs, n->n_out);
+    const char *name = n->name;
+    int m = n->n_out;
+    int *to = arena_array(g->arena, (size_t)m + 1, sizeof(int)), *eo = arena_array(g->arena, (size_t)m + 1, sizeof(int));
+    int first = g->n_nodes;
+    if (inline_body(g, tb, NULL, arena_printf(g->arena, "%s#then", name), to, d) < 0 ||
+        inline_body(g, eb, NULL, arena_printf(g->arena, "%s#else", name), eo, d) < 0)
+        return -1;
+    for (int k = 0; k < m; k++) {
+        int y = g->nodes[node].out[k];
+        if (y < 0)
+            continue;
+        int ins[3] = {g->nodes[node].in[0], to[k], eo[k]};
+        glue(g, "ctvm.DynSelect", 0, arena_printf(g->arena, "%s:select%d", name, k), 3, ins, y);
+    }
+    g->nodes[node].dead = 1;
+    return place(c, first);
+}
+
 static int expand_if(Cursor *c, int node)
 {
     Graph *g = c->g;
     Diag *d = c->d;
     int64_t cond = 0;
+    const Value *cv = opu_in(g, node, 0);
+    if (cv && !cv->data && !cv->is_input)
+        return expand_if_runtime(c, node);
     int r = need_scalar_const(g, node, d, 0, "the If condition", 0, &cond);
     if (r != 0)
         return r < 0 ? -1 : diag_error(d, g, node, "has no condition input");

@@ -40,17 +40,24 @@ int pass_hidden(Graph *g, Diag *d)
             int v = g->nodes[i].out[k];
             if (v < 0 || !g->values[v].dyn)
                 continue;
-            if (g->values[v].n_uses > 0 || !g->values[v].is_output)
+            OpKind op = g->nodes[i].op;
+            if ((op == OP_COMPRESS || op == OP_UNIQUE) && (g->values[v].n_uses > 0 || !g->values[v].is_output))
                 return diag_error(d, g, i,
-                                  "output '%s' has a data-dependent shape; ctvm supports such values only as "
+                                  "output '%s' has a data-dependent shape; ctvm supports %s outputs only as "
                                   "graph outputs, not as inputs of other operators",
-                                  g->values[v].name);
+                                  g->values[v].name, g->nodes[i].op_type);
+            if (g->values[v].is_output && g->values[v].n_uses > 0 && g->values[v].shape.rank > 1)
+                return diag_error(d, g, i,
+                                  "output '%s' has a data-dependent shape and is read by other operators; "
+                                  "ctvm supports this for 1-D outputs only", g->values[v].name);
             int64_t rank = g->values[v].shape.rank;
             int dv = graph_add_value(g, arena_printf(g->arena, "%s_shape", g->values[v].name));
             g->values[dv].dtype = DT_INT64;
             g->values[dv].shape = shape_make(1, &rank);
-            g->values[dv].storage = STORE_OUTDIMS;
-            g->values[dv].io_index = g->values[v].io_index;
+            if (g->values[v].is_output) {
+                g->values[dv].storage = STORE_OUTDIMS;
+                g->values[dv].io_index = g->values[v].io_index;
+            }
             g->values[v].dyn_dims = dv;
             append_output(g, i, dv);
         }

@@ -13,6 +13,7 @@
  * If, Loop and Scan are expanded into straight-line nodes where they stand
  * (passes/control_flow.c), which are then inferred like any other.
  * Ends with graph_count_uses. */
+#include "ops/dynprop.h"
 #include "ops/ops.h"
 #include "ops/ops_fold.h"
 #include "ops/op_util.h"
@@ -45,7 +46,7 @@ static int infer_node(Graph *g, int i, Diag *d)
         return 1;
     if (cf_is_control(g->nodes[i].op))
         return cf_expand(g, i, d, infer_node);
-    if (check_inputs(g, i, d) || ops_infer(g, i, d))
+    if (check_inputs(g, i, d) || ops_infer(g, i, d) || dyn_infer(g, i, d))
         return -1;
     if (!ops_can_fold(g, &g->nodes[i]))
         return 1;

@@ -128,6 +128,10 @@ int pass_plan_memory(Graph *g, Diag *d)
                     def[n->out[k]] = s;
         }
     }
+    /* the run-time dims of a data-dependent value are read with its data */
+    for (int v = 0; v < g->n_values; v++)
+        if (g->values[v].dyn && g->values[v].dyn_dims >= 0 && last[g->values[v].dyn_dims] < last[v])
+            last[g->values[v].dyn_dims] = last[v];
     /* one region per C storage type, float first: bytes are never reused by
        another type, so no compiler can reorder a float store past an int64
        load of the same bytes (strict aliasing) */

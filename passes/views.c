@@ -13,7 +13,7 @@ int pass_views(Graph *g, Diag *d)
         if (n->dead || !op_is_reshape(n->op) || n->in[0] < 0)
             continue;
         Value *src = &g->values[n->in[0]], *dst = &g->values[n->out[0]];
-        if (dst->is_output || src->data || src->dtype != dst->dtype)
+        if (dst->is_output || src->data || src->dtype != dst->dtype || dst->dyn)
             continue;
         n->is_view = 1;
         dst->storage = STORE_VIEW;

@@ -11,7 +11,9 @@
  *      score_threshold (float32 scalars, either may be null), selected
  *      (int64 [Kmax,3]), dims (int64[2]), scratch (int64[N]), and
  *      max_output_boxes_per_class (int64 scalar) when it is a run-time
- *      input, else null;
+ *      input, else null; the actual dims of boxes when they are a
+ *      data-dependent value (their N is a bound; the rest of selected is
+ *      then zeroed), else null;
  * iarg: B, C, N, max_output_boxes_per_class (its bound, N, when run-time),
  *      center_point_box. */
 static void ctvm_knms_box(const float *b, int center, float *x0, float *y0, float *x1, float *y1)
@@ -82,6 +84,7 @@ static void ctvm_k_nms(void *const *buf, const int64_t *iarg, const double *farg
         int64_t m = ((const int64_t *)buf[7])[0];
         max_out = m < 0 ? 0 : m < max_out ? m : max_out;
     }
+    int64_t Nact = buf[8] ? ((const int64_t *)buf[8])[1] : N;
     int center = (int)iarg[4];
     float iou = iou_p ? iou_p[0] : 0.0f;
     int64_t k = 0;
@@ -90,7 +93,7 @@ static void ctvm_k_nms(void *const *buf, const int64_t *iarg, const double *farg
         for (int64_t c = 0; c < C; c++) {
             const float *s = scores + (b * C + c) * N, *bx = boxes + b * N * 4;
             int64_t n = 0, kept = 0, first = k;
-            for (int64_t i = 0; i < N; i++)
+            for (int64_t i = 0; i < Nact; i++)
                 if (!score_p || s[i] > score_p[0])
                     order[n++] = i;
             for (int64_t i = n / 2 - 1; i >= 0; i--)
@@ -116,4 +119,9 @@ static void ctvm_k_nms(void *const *buf, const int64_t *iarg, const double *farg
         }
     dims[0] = k;
     dims[1] = 3;
+    if (buf[8]) {
+        int64_t per = iarg[3] < 0 ? 0 : iarg[3] < N ? iarg[3] : N;
+        for (int64_t j = k * 3; j < B * C * per * 3; j++)
+            sel[j] = 0;
+    }
 }

@@ -181,6 +181,22 @@ else
   cat "$T/odd.log"; bad "generate odd-shape cases (tests/odd_shapes.py)"
 fi
 
+# --- data-dependent shapes through operators, against ONNX Runtime ------------
+# tests/dyn_shapes.py: NonZero -> Transpose -> GatherND, TopK with a run-time
+# k, Concat of dyn pieces, Shape -> ConstantOfShape, If with a run-time
+# condition, NMS on dyn boxes; each also with a count of 0 (issue 10).
+dyn() { # case rtol atol
+  local d=$T/dyn/$1
+  RUN "$d/model.onnx" --inputs "$d/inputs.npz" --golden "$d/outputs.npz" --rtol "$2" --atol "$3" < /dev/null
+}
+if /opt/ctvm-venv/bin/python tests/dyn_shapes.py "$T/dyn" > "$T/dyn.log" 2>&1; then
+  while read -r c r a; do
+    check "dyn $c" dyn "$c" "$r" "$a"
+  done < "$T/dyn/cases.txt"
+else
+  cat "$T/dyn.log"; bad "generate dyn-shape cases (tests/dyn_shapes.py)"
+fi
+
 # --- the generated C -----------------------------------------------------------
 strict_c() { # target [threads]
   local f
