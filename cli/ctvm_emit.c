@@ -24,6 +24,9 @@ static void usage(FILE *f)
           "  --arena static|caller    static: NAME_run uses a static workspace (default);\n"
           "                           caller: only NAME_run_ws, the caller passes the workspace\n"
           "  --weights-section NAME   place the weights in linker section NAME (e.g. .ctvm_weights)\n"
+          "  --weights-text auto|octal|raw  weight bytes 0x80-0xff as octal escapes (ASCII file)\n"
+          "                           or as themselves (half the file, half gcc's time and\n"
+          "                           memory; gcc and clang); auto: raw from 32 MB of weights\n"
           "  --arena-section NAME     place the static workspace in linker section NAME\n"
           "  --input-shapes SPEC      e.g. 'input:[1,3,224,224]': sizes for symbolic, unknown,\n"
           "                           -1 or 0 dims (a fixed positive dim must agree)\n"
@@ -95,6 +98,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             o.emit.arena_caller = val[0] == 'c';
+        } else if (TAKE("--weights-text")) {
+            if (strcmp(val, "auto") && strcmp(val, "octal") && strcmp(val, "raw")) {
+                fprintf(stderr, "ctvm-emit: --weights-text takes auto, octal or raw, not '%s'\n", val);
+                return 2;
+            }
+            o.emit.weights_text = val[0] == 'a' ? 0 : val[0] == 'o' ? 1 : 2;
         } else if (TAKE("--weights-section") || TAKE("--arena-section")) {
             if (!section_name_ok(val)) {
                 fprintf(stderr, "ctvm-emit: %s '%s': a section name is 1-64 of [A-Za-z0-9._$]\n", a, val);

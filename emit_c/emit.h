@@ -24,6 +24,7 @@ typedef struct EmitOptions {
     const char *weights_section; /* --weights-section: linker section of the weight blob, or NULL */
     const char *arena_section;   /* --arena-section: linker section of the static arena, or NULL */
     int arena_caller;            /* --arena caller: no static arena and no NAME_run; only NAME_run_ws */
+    int weights_text;            /* --weights-text: 0 auto, 1 octal, 2 raw (emit_c/emit_weights.h) */
 } EmitOptions;
 
 /* Writes model.c to c_out and, when h_out is not NULL, the header to h_out. */

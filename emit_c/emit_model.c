@@ -443,6 +443,7 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
             emit_banner_file(out, file);
         }
     }
+    e.blob.raw_text = o->weights_text == 2 || (o->weights_text == 0 && e.blob.size >= CTVM_RAW_TEXT_MIN);
     weights_emit(out, &e.blob);
     fwrite(ktext, 1, klen, out);
     free(ktext);

@@ -83,7 +83,7 @@ void weights_free(WeightBlob *w)
  * escapes (three digits when a digit follows, so it cannot be absorbed).
  * Digits are written by hand: sprintf per byte was 85% of ctvm-emit's time
  * on ViT-B/16's 346 MB of weights. */
-static void emit_row(FILE *f, const unsigned char *p, int64_t n)
+static void emit_row(FILE *f, const unsigned char *p, int64_t n, int raw)
 {
     char line[CTVM_ROW * 4 + 8];
     int k = 0;
@@ -91,7 +91,7 @@ static void emit_row(FILE *f, const unsigned char *p, int64_t n)
     for (int64_t i = 0; i < n; i++) {
         unsigned c = p[i];
         int next_digit = i + 1 < n && p[i + 1] >= '0' && p[i + 1] <= '9';
-        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '?') {
+        if ((c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '?') || (raw && c >= 0x80 && c != 0xe2)) {
             line[k++] = (char)c;
             continue;
         }
@@ -160,7 +160,7 @@ static void emit_part(FILE *f, const WeightBlob *w, const char *name, int64_t st
         if (n > len)
             n = len;
         if (n > 0)
-            emit_row(f, w->bytes + start + r * len, n);
+            emit_row(f, w->bytes + start + r * len, n, w->raw_text);
         else
             fputs("\"\"", f);
         fputs(",\n", f);
@@ -172,6 +172,9 @@ void weights_emit(FILE *f, const WeightBlob *w)
 {
     if (w->size == 0)
         return;
+    if (w->raw_text)
+        fputs("#ifdef __clang__ /* the rows hold bytes 0x80-0xff as themselves */\n#pragma clang diagnostic push\n"
+              "#pragma clang diagnostic ignored \"-Winvalid-source-encoding\"\n#endif\n", f);
     for (int k = 0; k < w->nparts; k++) {
         char name[32];
         snprintf(name, sizeof name, k ? "ctvm_blob%d" : "ctvm_blob", k);
@@ -181,5 +184,7 @@ void weights_emit(FILE *f, const WeightBlob *w)
           "#define CTVM_WT(member, off) (ctvm_blob.member + (off) / sizeof ctvm_blob.member[0])\n", f);
     if (w->nparts > 1)
         fputs("#define CTVM_WP(k, member, off) (ctvm_blob##k.member + (off) / sizeof ctvm_blob##k.member[0])\n", f);
+    if (w->raw_text)
+        fputs("#ifdef __clang__\n#pragma clang diagnostic pop\n#endif\n", f);
     fputs("\n", f);
 }

@@ -6,23 +6,39 @@
  * multiple of 4, under -pedantic's 4095-character literal limit), so rows
  * lie contiguously. It is a union with a float array, the member kernels
  * read through (no float is read through a char lvalue: no strict-aliasing
- * violation), and with double for 8-byte alignment. Each constant starts at
+ * violation), and with double for 8-byte alignment. Rows of 1020 bytes keep
+ * every literal under gcc's page size: with 4092-byte rows, gcc's allocator
+ * searched its free-page list once per row of a 411 MB constant (vgg11_bn:
+ * 235 s, 64 s with 1020-byte rows). Each constant starts at
  * a 64-byte boundary. CTVM_WEIGHTS_SECTION (emit_model) may place it in a
- * named linker section.
+ * named linker section. Bytes are written in the host's order, and the file
+ * refuses to compile for a target of the other order.
  *
  * Big models get several blobs ("parts" of about CTVM_PART bytes; a constant
  * never straddles two), each its own declaration: gcc frees a declaration's
  * string tokens before it parses the next, so its peak memory is set by one
- * part, not by the whole model (vit_b_16, 346 MB of weights: see docs/ZOO.md). Bytes are written in the host's
- * order, and the file refuses to compile for a target of the other order. */
+ * part, not by the whole model (vit_b_16, 346 MB of weights: see docs/ZOO.md).
+ *
+ * Text of the rows: printable ASCII as itself, the rest as octal escapes
+ * (2.7 characters per byte of float weights). In "raw" text the bytes
+ * 0x80-0xff other than 0xe2 are written as themselves (1.3 characters per
+ * byte): gcc and clang keep a narrow literal's bytes as they are (clang's
+ * warning about them is switched off around the blob; 0xe2 stays escaped so
+ * no Unicode bidirectional control appears). gcc's time and peak memory on a
+ * model follow the file's size: vgg11_bn (531 MB of weights) 235 s and
+ * 5.8 GB in octal. Raw is chosen by default (auto) from CTVM_RAW_TEXT_MIN
+ * bytes of weights on, where no microcontroller compiler is involved;
+ * --weights-text octal keeps the file ASCII. */
 #ifndef CTVM_EMIT_C_EMIT_WEIGHTS_H
 #define CTVM_EMIT_C_EMIT_WEIGHTS_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#define CTVM_ROW 4092
+#define CTVM_ROW 1020
 #define CTVM_PART (8 << 20)
+/* --weights-text auto: raw bytes from this many bytes of weights on */
+#define CTVM_RAW_TEXT_MIN (32 << 20)
 
 typedef struct WeightBlob {
     unsigned char *bytes;
@@ -30,6 +46,7 @@ typedef struct WeightBlob {
     unsigned types; /* union members needed besides float (bit i: weights_member i) */
     int64_t *parts; /* byte offset where each part starts (parts[0] = 0) */
     int nparts, parts_cap;
+    int raw_text; /* rows in raw text (see above) */
 } WeightBlob;
 
 /* Appends data, 64-byte aligned; returns its byte offset. */

@@ -32,6 +32,8 @@
 #include "passes/passes.h"
 
 #define PACK_MIN_WORK (1 << 18)
+#define PACK_PART_BYTES (64 << 20)
+#define PACK_MAX_GROUPS 64
 
 /* Operand o of an elementwise node over Y [.., N] as an operand over Yt
  * [M, P, NB]: a scalar as is, a constant varying along N only as [P, NB],
@@ -135,8 +137,25 @@ static int pack_one(Graph *g, int i, int64_t NB)
     int ain = n->in[0], yv = n->out[0], yrank = y->shape.rank;
     int64_t ydims[CTVM_MAX_RANK], pd[3] = {P, K, NB};
     memcpy(ydims, y->shape.dims, sizeof ydims);
-    int bpv = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_packed", g->values[n->in[1]].name)),
-                              DT_FLOAT32, shape_make(3, pd), bp);
+    /* B of more than PACK_PART_BYTES: several constants of whole panels, one
+       MatMul each, joined by a Concat of their [Pg, M, NB] results (a copy of
+       M*N floats), so no single constant is bigger than that: gcc's memory
+       on the generated file follows its biggest constant (vgg11_bn's first
+       classifier layer: 411 MB) */
+    const char *bname = g->values[n->in[1]].name;
+    int64_t per = PACK_PART_BYTES / (K * NB * (int64_t)sizeof(float));
+    if (per < 1)
+        per = 1;
+    int ng = (int)((P + per - 1) / per), bpg[PACK_MAX_GROUPS];
+    if (ng > PACK_MAX_GROUPS) {
+        free(bp);
+        return 0;
+    }
+    for (int q = 0; q < ng; q++) {
+        int64_t p0 = q * per, pn = P - p0 < per ? P - p0 : per, gd[3] = {pn, K, NB};
+        bpg[q] = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, ng > 1 ? "%s_packed%d" : "%s_packed", bname, q)),
+                                 DT_FLOAT32, shape_make(3, ng > 1 ? gd : pd), bp + p0 * K * NB);
+    }
     free(bp);
     int cc = cin;
     if (cin >= 0 && beta != 1.0f) { /* beta * C, folded */
@@ -159,8 +178,19 @@ static int pack_one(Graph *g, int i, int64_t NB)
         int64_t ad[2] = {M, K};
         a2 = pb_reshape(&B, ain, 2, ad, -1);
     }
-    int yp = pb_value(&B, "panels"), mins[2] = {a2, bpv};
-    pb_node(&B, "MatMul", 2, mins, yp);
+    int yp = pb_value(&B, "panels");
+    if (ng == 1) {
+        int mins[2] = {a2, bpg[0]};
+        pb_node(&B, "MatMul", 2, mins, yp);
+    } else {
+        int parts[PACK_MAX_GROUPS];
+        for (int q = 0; q < ng; q++) {
+            int mins[2] = {a2, bpg[q]};
+            parts[q] = pb_value(&B, "panels_part");
+            pb_node(&B, "MatMul", 2, mins, parts[q]);
+        }
+        node_set_int(g, pb_node(&B, "Concat", ng, parts, yp), "axis", 0);
+    }
     int64_t perm[3] = {1, 0, 2};
     int yt = pb_transpose(&B, yp, 3, perm, -1);
     int yr = pb_reshape(&B, yt, yrank, ydims, cc >= 0 ? -1 : yv);

@@ -66,11 +66,11 @@ static void test_weights_emit_empty(void **state)
 }
 
 /* Every byte of the blob and some floats through CTVM_W, compiled and run. */
-static void test_weights_roundtrip(void **state)
+static void weights_roundtrip(int raw)
 {
-    (void)state;
     WeightBlob w;
     memset(&w, 0, sizeof w);
+    w.raw_text = raw;
     /* tricky bytes: escapes, octal followed by digits, trigraph starters */
     static const unsigned char tricky[] = {0,    '1', '"', '\\', '?', '?', '=', 0xff, '7', 7,   '8', 0,
                                            0,    '0', 077, '7',  0100, '1', '\n', '\t', 0x7f, 0x80, '?',
@@ -99,6 +99,14 @@ static void test_weights_roundtrip(void **state)
     weights_emit(f, &w);
     fclose(f);
     assert_non_null(strstr(blob, "#define CTVM_W(off)"));
+    /* raw text holds byte 0xff as itself (and never 0xe2); octal text is ASCII */
+    int high = 0, e2 = 0;
+    for (size_t i = 0; i < len; i++) {
+        high |= (unsigned char)blob[i] == 0xff;
+        e2 |= (unsigned char)blob[i] == 0xe2;
+    }
+    assert_int_equal(high, raw);
+    assert_int_equal(e2, 0);
     size_t cap = len + 2048;
     char *text = malloc(cap);
     snprintf(text, cap,
@@ -118,11 +126,12 @@ static void test_weights_roundtrip(void **state)
     assert_int_equal(cc_dir_open(&c), 0);
     int rc = cc_compile(&c, text, 0);
     char *out = rc == 0 ? cc_run(&c) : NULL;
+    int rc_clang = rc == 0 ? cc_compile_ex(&c, text, "clang", "", 1, 1) : 0; /* -Werror: no encoding warning */
     cc_dir_close(&c);
     free(text);
     free(blob);
-    if (rc != 0)
-        fail_msg("weight blob does not compile");
+    if (rc != 0 || rc_clang != 0)
+        fail_msg("weight blob does not compile (gcc %d, clang %d)", rc, rc_clang);
     assert_non_null(out);
 
     char *s = out, *end;
@@ -154,6 +163,19 @@ static void test_weights_roundtrip(void **state)
     free(out);
     free(fl);
     weights_free(&w);
+}
+
+static void test_weights_roundtrip(void **state)
+{
+    (void)state;
+    weights_roundtrip(0);
+}
+
+/* bytes 0x80-0xff as themselves (--weights-text raw): the same bytes back */
+static void test_weights_roundtrip_raw(void **state)
+{
+    (void)state;
+    weights_roundtrip(1);
 }
 
 /* Constants past CTVM_PART bytes go to further blobs, each its own
@@ -371,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_weights_add_aligns),
         cmocka_unit_test(test_weights_emit_empty),
         cmocka_unit_test(test_weights_roundtrip),
+        cmocka_unit_test(test_weights_roundtrip_raw),
         cmocka_unit_test(test_weights_parts),
         cmocka_unit_test(test_emit_model_text),
         cmocka_unit_test(test_emit_model_runs),
