@@ -852,6 +852,79 @@ static void test_match_gelu(void **state)
     graph_free(g);
 }
 
+/* a 3x3 convolution with dilation 4 and pads 4 on a 3x3 map: only the centre
+ * tap ever reads the input; dilation 2 and pads 2 on 5x5: every tap does */
+static Graph *conv_pad_only_graph_d(int *x, int *y, int dil, int hw)
+{
+    Graph *g = tb_graph(13);
+    *x = tb_input(g, "x", 4, D4(1, 2, hw, hw));
+    float *w = ramp(3 * 2 * 3 * 3, 0.1f), b[3] = {0.5f, -0.25f, 1.0f};
+    int wv = tb_cf(g, "w", 4, D4(3, 2, 3, 3), w), bv = tb_cf(g, "b", 1, (int64_t[]){3}, b);
+    free(w);
+    *y = graph_add_value(g, "y");
+    int c = tb_node(g, "Conv", 3, 1, *x, wv, bv, *y);
+    node_set_ints(g, c, "pads", (int64_t[]){dil, dil, dil, dil}, 4);
+    node_set_ints(g, c, "dilations", (int64_t[]){dil, dil}, 2);
+    graph_add_output(g, *y);
+    return g;
+}
+
+static Graph *conv_centre_only_graph(int *x, int *y) { return conv_pad_only_graph_d(x, y, 4, 3); }
+static Graph *conv_all_taps_graph(int *x, int *y) { return conv_pad_only_graph_d(x, y, 2, 5); }
+
+static void test_crop_conv_taps(void **state)
+{
+    (void)state;
+    Graph *g = rewrite_matches(conv_centre_only_graph, pass_crop_conv_taps, "generic", OP_CONV, 1, 2 * 3 * 3, 3 * 3 * 3,
+                               1e-6f);
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i].dead && g->nodes[i].op == OP_CONV) {
+            int nk = 0, np = 0;
+            const int64_t *k = attr_ints(&g->nodes[i], "kernel_shape", &nk), *p = attr_ints(&g->nodes[i], "pads", &np);
+            assert_int_equal(k[0] * k[1], 1);
+            assert_int_equal(p[0] + p[1] + p[2] + p[3], 0);
+        }
+    graph_free(g);
+    g = rewrite_matches(conv_all_taps_graph, pass_crop_conv_taps, "generic", OP_CONV, 1, 2 * 5 * 5, 3 * 5 * 5, 1e-6f);
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i].dead && g->nodes[i].op == OP_CONV) {
+            int nk = 0;
+            assert_int_equal(attr_ints(&g->nodes[i], "kernel_shape", &nk)[0], 3);
+        }
+    graph_free(g);
+}
+
+/* linear half_pixel 2x (both axes) and cubic asymmetric 3x along W only */
+static Graph *resize_graph_mode(int *x, int *y, int cubic)
+{
+    Graph *g = tb_graph(13);
+    *x = tb_input(g, "x", 4, D4(1, 3, 5, 6));
+    float sc[4] = {1, 1, cubic ? 1.0f : 2.0f, cubic ? 3.0f : 2.0f};
+    int scv = tb_cf(g, "scales", 1, (int64_t[]){4}, sc);
+    int roi = tb_cf(g, "roi", 1, (int64_t[]){0}, sc);
+    *y = graph_add_value(g, "y");
+    int r = tb_node(g, "Resize", 3, 1, *x, roi, scv, *y);
+    node_set_string(g, r, "mode", cubic ? "cubic" : "linear");
+    if (cubic)
+        node_set_string(g, r, "coordinate_transformation_mode", "asymmetric");
+    graph_add_output(g, *y);
+    return g;
+}
+
+static Graph *resize_linear_graph(int *x, int *y) { return resize_graph_mode(x, y, 0); }
+static Graph *resize_cubic_graph(int *x, int *y) { return resize_graph_mode(x, y, 1); }
+
+static void test_lower_resize(void **state)
+{
+    (void)state;
+    Graph *g = rewrite_matches(resize_linear_graph, pass_lower_resize, "generic", OP_MATMUL, 2, 3 * 5 * 6, 3 * 10 * 12,
+                               1e-5f);
+    assert_int_equal(count_op(g, OP_RESIZE), 0);
+    graph_free(g);
+    g = rewrite_matches(resize_cubic_graph, pass_lower_resize, "generic", OP_MATMUL, 1, 3 * 5 * 6, 3 * 5 * 18, 1e-5f);
+    graph_free(g);
+}
+
 static Graph *attention_graph(int *x, int *y)
 {
     Graph *g = tb_graph(23);
@@ -924,6 +997,8 @@ int main(void)
         cmocka_unit_test(test_pack_matmul),
         cmocka_unit_test(test_match_layernorm),
         cmocka_unit_test(test_match_gelu),
+        cmocka_unit_test(test_crop_conv_taps),
+        cmocka_unit_test(test_lower_resize),
         cmocka_unit_test(test_lower_attention),
         cmocka_unit_test(test_einsum_operands),
     };
