@@ -2,7 +2,8 @@
 # Models beyond the seed CNNs that users bring (issue 9): seeded-random
 # torchvision/torch models and a paddle2onnx-style model, each exported to
 # ONNX with PyTorch's output of the same model object as the reference.
-# Writes <cache>/zoo/<name>/{model.onnx, inputs.npz, outputs.npz, shapes.txt}
+# Writes <cache>/extra/<name>/{model.onnx, inputs.npz, outputs.npz, shapes.txt}
+# (not zoo/: that is the model zoo of zoo/, another format)
 # (shapes.txt: the --input-shapes argument the model needs, may be empty).
 #
 #   densenet121   torchvision, opset 13 (Pad from the exported pooling)
@@ -29,7 +30,7 @@ def cache_dir():
     d = os.environ.get("CTVM_CACHE")
     if not d:
         d = os.path.join(os.path.expanduser("~"), ".cache", "ctvm", "models")
-    return os.path.join(d, "zoo")
+    return os.path.join(d, "extra")
 
 
 class PaddleStyle(torch.nn.Module):

@@ -110,7 +110,7 @@ fi
 if [ "${CTVM_SKIP_SEED:-0}" != 1 ]; then
   if /usr/bin/python3 golden/export_zoo.py transformer paddle_style densenet121 > "$T/zoo.log" 2>&1; then
     zoo_model() { # name target
-      local d=$CACHE/zoo/$1 s; s=$(cat "$d/shapes.txt")
+      local d=$CACHE/extra/$1 s; s=$(cat "$d/shapes.txt")
       golden_model "$d" "$2" ${s:+--input-shapes "$s"}
     }
     for t in $HOST_TARGETS; do
