@@ -141,14 +141,7 @@ static int match_one(Graph *g, int i)
     }
     if (!shape_equal(&g->values[y].shape, &g->values[x].shape) || g->values[y].dtype != DT_FLOAT32)
         return 0;
-    int last = 0;
-    for (int k = 0; k < n_dead; k++) {
-        g->nodes[dead[k]].dead = 1;
-        if (dead[k] > last)
-            last = dead[k];
-    }
-    PassBuild L = {g, last, g->nodes[last].name};
-    int gelu = pb_node(&L, "Gelu", 1, &x, y);
+    int gelu = pass_replace_nodes(g, dead, n_dead, "Gelu", 1, &x, y);
     node_set_string(g, gelu, "approximate", tanh_form ? "tanh" : "none");
     graph_count_uses(g);
     return 1;

@@ -134,15 +134,8 @@ static int match_one(Graph *g, int i)
                                 shape_make(xv->shape.rank - axis, g->values[x].shape.dims + axis), ones);
         free(ones);
     }
-    int last = 0;
-    for (int k = 0; k < n_dead; k++) {
-        g->nodes[dead[k]].dead = 1;
-        if (dead[k] > last)
-            last = dead[k];
-    }
-    PassBuild L = {g, last, g->nodes[last].name};
     int ins[3] = {x, gamma, beta};
-    int ln = pb_node(&L, "LayerNormalization", beta >= 0 ? 3 : 2, ins, y);
+    int ln = pass_replace_nodes(g, dead, n_dead, "LayerNormalization", beta >= 0 ? 3 : 2, ins, y);
     node_set_int(g, ln, "axis", axis);
     node_set_float(g, ln, "epsilon", (float)eps);
     graph_count_uses(g);

@@ -99,6 +99,18 @@ int pass_other_operand(const Graph *g, int node, int v)
     return n->in[0] == v ? n->in[1] : n->in[0];
 }
 
+int pass_replace_nodes(Graph *g, const int *ids, int n, const char *op, int n_in, const int *ins, int out)
+{
+    int last = 0;
+    for (int k = 0; k < n; k++) {
+        g->nodes[ids[k]].dead = 1;
+        if (ids[k] > last)
+            last = ids[k];
+    }
+    PassBuild L = {g, last, g->nodes[last].name};
+    return pb_node(&L, op, n_in, ins, out);
+}
+
 int pb_value(PassBuild *b, const char *what)
 {
     return graph_add_value(b->g, pass_unique_name(b->g, arena_printf(b->g->arena, "%s_%s", b->base, what)));

@@ -37,6 +37,10 @@ int pass_const_scalar(const Graph *g, int v, double *out);
  * exactly one of its two operands. */
 int pass_other_operand(const Graph *g, int node, int v);
 
+/* Marks the n nodes ids[] dead and puts node op(ins) -> out where the last
+ * of them stood (named after it); returns the new node's id. */
+int pass_replace_nodes(Graph *g, const int *ids, int n, const char *op, int n_in, const int *ins, int out);
+
 /* Building a replacement for a node: new nodes go in at `pos` (before the
  * node being replaced, which moves up), named after `base`. */
 typedef struct PassBuild {

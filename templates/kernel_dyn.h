@@ -137,15 +137,6 @@ static void ctvm_kdyn_reduce(void *const *buf, const int64_t *iarg)
         }
 }
 
-/* a precedes b in the row at base (stride inner) */
-static int ctvm_kdyn_before(const void *x, int64_t base, int64_t inner, int64_t a, int64_t b, int dt, int largest)
-{
-    int c = ctvm_kcmp(x, base + a * inner, x, base + b * inner, dt);
-    if (largest)
-        c = -c;
-    return c < 0 || (c == 0 && a < b);
-}
-
 static void ctvm_kdyn_topk(void *const *buf, const int64_t *iarg)
 {
     const unsigned char *x = (const unsigned char *)buf[0];
@@ -164,24 +155,7 @@ static void ctvm_kdyn_topk(void *const *buf, const int64_t *iarg)
         k = K;
     ctvm_kdyn_zero(y, outer * K * inner * es);
     ctvm_kdyn_zero(idx, outer * K * inner * 8);
-    for (int64_t o = 0; o < outer; o++)
-        for (int64_t i = 0; i < inner; i++) {
-            int64_t base = o * N * inner + i, obase = o * K * inner + i, prev = -1;
-            for (int64_t j = 0; j < k; j++) {
-                int64_t best = -1;
-                for (int64_t m = 0; m < n; m++) {
-                    if (prev >= 0 && !ctvm_kdyn_before(x, base, inner, prev, m, dt, largest))
-                        continue;
-                    if (best < 0 || ctvm_kdyn_before(x, base, inner, m, best, dt, largest))
-                        best = m;
-                }
-                if (best < 0)
-                    best = 0;
-                ctvm_kcopy(y + (obase + j * inner) * es, x + (base + best * inner) * es, es);
-                idx[obase + j * inner] = best;
-                prev = best;
-            }
-        }
+    ctvm_ktopk_rows(x, y, idx, dt, largest, outer, N, n, inner, k, K); /* kernel_util.h */
     for (int d = 0; d < rank; d++) {
         int64_t v = d == axis ? k : xd ? xd[d] : bound[d];
         yd[d] = v;

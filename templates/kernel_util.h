@@ -131,6 +131,44 @@ static CTVM_INLINE void ctvm_kcopy(void *dst, const void *src, int64_t n)
         d[k] = s[k];
 }
 
+/* TopK over rows [outer, n (stride: N rows), inner]: the k best of the first
+ * n elements of each row (largest or smallest; equal values: lower index
+ * first; NaN as the largest), into rows of K (k <= K, k <= n) of y and idx.
+ * Each pick scans the row for the best element after the previous pick in
+ * the strict total order (value, then index): no scratch memory. Shared by
+ * kernel_topk.h (n = N = K) and kernel_dyn.h (run-time n and k). */
+static CTVM_INLINE int ctvm_ktopk_before(const void *x, int64_t base, int64_t inner, int64_t a, int64_t b, int dt, int largest)
+{
+    int c = ctvm_kcmp(x, base + a * inner, x, base + b * inner, dt);
+    if (largest)
+        c = -c;
+    return c < 0 || (c == 0 && a < b);
+}
+
+static CTVM_INLINE void ctvm_ktopk_rows(const unsigned char *x, unsigned char *y, int64_t *idx, int dt, int largest,
+                                        int64_t outer, int64_t N, int64_t n, int64_t inner, int64_t k, int64_t K)
+{
+    int64_t es = ctvm_kbytes(dt);
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < inner; i++) {
+            int64_t base = o * N * inner + i, obase = o * K * inner + i, prev = -1;
+            for (int64_t j = 0; j < k; j++) {
+                int64_t best = -1;
+                for (int64_t m = 0; m < n; m++) {
+                    if (prev >= 0 && !ctvm_ktopk_before(x, base, inner, prev, m, dt, largest))
+                        continue;
+                    if (best < 0 || ctvm_ktopk_before(x, base, inner, m, best, dt, largest))
+                        best = m;
+                }
+                if (best < 0)
+                    best = 0; /* not reached: k <= n */
+                ctvm_kcopy(y + (obase + j * inner) * es, x + (base + best * inner) * es, es);
+                idx[obase + j * inner] = best;
+                prev = best;
+            }
+        }
+}
+
 /* stores v as element i of a float array (float16/bfloat16 rounded to
  * nearest even, overflow to infinity, NaN stays NaN) */
 static CTVM_INLINE void ctvm_kset_f(void *p, int64_t i, int dt, double v)
