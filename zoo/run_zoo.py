@@ -286,6 +286,9 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "zoo"))
     ap.add_argument("--json", default=None, help="results file (default WORK/results.json)")
     ap.add_argument("--doc", default=None, help="write this markdown table (make zoo: docs/ZOO.md)")
+    ap.add_argument("--previous", default=None,
+                    help="results.json of an earlier run: its measurements at thread counts this run "
+                         "does not take are kept in the table (e.g. --threads 1, then --threads 2)")
     a = ap.parse_args()
     a.threads = [int(t) for t in a.threads.split(",")]
     zd = cache_dir()
@@ -312,10 +315,24 @@ def main():
             log("zoo %d/%d %s: %s" % (i + 1, len(models), m.name, summary_line(r)))
             json.dump({"date": datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z",
                        "cpu": cpu_model(), "results": results}, open(jpath, "w"), indent=1)
+    if a.previous and os.path.exists(a.previous):
+        merge_previous(results, json.load(open(a.previous))["results"])
     if a.doc:
         write_doc(a.doc, results)
     print("zoo: %d passed, %d failed" % (len(results) - fails, fails))
     return 1 if fails else 0
+
+
+def merge_previous(results, previous):
+    """Adds an earlier run's t<N> measurements this run did not take (same model)."""
+    old = {r["name"]: r for r in previous}
+    for r in results:
+        p = old.get(r["name"])
+        if not p or "error" in r or "error" in p:
+            continue
+        for t in ("t1", "t2"):
+            if t not in r and t in p:
+                r[t] = p[t]
 
 
 def summary_line(r):
