@@ -9,6 +9,8 @@ const PassInfo CTVM_PASSES[] = {
     {"fold_batchnorm", pass_fold_batchnorm},
     {"match_layernorm", pass_match_layernorm}, /* LayerNorm written out -> LayerNormalization */
     {"match_gelu", pass_match_gelu},       /* GELU written out -> Gelu */
+    {"match_swish", pass_match_swish},     /* x * Sigmoid(x) -> Swish */
+    {"fold_pad", pass_fold_pad},           /* zero Pad into the Conv's pads */
     {"crop_conv_taps", pass_crop_conv_taps}, /* kernel taps that read only padding */
     {"lower_resize", pass_lower_resize},   /* small linear/cubic Resize as MatMuls */
     {"lower_conv", pass_lower_conv},       /* 1-D/3-D Conv as 2-D, ConvTranspose as MatMul + Col2Im */

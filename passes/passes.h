@@ -18,6 +18,8 @@ int pass_lower_conv(Graph *g, Diag *d);     /* 1-D/3-D Conv as 2-D, ConvTranspos
 int pass_pack_matmul(Graph *g, Diag *d);    /* constant B of float32 MatMul/Gemm as column panels */
 int pass_match_layernorm(Graph *g, Diag *d); /* LayerNorm written out as operators -> LayerNormalization */
 int pass_match_gelu(Graph *g, Diag *d);      /* GELU (erf or tanh form) written out -> Gelu */
+int pass_match_swish(Graph *g, Diag *d);     /* x * Sigmoid(x) -> Swish */
+int pass_fold_pad(Graph *g, Diag *d);        /* zero Pad of spatial axes into the Conv after it */
 int pass_crop_conv_taps(Graph *g, Diag *d);  /* Conv taps that read only padding dropped */
 int pass_lower_resize(Graph *g, Diag *d);    /* small linear/cubic Resize as interpolation-matrix products */
 int pass_lower_attention(Graph *g, Diag *d); /* float32 Attention as MatMul, Softmax, MatMul */

@@ -925,6 +925,47 @@ static void test_lower_resize(void **state)
     graph_free(g);
 }
 
+/* y = Conv(Pad(x, zeros on H and W)) * Sigmoid(...): the Pad folds into the
+ * Conv's pads and the swish becomes one Swish */
+static Graph *pad_conv_swish_graph(int *x, int *y)
+{
+    Graph *g = tb_graph(13);
+    *x = tb_input(g, "x", 4, D4(1, 2, 5, 6));
+    float *w = ramp(3 * 2 * 3 * 3, 0.1f);
+    int wv = tb_cf(g, "w", 4, D4(3, 2, 3, 3), w);
+    free(w);
+    int p = graph_add_value(g, "p"), c = graph_add_value(g, "c"), sg = graph_add_value(g, "sg");
+    tb_node(g, "Pad", 2, 1, *x, tb_ci1(g, "pads", 8, (int64_t[]){0, 0, 0, 1, 0, 0, 2, 1}), p);
+    int cv = tb_node(g, "Conv", 2, 1, p, wv, c);
+    node_set_ints(g, cv, "strides", (int64_t[]){2, 2}, 2);
+    tb_node(g, "Sigmoid", 1, 1, c, sg);
+    *y = graph_add_value(g, "y");
+    tb_node(g, "Mul", 2, 1, sg, c, *y);
+    graph_add_output(g, *y);
+    return g;
+}
+
+static int fold_pad_then_swish(Graph *g, Diag *d)
+{
+    return pass_fold_pad(g, d) || pass_match_swish(g, d);
+}
+
+static void test_fold_pad_match_swish(void **state)
+{
+    (void)state;
+    Graph *g = rewrite_matches(pad_conv_swish_graph, fold_pad_then_swish, "generic", OP_SWISH, 1, 2 * 5 * 6,
+                               3 * 3 * 3, 1e-6f);
+    assert_int_equal(count_op(g, OP_PAD) + count_op(g, OP_SIGMOID) + count_op(g, OP_MUL), 0);
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i].dead && g->nodes[i].op == OP_CONV) {
+            int np = 0;
+            const int64_t *p = attr_ints(&g->nodes[i], "pads", &np);
+            assert_int_equal(np, 4);
+            assert_true(p[0] == 0 && p[1] == 1 && p[2] == 2 && p[3] == 1);
+        }
+    graph_free(g);
+}
+
 static Graph *attention_graph(int *x, int *y)
 {
     Graph *g = tb_graph(23);
@@ -999,6 +1040,7 @@ int main(void)
         cmocka_unit_test(test_match_gelu),
         cmocka_unit_test(test_crop_conv_taps),
         cmocka_unit_test(test_lower_resize),
+        cmocka_unit_test(test_fold_pad_match_swish),
         cmocka_unit_test(test_lower_attention),
         cmocka_unit_test(test_einsum_operands),
     };
