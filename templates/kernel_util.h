@@ -134,8 +134,10 @@ static CTVM_INLINE void ctvm_kcopy(void *dst, const void *src, int64_t n)
 /* TopK over rows [outer, n (stride: N rows), inner]: the k best of the first
  * n elements of each row (largest or smallest; equal values: lower index
  * first; NaN as the largest), into rows of K (k <= K, k <= n) of y and idx.
- * Each pick scans the row for the best element after the previous pick in
- * the strict total order (value, then index): no scratch memory. Shared by
+ * For k <= 16 each pick scans the row for the best element after the
+ * previous pick in the strict total order (value, then index); for larger
+ * k a heap of the k best so far lives in idx's row (n log k; ssdlite's
+ * per-class top 300 of 3234 boxes) and is sorted in place. Shared by
  * kernel_topk.h (n = N = K) and kernel_dyn.h (run-time n and k). */
 static CTVM_INLINE int ctvm_ktopk_before(const void *x, int64_t base, int64_t inner, int64_t a, int64_t b, int dt, int largest)
 {
@@ -145,14 +147,57 @@ static CTVM_INLINE int ctvm_ktopk_before(const void *x, int64_t base, int64_t in
     return c < 0 || (c == 0 && a < b);
 }
 
+/* the heap of kept row indices h[0..size) (stride inner): every parent
+ * comes after its children in the order, so h[0] is the worst kept */
+static CTVM_INLINE void ctvm_ktopk_down(const void *x, int64_t base, int64_t inner, int64_t *h, int64_t size, int64_t j,
+                                        int dt, int largest)
+{
+    for (;;) {
+        int64_t l = 2 * j + 1, r = l + 1, w = j, t;
+        if (l < size && ctvm_ktopk_before(x, base, inner, h[w * inner], h[l * inner], dt, largest))
+            w = l;
+        if (r < size && ctvm_ktopk_before(x, base, inner, h[w * inner], h[r * inner], dt, largest))
+            w = r;
+        if (w == j)
+            return;
+        t = h[j * inner], h[j * inner] = h[w * inner], h[w * inner] = t;
+        j = w;
+    }
+}
+
 static CTVM_INLINE void ctvm_ktopk_rows(const unsigned char *x, unsigned char *y, int64_t *idx, int dt, int largest,
                                         int64_t outer, int64_t N, int64_t n, int64_t inner, int64_t k, int64_t K)
 {
     int64_t es = ctvm_kbytes(dt);
     for (int64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < inner; i++) {
-            int64_t base = o * N * inner + i, obase = o * K * inner + i, prev = -1;
-            for (int64_t j = 0; j < k; j++) {
+            int64_t base = o * N * inner + i, obase = o * K * inner + i, prev = -1, *h = idx + obase;
+            if (k > 16) { /* a heap of the k best so far: n log k */
+                int64_t size = 0;
+                for (int64_t m = 0; m < n; m++) {
+                    if (size < k) {
+                        int64_t j = size++;
+                        h[j * inner] = m;
+                        while (j > 0 && ctvm_ktopk_before(x, base, inner, h[(j - 1) / 2 * inner], h[j * inner], dt, largest)) {
+                            int64_t p = (j - 1) / 2, t = h[p * inner];
+                            h[p * inner] = h[j * inner], h[j * inner] = t;
+                            j = p;
+                        }
+                    } else if (ctvm_ktopk_before(x, base, inner, m, h[0], dt, largest)) {
+                        h[0] = m;
+                        ctvm_ktopk_down(x, base, inner, h, size, 0, dt, largest);
+                    }
+                }
+                for (int64_t end = size - 1; end > 0; end--) { /* worst to the back: best first */
+                    int64_t t = h[0];
+                    h[0] = h[end * inner], h[end * inner] = t;
+                    ctvm_ktopk_down(x, base, inner, h, end, 0, dt, largest);
+                }
+                for (int64_t j = 0; j < k; j++)
+                    ctvm_kcopy(y + (obase + j * inner) * es, x + (base + h[j * inner] * inner) * es, es);
+                continue;
+            }
+            for (int64_t j = 0; j < k; j++) { /* small k: k scans, no reordering */
                 int64_t best = -1;
                 for (int64_t m = 0; m < n; m++) {
                     if (prev >= 0 && !ctvm_ktopk_before(x, base, inner, prev, m, dt, largest))

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <cmocka.h>
 
 #include "ir/loop_kernels.h"
@@ -82,6 +83,55 @@ static void test_reduce_topk(void **state)
 }
 
 /* SELECT and COMPACT: a [2 of 2, 1 of 3] chosen into a [2, 3] bound, compacted */
+/* TopK with k > 16 (the heap path) on [2, 300, 3] along axis 1, with ties
+ * and a NaN, largest and smallest: values and indices equal a reference that
+ * sorts (value, index) pairs with qsort (NaN after every number) */
+static int g_largest;
+static const float *g_row;
+static int64_t g_inner;
+static int ref_cmp(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    float va = g_row[a * g_inner], vb = g_row[b * g_inner];
+    int c = va != va ? (vb != vb ? 0 : 1) : vb != vb ? -1 : (va > vb) - (va < vb);
+    if (g_largest)
+        c = -c;
+    return c ? c : (a > b) - (a < b);
+}
+
+static void test_topk_heap(void **state)
+{
+    (void)state;
+    enum { O = 2, N = 300, I = 3, K = 40 };
+    LoopKernelFn f = loop_kernel_find("ctvm_k_topk");
+    assert_non_null(f);
+    static float x[O * N * I], y[O * K * I];
+    static int64_t idx[O * K * I], order[N];
+    for (int i = 0; i < O * N * I; i++)
+        x[i] = (float)((i * 37) % 101) * 0.25f - 10.0f; /* many ties */
+    x[5 * I + 1] = 0.0f / 0.0f;
+    for (int largest = 0; largest < 2; largest++) {
+        void *bufs[3] = {x, y, idx};
+        int64_t ia[6] = {1 /* float32 */, O, N, I, K, largest};
+        f(bufs, ia, NULL);
+        for (int o = 0; o < O; o++)
+            for (int i = 0; i < I; i++) {
+                g_largest = largest;
+                g_row = x + o * N * I + i;
+                g_inner = I;
+                for (int m = 0; m < N; m++)
+                    order[m] = m;
+                qsort(order, N, sizeof order[0], ref_cmp);
+                for (int j = 0; j < K; j++) {
+                    int64_t at = (o * K + j) * I + i;
+                    assert_int_equal(idx[at], order[j]);
+                    float want = g_row[order[j] * I];
+                    assert_true(y[at] == want || (y[at] != y[at] && want != want));
+                }
+            }
+    }
+}
+
 static void test_select_compact(void **state)
 {
     (void)state;
@@ -132,6 +182,7 @@ int main(void)
         cmocka_unit_test(test_dims_program),
         cmocka_unit_test(test_append),
         cmocka_unit_test(test_reduce_topk),
+        cmocka_unit_test(test_topk_heap),
         cmocka_unit_test(test_select_compact),
         cmocka_unit_test(test_nonzero_padded),
     };
