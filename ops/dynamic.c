@@ -126,6 +126,8 @@ static int infer_nms(Graph *g, int node, Diag *d)
     }
     int64_t max_boxes = 0;
     int64_t B = b->shape.dims[0], N = b->shape.dims[1], C = s->shape.dims[1];
+    if (N > INT32_MAX / 64)
+        return diag_error(d, g, node, "%lld boxes are more than the kernel indexes", (long long)N);
     const Value *m = opu_in(g, node, 2);
     if (m) {
         if (m->dtype != DT_INT64 || numel_of(m) != 1)
@@ -142,7 +144,8 @@ static int infer_nms(Graph *g, int node, Diag *d)
     node_set_int(g, node, "max_boxes", max_boxes);
     node_set_int(g, node, "center_point_box", attr_int(n, "center_point_box", 0));
     set_dyn(g, node, 0, DT_INT64, shape_make(2, (int64_t[]){rows, 3}));
-    node_set_int(g, node, "scratch_bytes", 8 * (N ? N : 1));
+    /* the score order, then the x-sorted box index of templates/kernel_nms.h */
+    node_set_int(g, node, "scratch_bytes", 40 * (N ? N : 1));
     return 0;
 }
 
