@@ -144,13 +144,29 @@ static int write_raw(const char *path, const void *data, size_t bytes)
     return fclose(f) == 0 && w == bytes ? 0 : -1;
 }
 
-static int run_cmd(const char *cmd, char *out, size_t cap)
+/* Runs cmd; *out gets all it printed (read to the end, so a long profile
+ * table never leaves the child writing into a closed pipe). */
+static int run_cmd(Arena *a, const char *cmd, char **out)
 {
+    size_t cap = 1 << 16, n = 0;
+    char *buf = arena_alloc(a, cap);
+    *out = buf;
+    buf[0] = 0;
     FILE *p = popen(cmd, "r");
     if (!p)
         return -1;
-    size_t n = fread(out, 1, cap - 1, p);
-    out[n] = 0;
+    for (;;) {
+        if (cap - n < 4096) {
+            buf = arena_grow(a, buf, cap, cap * 2, 1);
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, p);
+        if (got == 0)
+            break;
+        n += got;
+    }
+    buf[n] = 0;
+    *out = buf;
     return pclose(p);
 }
 
@@ -250,7 +266,7 @@ int main(int argc, char **argv)
         }
     }
     char model_c[4200], exe[4200], cmd[16384];
-    static char text[1 << 16];
+    char *text = NULL;
     int rc = RUN_OTHER;
     Arena *arena = arena_new();
     size_t len = strlen(model);
@@ -292,7 +308,7 @@ int main(int argc, char **argv)
     snprintf(cmd, sizeof cmd, "%s %s %s%s%s%s -std=c99 -DCTVM_MAIN -o '%s' '%s' -lm 2>&1", cc, cflags,
              tg && (isa_flags || !tg->isa_in_file) ? tg->cflags : "", io.threads > 1 ? " -fopenmp" : "", profile ? " -DCTVM_PROFILE" : "",
              cross ? " -static" : "", exe, model_c);
-    if (run_cmd(cmd, text, sizeof text) != 0) {
+    if (run_cmd(arena, cmd, &text) != 0) {
         diag_error(&d, NULL, -1, "building the generated code failed:\n%s", text);
         rc = RUN_BUILD;
         goto done;
@@ -321,7 +337,7 @@ int main(int argc, char **argv)
     }
     snprintf(cmd, sizeof cmd, "%s%s'%s' '%s' '%s' %d 2>&1", runner, *runner ? " " : "", exe, dir, dir,
              print_time ? repeat : 1);
-    if (run_cmd(cmd, text, sizeof text) != 0) {
+    if (run_cmd(arena, cmd, &text) != 0) {
         diag_error(&d, NULL, -1, "running the model failed:\n%s", text);
         rc = RUN_CRASH;
         goto done;

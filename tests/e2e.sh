@@ -216,6 +216,12 @@ openmp_c() { # --threads 2 under -fopenmp: warning-free and still correct
   RUN golden/small_cnn/model.onnx --inputs golden/small_cnn/inputs.npz --golden golden/small_cnn/outputs.npz --threads 2
 }
 check "--threads 2 builds warning-free under -fopenmp and matches PyTorch" openmp_c
+long_profile() { # ctvm-run --profile reads a 1000-kernel table (> 100 KB) to the end
+  /usr/bin/python3 tests/long_profile.py "$T/longprof" &&
+  RUN "$T/longprof/model.onnx" --inputs "$T/longprof/x.npy" --profile > "$T/longprof/out" &&
+  [ "$(grep -c '^ctvm-prof:.*layer_' "$T/longprof/out")" -ge 1000 ]
+}
+check "ctvm-run --profile prints every kernel of a 1000-kernel model" long_profile
 
 no_alloc_no_stdio() {
   $EMIT golden/small_cnn/model.onnx -o "$T/n.c" && gcc -O2 -march=native -c "$T/n.c" -o "$T/n.o" || return 1
