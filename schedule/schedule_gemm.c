@@ -101,10 +101,22 @@ Stmt *schedule_gemm(ComputeCtx *cx, const ComputeStage *st)
             axes[n] = i;
             ext[n++] = st->extent[i];
         }
-    axes[n] = p.ni;
-    ext[n++] = (p.N + NB - 1) / NB;
-    axes[n] = p.mi;
-    ext[n++] = (p.M + p.MR - 1) / p.MR;
+    /* Column blocks outside row blocks by default: a B panel (K x NB) stays
+       in L1 while the rows of A stream past it. With a short reduction
+       (K <= 64: attention's Q.K^T) the panel is small and the output
+       dominates: row blocks outside, so the tiles of a row block are written
+       left to right instead of one scattered line per row per tile (whisper
+       1500x1500 scores: 32 -> 27 ms per layer). knob[2]: 1 rows outside, 2
+       columns outside. */
+    int64_t K = 1;
+    for (int r = 0; r < st->n_raxes; r++)
+        K *= st->rextent[r];
+    int rows_outer = st->knob[2] ? st->knob[2] == 1 : K <= 64;
+    int64_t next = (p.N + NB - 1) / NB, mext = (p.M + p.MR - 1) / p.MR;
+    axes[n] = rows_outer ? p.mi : p.ni;
+    ext[n++] = rows_outer ? mext : next;
+    axes[n] = rows_outer ? p.ni : p.mi;
+    ext[n++] = rows_outer ? next : mext;
     Expr *at[CTVM_MAX_RANK] = {0};
     return sched_fused_outer(cx, st, axes, ext, n, 1, at, inner, &p);
 }
