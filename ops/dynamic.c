@@ -145,7 +145,7 @@ static int infer_nms(Graph *g, int node, Diag *d)
     node_set_int(g, node, "center_point_box", attr_int(n, "center_point_box", 0));
     set_dyn(g, node, 0, DT_INT64, shape_make(2, (int64_t[]){rows, 3}));
     /* the score order, then the x-sorted box index of templates/kernel_nms.h */
-    node_set_int(g, node, "scratch_bytes", 40 * (N ? N : 1));
+    node_set_int(g, node, "scratch_bytes", 48 * (N ? N : 1));
     return 0;
 }
 

@@ -9,7 +9,7 @@
  * to dims = {K, 3}.
  * buf: boxes [B,N,4], scores [B,C,N] (float32), iou_threshold and
  *      score_threshold (float32 scalars, either may be null), selected
- *      (int64 [Kmax,3]), dims (int64[2]), scratch (40 N bytes), and
+ *      (int64 [Kmax,3]), dims (int64[2]), scratch (48 N bytes), and
  *      max_output_boxes_per_class (int64 scalar) when it is a run-time
  *      input, else null; the actual dims of boxes when they are a
  *      data-dependent value (their N is a bound; the rest of selected is
@@ -34,7 +34,8 @@ static void ctvm_knms_box(const float *b, int center, float *x0, float *y0, floa
 /* the corners and area of the indexed boxes, SoA by rank in increasing x0 */
 typedef struct {
     float *x0, *y0, *x1, *y1, *area;
-    int32_t *by_x, *rank; /* by_x[q]: score position of rank q; rank[r]: rank of score position r, -1: not indexed */
+    int64_t *by_x;
+    int32_t *rank; /* by_x[q]: score position of rank q; rank[r]: rank of score position r, -1: not indexed */
     unsigned char *kept;  /* by rank */
 } CtvmNmsIdx;
 
@@ -56,22 +57,23 @@ static int ctvm_knms_suppress(const CtvmNmsIdx *x, int64_t a, int64_t b, float t
     return inter / uni > thr;
 }
 
-/* heap sort of order[] under "a comes before b": decreasing score, ties
- * by increasing index; afterwards order[0] is the first box to visit */
-static int ctvm_knms_before(const float *s, int64_t a, int64_t b)
+/* heap sort of o[0..n) by key: "a after b" when key[a] > key[b] (asc) or
+ * key[b] > key[a] (descending), ties by increasing index either way;
+ * afterwards o[0] is the first */
+static int ctvm_knms_after(const float *key, int asc, int64_t a, int64_t b)
 {
-    return s[a] > s[b] || (s[a] == s[b] && a < b);
+    return (asc ? key[a] > key[b] : key[b] > key[a]) || (key[a] == key[b] && a > b);
 }
 
-static void ctvm_knms_sift(const float *s, int64_t *o, int64_t i, int64_t n)
+static void ctvm_knms_sift(const float *key, int asc, int64_t *o, int64_t i, int64_t n)
 {
     for (;;) {
         int64_t c = 2 * i + 1;
         if (c >= n)
             return;
-        if (c + 1 < n && ctvm_knms_before(s, o[c], o[c + 1]))
+        if (c + 1 < n && ctvm_knms_after(key, asc, o[c + 1], o[c]))
             c++;
-        if (!ctvm_knms_before(s, o[i], o[c]))
+        if (!ctvm_knms_after(key, asc, o[c], o[i]))
             return;
         int64_t t = o[i];
         o[i] = o[c];
@@ -80,27 +82,15 @@ static void ctvm_knms_sift(const float *s, int64_t *o, int64_t i, int64_t n)
     }
 }
 
-/* heap sort step of by_x[] under increasing key (x0 by score position),
- * ties by increasing position */
-static int ctvm_knms_after(const float *key, int32_t a, int32_t b)
+static void ctvm_knms_sort(const float *key, int asc, int64_t *o, int64_t n)
 {
-    return key[a] > key[b] || (key[a] == key[b] && a > b);
-}
-
-static void ctvm_knms_xsift(const float *key, int32_t *o, int64_t i, int64_t n)
-{
-    for (;;) {
-        int64_t c = 2 * i + 1;
-        if (c >= n)
-            return;
-        if (c + 1 < n && ctvm_knms_after(key, o[c + 1], o[c]))
-            c++;
-        if (!ctvm_knms_after(key, o[c], o[i]))
-            return;
-        int32_t t = o[i];
-        o[i] = o[c];
-        o[c] = t;
-        i = c;
+    for (int64_t i = n / 2 - 1; i >= 0; i--)
+        ctvm_knms_sift(key, asc, o, i, n);
+    for (int64_t e = n - 1; e > 0; e--) {
+        int64_t t = o[0];
+        o[0] = o[e];
+        o[e] = t;
+        ctvm_knms_sift(key, asc, o, 0, e);
     }
 }
 
@@ -119,19 +109,12 @@ static int64_t ctvm_knms_index(CtvmNmsIdx *x, const float *bx, const int64_t *or
         x->rank[r] = -1;
         key[r] = x0;
         if ((x1 - x0) * (y1 - y0) > 0)
-            x->by_x[m++] = (int32_t)r;
+            x->by_x[m++] = r;
     }
-    for (int64_t i = m / 2 - 1; i >= 0; i--)
-        ctvm_knms_xsift(key, x->by_x, i, m);
-    for (int64_t e = m - 1; e > 0; e--) {
-        int32_t t = x->by_x[0];
-        x->by_x[0] = x->by_x[e];
-        x->by_x[e] = t;
-        ctvm_knms_xsift(key, x->by_x, 0, e);
-    }
+    ctvm_knms_sort(key, 1, x->by_x, m);
     *wmax = 0;
     for (int64_t q = 0; q < m; q++) {
-        int32_t r = x->by_x[q];
+        int64_t r = x->by_x[q];
         ctvm_knms_box(bx + order[r] * 4, center, &x->x0[q], &x->y0[q], &x->x1[q], &x->y1[q]);
         x->area[q] = (x->x1[q] - x->x0[q]) * (x->y1[q] - x->y0[q]);
         x->rank[r] = (int32_t)q;
@@ -177,10 +160,11 @@ static void ctvm_k_nms(void *const *buf, const int64_t *iarg, const double *farg
     int center = (int)iarg[4];
     float iou = iou_p ? iou_p[0] : 0.0f;
     int64_t k = 0;
-    CtvmNmsIdx x; /* scratch after order[N]: 5 float[N], 2 int32[N], N bytes */
+    CtvmNmsIdx x; /* scratch after order[N]: 5 float[N] (6N floats), int64[N], int32[N], N bytes */
     x.x0 = (float *)(order + N);
     x.y0 = x.x0 + N, x.x1 = x.y0 + N, x.y1 = x.x1 + N, x.area = x.y1 + N;
-    x.by_x = (int32_t *)(x.area + N), x.rank = x.by_x + N;
+    x.by_x = (int64_t *)(x.x0 + 6 * N); /* 5 float[N] rounded up to 8 bytes */
+    x.rank = (int32_t *)(x.by_x + N);
     x.kept = (unsigned char *)(x.rank + N);
     (void)farg;
     for (int64_t b = 0; b < B; b++)
@@ -190,14 +174,7 @@ static void ctvm_k_nms(void *const *buf, const int64_t *iarg, const double *farg
             for (int64_t i = 0; i < Nact; i++)
                 if (!score_p || s[i] > score_p[0])
                     order[n++] = i;
-            for (int64_t i = n / 2 - 1; i >= 0; i--)
-                ctvm_knms_sift(s, order, i, n);
-            for (int64_t e = n - 1; e > 0; e--) {
-                int64_t t = order[0];
-                order[0] = order[e];
-                order[e] = t;
-                ctvm_knms_sift(s, order, 0, e);
-            }
+            ctvm_knms_sort(s, 0, order, n);
             double wmax;
             int64_t m = ctvm_knms_index(&x, bx, order, n, center, &wmax);
             for (int64_t r = 0; r < n && kept < max_out; r++) {

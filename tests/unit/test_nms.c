@@ -92,7 +92,7 @@ static int64_t reference(const float *boxes, const float *scores, int64_t B, int
 static void run_case(const float *boxes, const float *scores, int64_t B, int64_t C, int64_t N, int64_t max_out,
                      int center, float iou, const float *score_thr)
 {
-    static int64_t got[MAXB * MAXC * MAXN * 3], want[MAXB * MAXC * MAXN * 3], scratch[MAXN * 5];
+    static int64_t got[MAXB * MAXC * MAXN * 3], want[MAXB * MAXC * MAXN * 3], scratch[MAXN * 6];
     LoopKernelFn f = loop_kernel_find("ctvm_k_nms");
     assert_non_null(f);
     int64_t dims[2] = {-1, -1};
