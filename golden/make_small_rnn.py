@@ -1,4 +1,4 @@
-#!/opt/ctvm-venv/bin/python
+#!/usr/bin/env python3
 # Makes the committed golden model golden/small_rnn/: recurrent layers with
 # constant (initializer) weights, so ctvm takes its float32 fast path (W and R
 # stored transposed, register-tiled vectorized products, ops/rnn.c), at sizes
@@ -24,7 +24,7 @@
 # against onnx's reference implementation before they are written (which
 # ignores sequence_lens: there on the batch entries that run every step).
 #
-# Run: /opt/ctvm-venv/bin/python golden/make_small_rnn.py
+# Run: ~/.cache/ctvm/bench-venv/bin/python golden/make_small_rnn.py (onnx + onnxruntime)
 # Overwriting the committed files needs UPDATE_GOLDEN=1 in the environment.
 import os
 import sys

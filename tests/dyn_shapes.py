@@ -6,7 +6,8 @@ Each case is OUT_DIR/<case>/{model.onnx, inputs.npz, outputs.npz} and a line
 "<case> rtol atol" in OUT_DIR/cases.txt; tests/e2e.sh runs them through
 ctvm-run, which also checks the actual output shapes. Every model runs once
 with a count > 0 and once with a count of 0 (suffix _empty). Run with a
-Python that has onnx and onnxruntime (/opt/ctvm-venv/bin/python)."""
+Python that has onnx and onnxruntime (the bench venv,
+~/.cache/ctvm/bench-venv/bin/python, which tests/e2e.sh makes when missing)."""
 import os
 import sys
 

@@ -189,7 +189,11 @@ dyn() { # case rtol atol
   local d=$T/dyn/$1
   RUN "$d/model.onnx" --inputs "$d/inputs.npz" --golden "$d/outputs.npz" --rtol "$2" --atol "$3" < /dev/null
 }
-if /opt/ctvm-venv/bin/python tests/dyn_shapes.py "$T/dyn" > "$T/dyn.log" 2>&1; then
+# the cases need onnx and onnxruntime: the bench venv (Debian's onnx, pip
+# onnxruntime), made here when missing, as zoo/zoo.sh and bench/ make it
+VENV_PY=${CTVM_BENCH_VENV:-$HOME/.cache/ctvm/bench-venv}/bin/python
+[ -x "$VENV_PY" ] || BENCH_NO_TVM=1 bash bench/run.sh --setup-only > "$T/venv.log" 2>&1 || cat "$T/venv.log"
+if "$VENV_PY" tests/dyn_shapes.py "$T/dyn" > "$T/dyn.log" 2>&1; then
   while read -r c r a; do
     check "dyn $c" dyn "$c" "$r" "$a"
   done < "$T/dyn/cases.txt"
