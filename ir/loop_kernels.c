@@ -18,6 +18,9 @@
 #include "templates/kernel_maxroipool.h"
 #include "templates/kernel_topk.h"
 #include "templates/kernel_dyn.h"
+/* kernels on the vector API run here with one lane */
+#include "templates/ctvm_vec_scalar.h"
+#include "templates/kernel_sdpa.h"
 
 /* the kernels' type codes are ctvm's DType values */
 _Static_assert(CTVM_DT_F32 == DT_FLOAT32 && CTVM_DT_I64 == DT_INT64 && CTVM_DT_I32 == DT_INT32 &&

@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#define CTVM_KERNELS(X) X(nonzero) X(compress) X(unique) X(nms) X(bitcast) X(roialign) X(maxroipool) X(topk) X(dyn)
+#define CTVM_KERNELS(X) X(nonzero) X(compress) X(unique) X(nms) X(bitcast) X(roialign) X(maxroipool) X(topk) X(dyn) X(sdpa)
 
 typedef void (*LoopKernelFn)(void *const *buf, const int64_t *iarg, const double *farg);
 

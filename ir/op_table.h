@@ -198,6 +198,7 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(UNIQUE, "Unique", dynamic, 11, 28, OPF_)                                \
     X(NONMAXSUPPRESSION, "NonMaxSuppression", dynamic, 10, 11, OPF_)          \
     X(DYNSELECT, "ctvm.DynSelect", dynamic, 0, 0, OPF_)                       \
+    X(SDPA, "ctvm.Sdpa", sdpa, 0, 0, OPF_)                                    \
     /* ---- control flow ---- */                                              \
     X(IF, "If", control, 1, 25, OPF_)                                         \
     X(LOOP, "Loop", control, 1, 25, OPF_)                                     \

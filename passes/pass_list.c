@@ -17,6 +17,7 @@ const PassInfo CTVM_PASSES[] = {
     {"pack_matmul", pass_pack_matmul},     /* constant B of large float32 products as column panels */
     {"lower_attention", pass_lower_attention}, /* float32 Attention as MatMul, Softmax, MatMul */
     {"einsum_operands", pass_einsum_operands}, /* the operand holding the output's last letter made contiguous */
+    {"match_sdpa", pass_match_sdpa},       /* long attention as one blocked kernel */
     {"infer_fold2", pass_infer_fold},      /* fold what BN folding made constant */
     {"dce", pass_dce},
     {"outputs", pass_outputs},             /* every output written by a kernel */

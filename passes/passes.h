@@ -23,6 +23,7 @@ int pass_fold_pad(Graph *g, Diag *d);        /* zero Pad of spatial axes into th
 int pass_crop_conv_taps(Graph *g, Diag *d);  /* Conv taps that read only padding dropped */
 int pass_lower_resize(Graph *g, Diag *d);    /* small linear/cubic Resize as interpolation-matrix products */
 int pass_lower_attention(Graph *g, Diag *d); /* float32 Attention as MatMul, Softmax, MatMul */
+int pass_match_sdpa(Graph *g, Diag *d);      /* MatMul, scale, mask, Softmax, MatMul -> ctvm.Sdpa */
 int pass_einsum_operands(Graph *g, Diag *d); /* Einsum operand transposed for contiguous columns */
 int pass_dce(Graph *g, Diag *d);             /* drop nodes and values no output needs */
 int pass_outputs(Graph *g, Diag *d);         /* constant, input and repeated outputs get a copy */

@@ -201,6 +201,21 @@ else
   cat "$T/dyn.log"; bad "generate dyn-shape cases (tests/dyn_shapes.py)"
 fi
 
+# --- long attention as one kernel (pass match_sdpa, ctvm.Sdpa) vs ONNX Runtime ---
+sdpa() { # case target threads: matches, and the generated C calls the fused kernel
+  local d=$T/attn/$1 k=$T/attn/$1-$2-$3
+  RUN "$d/model.onnx" --inputs "$d/inputs.npz" --golden "$d/outputs.npz" --target "$2" --threads "$3" --keep "$k" < /dev/null &&
+    grep -q 'ctvm_k_sdpa(' "$k/model.c"
+}
+if "$VENV_PY" tests/attention_cases.py "$T/attn" > "$T/attn.log" 2>&1; then
+  while read -r c; do
+    check "sdpa $c [native]" sdpa "$c" native 1
+    check "sdpa $c [generic, 2 threads]" sdpa "$c" generic 2
+  done < "$T/attn/cases.txt"
+else
+  cat "$T/attn.log"; bad "generate attention cases (tests/attention_cases.py)"
+fi
+
 # --- the generated C -----------------------------------------------------------
 strict_c() { # target [threads]
   local f
