@@ -13,7 +13,8 @@
  * over the vector API (templates/ctvm_vec_*.h; CTVM_VL lanes, 1 on scalar
  * targets); columns that do not fill a tile are scalar.
  * buf: Q [BH,S,Dk], Kt [BH,Dk,T], V [BH,T,Dv], mask (float32, or null),
- *      Y [BH,S,Dv], scratch (threads * 24 * T floats);
+ *      Y [BH,S,Dv], scratch (threads * (24 + Dk + Dv) * T floats: the score
+ *      block, then Kt and V packed by column tiles);
  * iarg: BH, H (heads: batch-head bh is batch bh / H, head bh % H), S, T,
  *      Dk, Dv, scale mode (0 none, 1 multiply, 2 divide), the mask's
  *      element strides along batch, head, row and column (0 where it
@@ -58,18 +59,19 @@ static CTVM_INLINE void ctvm_ksdpa_vput(const CtvmSdpa *a, float *dst, ctvm_vf v
  * m[r]: the mask row of row r or null. Per tile of columns, the rows go
  * six at a time, so the tile of Kt (Dk x 2 vectors) is read from L1 by
  * every group of six. */
-static void ctvm_ksdpa_qk(const CtvmSdpa *a, const float *q, int nr, const float *kt, float *sb,
+static void ctvm_ksdpa_qk(const CtvmSdpa *a, const float *q, int nr, const float *kp, const float *kt, float *sb,
                           const float *const *m)
 {
     int64_t T = a->T, Dk = a->Dk, j = 0;
     for (; j + CTVM_SDPA_TILE <= T; j += CTVM_SDPA_TILE) {
+        const float *kj = kp + j * Dk; /* the packed tile: Dk rows of 2 vectors */
         int r = 0;
         for (; r + 6 <= nr; r += 6) {
             const float *qr = q + r * Dk;
             float *sr = sb + r * T;
             CTVM_SDPA_ROWS6(CTVM_SDPA_ZERO)
             for (int64_t d = 0; d < Dk; d++) {
-                ctvm_vf k0 = ctvm_vload(kt + d * T + j), k1 = ctvm_vload(kt + d * T + j + CTVM_VL), b;
+                ctvm_vf k0 = ctvm_vload(kj + d * CTVM_SDPA_TILE), k1 = ctvm_vload(kj + d * CTVM_SDPA_TILE + CTVM_VL), b;
 #define CTVM_SDPA_QFMA(i) b = ctvm_vset1(qr[i * Dk + d]), a##i##0 = ctvm_vfma(b, k0, a##i##0), a##i##1 = ctvm_vfma(b, k1, a##i##1);
                 CTVM_SDPA_ROWS6(CTVM_SDPA_QFMA)
 #undef CTVM_SDPA_QFMA
@@ -82,8 +84,8 @@ static void ctvm_ksdpa_qk(const CtvmSdpa *a, const float *q, int nr, const float
             ctvm_vf a00 = ctvm_vzero(), a01 = ctvm_vzero();
             for (int64_t d = 0; d < Dk; d++) {
                 ctvm_vf b = ctvm_vset1(q[r * Dk + d]);
-                a00 = ctvm_vfma(b, ctvm_vload(kt + d * T + j), a00);
-                a01 = ctvm_vfma(b, ctvm_vload(kt + d * T + j + CTVM_VL), a01);
+                a00 = ctvm_vfma(b, ctvm_vload(kj + d * CTVM_SDPA_TILE), a00);
+                a01 = ctvm_vfma(b, ctvm_vload(kj + d * CTVM_SDPA_TILE + CTVM_VL), a01);
             }
             ctvm_ksdpa_vput(a, sb + r * T, a00, m[r], j), ctvm_ksdpa_vput(a, sb + r * T, a01, m[r], j + CTVM_VL);
         }
@@ -131,11 +133,12 @@ static void ctvm_ksdpa_softmax(float *x, int64_t T)
  * (partial sums kept in y between chunks), so the chunk of V is read from
  * L1 by every group of six. */
 #define CTVM_SDPA_JC 256
-static void ctvm_ksdpa_pv(const CtvmSdpa *a, const float *p, int nr, const float *v, float *y)
+static void ctvm_ksdpa_pv(const CtvmSdpa *a, const float *p, int nr, const float *vp, const float *v, float *y)
 {
     int64_t T = a->T, Dv = a->Dv, d = 0;
     for (; d + CTVM_SDPA_TILE <= Dv; d += CTVM_SDPA_TILE)
         for (int64_t j0 = 0; j0 < T; j0 += CTVM_SDPA_JC) {
+            const float *vd = vp + d * T; /* the packed tile: T rows of 2 vectors */
             int64_t j1 = T - j0 < CTVM_SDPA_JC ? T : j0 + CTVM_SDPA_JC;
             int r = 0;
             for (; r + 6 <= nr; r += 6) {
@@ -148,7 +151,7 @@ static void ctvm_ksdpa_pv(const CtvmSdpa *a, const float *p, int nr, const float
 #undef CTVM_SDPA_LOAD
                 }
                 for (int64_t j = j0; j < j1; j++) {
-                    ctvm_vf v0 = ctvm_vload(v + j * Dv + d), v1 = ctvm_vload(v + j * Dv + d + CTVM_VL), b;
+                    ctvm_vf v0 = ctvm_vload(vd + j * CTVM_SDPA_TILE), v1 = ctvm_vload(vd + j * CTVM_SDPA_TILE + CTVM_VL), b;
 #define CTVM_SDPA_PFMA(i) b = ctvm_vset1(pr[i * T + j]), a##i##0 = ctvm_vfma(b, v0, a##i##0), a##i##1 = ctvm_vfma(b, v1, a##i##1);
                     CTVM_SDPA_ROWS6(CTVM_SDPA_PFMA)
 #undef CTVM_SDPA_PFMA
@@ -162,8 +165,8 @@ static void ctvm_ksdpa_pv(const CtvmSdpa *a, const float *p, int nr, const float
                 ctvm_vf a00 = j0 ? ctvm_vload(yr) : ctvm_vzero(), a01 = j0 ? ctvm_vload(yr + CTVM_VL) : ctvm_vzero();
                 for (int64_t j = j0; j < j1; j++) {
                     ctvm_vf b = ctvm_vset1(p[r * T + j]);
-                    a00 = ctvm_vfma(b, ctvm_vload(v + j * Dv + d), a00);
-                    a01 = ctvm_vfma(b, ctvm_vload(v + j * Dv + d + CTVM_VL), a01);
+                    a00 = ctvm_vfma(b, ctvm_vload(vd + j * CTVM_SDPA_TILE), a00);
+                    a01 = ctvm_vfma(b, ctvm_vload(vd + j * CTVM_SDPA_TILE + CTVM_VL), a01);
                 }
                 ctvm_vstore(yr, a00), ctvm_vstore(yr + CTVM_VL, a01);
             }
@@ -175,6 +178,22 @@ static void ctvm_ksdpa_pv(const CtvmSdpa *a, const float *p, int nr, const float
                 s += p[r * T + j] * v[j * Dv + dd];
             y[r * Dv + dd] = s;
         }
+}
+
+/* the whole column tiles of Kt [Dk, T] and V [T, Dv] of one batch-head,
+ * each tile contiguous (tile by tile: Dk resp. T rows of 2 vectors), so
+ * the products read them as one stream */
+static void ctvm_ksdpa_pack(const CtvmSdpa *a, const float *kt, const float *v, float *kp, float *vp)
+{
+    int64_t T = a->T, Dk = a->Dk, Dv = a->Dv, L = CTVM_SDPA_TILE;
+    for (int64_t j = 0; j + L <= T; j += L)
+        for (int64_t d = 0; d < Dk; d++)
+            for (int64_t c = 0; c < L; c++)
+                kp[j * Dk + d * L + c] = kt[d * T + j + c];
+    for (int64_t d = 0; d + L <= Dv; d += L)
+        for (int64_t j = 0; j < T; j++)
+            for (int64_t c = 0; c < L; c++)
+                vp[d * T + j * L + c] = v[j * Dv + d + c];
 }
 
 static void ctvm_k_sdpa(void *const *buf, const int64_t *iarg, const double *farg)
@@ -191,17 +210,22 @@ static void ctvm_k_sdpa(void *const *buf, const int64_t *iarg, const double *far
 #pragma omp parallel for schedule(static) num_threads(CTVM_THREADS)
 #endif
     for (int64_t t = 0; t < NT; t++) {
-        float *sb = scratch + t * CTVM_SDPA_RB * a.T;
+        float *sb = scratch + t * (CTVM_SDPA_RB + a.Dk + a.Dv) * a.T, *kp = sb + CTVM_SDPA_RB * a.T, *vp = kp + a.Dk * a.T;
+        int64_t packed = -1;
         for (int64_t w = total * t / NT; w < total * (t + 1) / NT; w++) {
             int64_t bh = w / nblk, i0 = (w % nblk) * CTVM_SDPA_RB;
+            if (bh != packed) {
+                ctvm_ksdpa_pack(&a, K + bh * a.Dk * a.T, V + bh * a.T * a.Dv, kp, vp);
+                packed = bh;
+            }
             int nr = S - i0 < CTVM_SDPA_RB ? (int)(S - i0) : CTVM_SDPA_RB;
             const float *m[CTVM_SDPA_RB];
             for (int r = 0; r < nr; r++)
                 m[r] = M ? M + (bh / H) * ms[0] + (bh % H) * ms[1] + (i0 + r) * ms[2] : NULL;
-            ctvm_ksdpa_qk(&a, Q + (bh * S + i0) * a.Dk, nr, K + bh * a.Dk * a.T, sb, m);
+            ctvm_ksdpa_qk(&a, Q + (bh * S + i0) * a.Dk, nr, kp, K + bh * a.Dk * a.T, sb, m);
             for (int r = 0; r < nr; r++)
                 ctvm_ksdpa_softmax(sb + r * a.T, a.T);
-            ctvm_ksdpa_pv(&a, sb, nr, V + bh * a.T * a.Dv, Y + (bh * S + i0) * a.Dv);
+            ctvm_ksdpa_pv(&a, sb, nr, vp, V + bh * a.T * a.Dv, Y + (bh * S + i0) * a.Dv);
         }
     }
 }
