@@ -398,6 +398,17 @@ def conv_group4_c32(g):  # 8 per group: aligned to 8 but not to 16
 
 
 @case()
+def conv_group_merge_blocked(g):  # 4 in / 4 out per group after a blocked conv: groups merged into blocks
+    x = conv(g, g.input([1, 16, 9, 9]), 32, k=1)
+    g.output(conv(g, x, 32, group=8))
+
+
+@case()
+def conv_group_merge_plain(g):  # 2 in / 6 out per group on a graph input, stride 2: merged too
+    g.output(conv(g, g.input([1, 16, 7, 7]), 48, group=8, stride=2))
+
+
+@case()
 def conv_dw_c3(g):
     g.output(conv(g, g.input([1, 3, 9, 9]), 3, group=3))
 
