@@ -12,6 +12,7 @@ const PassInfo CTVM_PASSES[] = {
     {"match_swish", pass_match_swish},     /* x * Sigmoid(x) -> Swish */
     {"fold_pad", pass_fold_pad},           /* zero Pad into the Conv's pads */
     {"crop_conv_taps", pass_crop_conv_taps}, /* kernel taps that read only padding */
+    {"split_conv_regions", pass_split_conv_regions}, /* dilated Conv: per output region, its real taps */
     {"lower_resize", pass_lower_resize},   /* small linear/cubic Resize as MatMuls */
     {"lower_conv", pass_lower_conv},       /* 1-D/3-D Conv as 2-D, ConvTranspose as MatMul + Col2Im */
     {"pack_matmul", pass_pack_matmul},     /* constant B of large float32 products as column panels */

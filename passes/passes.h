@@ -21,6 +21,7 @@ int pass_match_gelu(Graph *g, Diag *d);      /* GELU (erf or tanh form) written 
 int pass_match_swish(Graph *g, Diag *d);     /* x * Sigmoid(x) -> Swish */
 int pass_fold_pad(Graph *g, Diag *d);        /* zero Pad of spatial axes into the Conv after it */
 int pass_crop_conv_taps(Graph *g, Diag *d);  /* Conv taps that read only padding dropped */
+int pass_split_conv_regions(Graph *g, Diag *d); /* dilated Conv reading mostly padding -> per-region Convs */
 int pass_lower_resize(Graph *g, Diag *d);    /* small linear/cubic Resize as interpolation-matrix products */
 int pass_lower_attention(Graph *g, Diag *d); /* float32 Attention as MatMul, Softmax, MatMul */
 int pass_match_sdpa(Graph *g, Diag *d);      /* MatMul, scale, mask, Softmax, MatMul -> ctvm.Sdpa */

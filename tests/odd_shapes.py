@@ -409,6 +409,16 @@ def conv_group_merge_plain(g):  # 2 in / 6 out per group on a graph input, strid
 
 
 @case()
+def conv_dilated_regions(g):  # dilation 8 on 16x16: split into output regions of the real taps
+    g.output(conv(g, g.input([1, 128, 16, 16]), 128, pads=(8, 8, 8, 8), dil=8))
+
+
+@case()
+def conv_dilated_regions_s2(g):  # stride 2, dilation 8, asymmetric end pad: regions too
+    g.output(conv(g, g.input([1, 128, 20, 20]), 256, stride=2, pads=(8, 8, 7, 8), dil=8))
+
+
+@case()
 def conv_dw_c3(g):
     g.output(conv(g, g.input([1, 3, 9, 9]), 3, group=3))
 
