@@ -69,7 +69,7 @@ static void plan_chunks(const ComputeStage *st, ConvPlan *p)
                 p->Kc = k;
                 break;
             }
-        if (p->Kc * per_blk < 64) /* too little work per chunk to pay for its loads and stores */
+        if (p->Kc * per_blk < 32) /* too little work per chunk to pay for its loads and stores */
             return;
     }
     if (p->Kc < 1 || p->Kc >= icbg || icbg % p->Kc != 0)
