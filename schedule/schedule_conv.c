@@ -2,13 +2,80 @@
  * schedule_conv.h). */
 #include "schedule_conv.h"
 
+#include "ir/loop_lower.h"
 #include "ir/target.h"
 #include "schedule.h"
 #include "schedule_tile.h"
 
 typedef struct ConvPlan {
     int64_t T, U, R, L, OCb, OH, OW;
+    int kax;         /* reduction axis of the input channel blocks */
+    int64_t Kc, nK;  /* reduction chunks (nK > 1): Kc blocks each, loop kvar */
+    LVar *kvar;
 } ConvPlan;
+
+/* Bytes of one core's L2 a chunk's input and weights may take: half of a
+ * small (512 KB) L2, leaving room for the output and the other tiles. */
+#define CONV_L2_BUDGET (256 * 1024)
+
+static void find_loads(const Expr *e, LBuf **bufs, int *n)
+{
+    if (!e)
+        return;
+    if (e->kind == EX_LOAD && *n < 4)
+        bufs[(*n)++] = e->buf;
+    find_loads(e->a, bufs, n);
+    find_loads(e->b, bufs, n);
+    find_loads(e->c, bufs, n);
+}
+
+/* Cache blocking of the reduction. A tile reduces over all input channel
+ * blocks at once; when the input (read again by every output-channel tile)
+ * plus a tile's weight slice overflow L2, every tile streams them from
+ * further out. Then the input channel blocks go in chunks of Kc whose input
+ * and weights fit CONV_L2_BUDGET, outside the parallel loop: every tile
+ * sums one chunk into the output, and the last chunk applies finalize.
+ * float32 sums into a float32 output only, with unit lane stride. */
+static void plan_chunks(const ComputeStage *st, ConvPlan *p)
+{
+    p->nK = 1;
+    int nr = st->n_raxes;
+    int64_t coef = 0;
+    if (st->red != RED_SUM || nr != 4 || st->body->type != LT_F32 || st->out->dtype != DT_FLOAT32 ||
+        !lx_affine(st->out_index, st->axis[4], &coef) || coef != 1)
+        return;
+    p->kax = st->rextent[nr - 1] == 1 ? nr - 2 : 0; /* (kh, kw, icb, il) when IB = 1 */
+    int64_t icbg = st->rextent[p->kax], per_blk = 1; /* reduction steps per input block */
+    for (int r = 0; r < nr; r++)
+        per_blk *= r == p->kax ? 1 : st->rextent[r];
+    LBuf *bufs[4];
+    int n = 0;
+    find_loads(st->body, bufs, &n);
+    int64_t wnum = st->extent[1] * st->extent[4] * icbg * per_blk;
+    LBuf *x = n == 2 ? (bufs[1]->numel == wnum ? bufs[0] : bufs[0]->numel == wnum ? bufs[1] : NULL) : NULL;
+    if (!x || st->extent[0] < 1)
+        return;
+    /* per input block: its input planes (over-counted by the group count
+     * for grouped convs) and a tile's weights */
+    int64_t unit = 4 * (x->numel / st->extent[0] / icbg + per_blk * p->U * p->L);
+    if (st->knob[3] > 0)
+        p->Kc = st->knob[3];
+    else {
+        if (icbg * unit <= CONV_L2_BUDGET)
+            return;
+        p->Kc = 0;
+        for (int64_t k = icbg - 1; k >= 1; k--)
+            if (icbg % k == 0 && k * unit <= CONV_L2_BUDGET) {
+                p->Kc = k;
+                break;
+            }
+        if (p->Kc * per_blk < 32) /* too little work per chunk to pay for its loads and stores */
+            return;
+    }
+    if (p->Kc < 1 || p->Kc >= icbg || icbg % p->Kc != 0)
+        return;
+    p->nK = icbg / p->Kc;
+}
 
 /* the tiles of R output rows: full tiles of T columns, then the rest */
 static Stmt *rows(ComputeCtx *cx, const ComputeStage *st, Expr **at, const ConvPlan *p, int64_t U, int64_t R)
@@ -20,13 +87,15 @@ static Stmt *rows(ComputeCtx *cx, const ComputeStage *st, Expr **at, const ConvP
     if (full > 0) {
         LVar *to = lv_new(lb, "owo");
         at[3] = lx_muli(lb, lx_var(lb, to), p->T);
-        Tile t = {.tax = 3, .uax = 1, .vax = 4, .T = p->T, .U = U, .L = p->L, .rax = 2, .R = R};
+        Tile t = {.tax = 3, .uax = 1, .vax = 4, .T = p->T, .U = U, .L = p->L, .rax = 2, .R = R,
+                  .kax = p->kax, .Kc = p->Kc, .nK = p->nK, .kvar = p->kvar};
         items[0] = full == 1 ? ls_subst(lb, sched_tile(cx, st, at, &t), to, lx_int(lb, 0))
                              : ls_for(lb, to, full, LOOP_SERIAL, sched_tile(cx, st, at, &t));
     }
     if (rest > 0) {
         at[3] = lx_int(lb, full * p->T);
-        Tile t = {.tax = 3, .uax = 1, .vax = 4, .T = rest, .U = U, .L = p->L, .rax = 2, .R = R};
+        Tile t = {.tax = 3, .uax = 1, .vax = 4, .T = rest, .U = U, .L = p->L, .rax = 2, .R = R,
+                  .kax = p->kax, .Kc = p->Kc, .nK = p->nK, .kvar = p->kvar};
         items[1] = sched_tile(cx, st, at, &t);
     }
     return ls_seq(lb, 2, items);
@@ -87,6 +156,10 @@ Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st)
         p.R = p.OH;
     int axes[3] = {0, 1, 2};
     int64_t ext[3] = {st->extent[0], (p.OCb + p.U - 1) / p.U, (p.OH + p.R - 1) / p.R};
+    plan_chunks(st, &p);
+    if (p.nK > 1)
+        p.kvar = lv_new(cx->lb, "kc");
     Expr *at[CTVM_MAX_RANK] = {0};
-    return sched_fused_outer(cx, st, axes, ext, 3, 1, at, inner, &p);
+    Stmt *s = sched_fused_outer(cx, st, axes, ext, 3, 1, at, inner, &p);
+    return p.nK > 1 ? ls_for(cx->lb, p.kvar, p.nK, LOOP_SERIAL, s) : s;
 }

@@ -6,7 +6,10 @@
  * fused epilogues are applied when the tile is stored. The (n, ocb/U, oh)
  * loops are fused into one parallel loop. Knobs (ComputeStage.knob):
  *   knob[0] = T (output columns per tile), knob[1] = U (channel blocks per
- *   tile); 0 picks them from the target's register count. */
+ *   tile); 0 picks them from the target's register count; knob[3] = input
+ *   channel blocks per reduction chunk (0: chunks only when a tile's input
+ *   and weights overflow L2; partial sums then live in the float32 output
+ *   and the epilogues run after the last chunk). */
 #ifndef CTVM_SCHEDULE_SCHEDULE_CONV_H
 #define CTVM_SCHEDULE_SCHEDULE_CONV_H
 

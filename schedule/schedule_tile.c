@@ -63,12 +63,25 @@ Stmt *sched_tile(ComputeCtx *cx, const ComputeStage *st, Expr *const *at, const 
     Expr *init = st->red == RED_SUM ? lx_zero(lb, acc_t) : st->red == RED_PROD ? lx_one(lb, acc_t)
                : st->red == RED_MAX ? lx_lowest(lb, acc_t) : lx_highest(lb, acc_t);
     BinOp rop = st->red == RED_SUM ? BO_ADD : st->red == RED_PROD ? BO_MUL : st->red == RED_MAX ? BO_MAX : BO_MIN;
+    int chunked = t->nK > 1 && st->red == RED_SUM;
+    if (chunked) { /* the chunked axis: kvar*Kc + its own loop over 0..Kc-1 */
+        LVar *ka = st->raxis[t->kax];
+        body = lx_subst(lb, body, ka, lx_add(lb, lx_muli(lb, lx_var(lb, t->kvar), t->Kc), lx_var(lb, ka)));
+    }
     Expr *upd = lx_bin(lb, rop, cur, body);
     Stmt *loop = wrap_tile(cx, t, r, u, j, lane, ls_store(lb, acc, slot, upd));
     for (int r = st->n_raxes - 1; r >= 0; r--)
-        loop = ls_for(lb, st->raxis[r], st->rextent[r], LOOP_SERIAL, loop);
-    Stmt *items[3] = {wrap_tile(cx, t, r, u, j, lane, ls_store(lb, acc, slot, init)), loop,
-                      wrap_tile(cx, t, r, u, j, lane, ls_store(lb, st->out, oidx, lx_subst(lb, fin, st->acc, cur)))};
+        loop = ls_for(lb, st->raxis[r], chunked && r == t->kax ? t->Kc : st->rextent[r], LOOP_SERIAL, loop);
+    Stmt *first = wrap_tile(cx, t, r, u, j, lane, ls_store(lb, acc, slot, init));
+    Stmt *last = wrap_tile(cx, t, r, u, j, lane, ls_store(lb, st->out, oidx, lx_subst(lb, fin, st->acc, cur)));
+    if (chunked) { /* partial sums live in the output between chunks */
+        Expr *kv = lx_var(lb, t->kvar), *k0 = lx_int(lb, 0), *kl = lx_int(lb, t->nK - 1);
+        Stmt *resume = wrap_tile(cx, t, r, u, j, lane, ls_store(lb, acc, slot, lx_load(lb, st->out, oidx)));
+        Stmt *part = wrap_tile(cx, t, r, u, j, lane, ls_store(lb, st->out, oidx, cur));
+        first = ls_if_else(lb, lx_bin(lb, BO_EQ, kv, k0), first, resume);
+        last = ls_if_else(lb, lx_bin(lb, BO_EQ, kv, kl), last, part);
+    }
+    Stmt *items[3] = {first, loop, last};
     return ls_alloc(lb, acc, ls_seq(lb, 3, items));
 }
 

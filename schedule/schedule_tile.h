@@ -17,12 +17,20 @@
  *   axis vax = at[vax] + u*L + lane.
  * Reductions keep U*T*L accumulators, run the reduction axes in stage order
  * around the unrolled updates, and store finalize (with the fused
- * epilogues) once per output point. */
+ * epilogues) once per output point (or, with reduction chunks, a partial
+ * sum per chunk and finalize after the last). */
 typedef struct Tile {
     int tax, uax, vax;
     int64_t T, U, L;
     int rax;
     int64_t R;
+    /* Reduction chunks (nK > 1; float32 sums only): reduction axis kax runs
+     * over kvar*Kc .. kvar*Kc+Kc-1, where kvar is a loop outside the tile
+     * (0..nK-1). Chunk 0 starts from zero, later ones from the partial sums
+     * kept in the output; only chunk nK-1 applies finalize (the epilogues). */
+    int kax;
+    int64_t Kc, nK;
+    LVar *kvar;
 } Tile;
 Stmt *sched_tile(ComputeCtx *cx, const ComputeStage *st, Expr *const *at, const Tile *t);
 
