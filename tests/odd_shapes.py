@@ -419,6 +419,19 @@ def conv_dilated_regions_s2(g):  # stride 2, dilation 8, asymmetric end pad: reg
 
 
 @case()
+def conv_deep_chunked(g):  # 320 blocked input channels, 3x3: the reduction runs in chunks (SIMD targets)
+    x = conv(g, g.input([1, 32, 9, 9]), 320, k=1)
+    g.output(conv(g, x, 40))
+
+
+@case()
+def conv_deep_chunked_residual_relu(g):  # chunks, then bias + residual Add + Relu on the last one
+    x = conv(g, g.input([1, 16, 7, 7]), 640, k=1)
+    a = conv(g, x, 24, k=1)
+    g.output(relu(g, binary(g, "Add", conv(g, x, 24), a)))
+
+
+@case()
 def conv_dw_c3(g):
     g.output(conv(g, g.input([1, 3, 9, 9]), 3, group=3))
 
