@@ -75,11 +75,13 @@ Stmt *sched_tile(ComputeCtx *cx, const ComputeStage *st, Expr *const *at, const 
     Stmt *first = wrap_tile(cx, t, r, u, j, lane, ls_store(lb, acc, slot, init));
     Stmt *last = wrap_tile(cx, t, r, u, j, lane, ls_store(lb, st->out, oidx, lx_subst(lb, fin, st->acc, cur)));
     if (chunked) { /* partial sums live in the output between chunks */
-        Expr *kv = lx_var(lb, t->kvar), *k0 = lx_int(lb, 0), *kl = lx_int(lb, t->nK - 1);
+        /* (kv < 1, kv >= nK - 1: an == in the emitted if's double parentheses
+           is a clang -Wparentheses-equality warning) */
+        Expr *kv = lx_var(lb, t->kvar), *k1 = lx_int(lb, 1), *kl = lx_int(lb, t->nK - 1);
         Stmt *resume = wrap_tile(cx, t, r, u, j, lane, ls_store(lb, acc, slot, lx_load(lb, st->out, oidx)));
         Stmt *part = wrap_tile(cx, t, r, u, j, lane, ls_store(lb, st->out, oidx, cur));
-        first = ls_if_else(lb, lx_bin(lb, BO_EQ, kv, k0), first, resume);
-        last = ls_if_else(lb, lx_bin(lb, BO_EQ, kv, kl), last, part);
+        first = ls_if_else(lb, lx_bin(lb, BO_LT, kv, k1), first, resume);
+        last = ls_if_else(lb, lx_bin(lb, BO_GE, kv, kl), last, part);
     }
     Stmt *items[3] = {first, loop, last};
     return ls_alloc(lb, acc, ls_seq(lb, 3, items));
