@@ -16,7 +16,10 @@ void compute_pick_gemm_sched(ComputeCtx *cx, int node, ComputeStage *s, int64_t 
     const Node *n = &cx->g->nodes[node];
     const Value *a = &cx->g->values[n->in[0]], *b = &cx->g->values[n->in[1]];
     const Value *y = &cx->g->values[n->out[0]];
-    if (a->dtype == DT_FLOAT32 && b->dtype == DT_FLOAT32 && y->dtype == DT_FLOAT32 && M >= 2 && N >= 2 &&
+    /* one row (a classifier's GEMV) too when it is wide: its tiles of two
+       vectors read whole cache lines of a K-major B, where the default
+       schedule's one-vector columns fetch every line twice */
+    if (a->dtype == DT_FLOAT32 && b->dtype == DT_FLOAT32 && y->dtype == DT_FLOAT32 && (M >= 2 || N >= 64) && N >= 2 &&
         M * N * K >= GEMM_SCHED_MIN_WORK)
         s->sched = SCHED_GEMM;
 }
