@@ -150,6 +150,26 @@ static void plan_chunks(const ComputeStage *st, ConvPlan *p)
     p->nK = icbg / p->Kc;
 }
 
+/* Loop order of the tiles. Channel tiles outermost stream the whole input
+ * once per tile of U output blocks; when one image's input overflows L2 but
+ * all the weights fit, rows outermost instead read each input row once (it
+ * stays in cache while every channel tile uses it) and keep the weights in
+ * L2 (resnext50_32x4d's 56x56 1x1 convs, AVX2: 2.7 -> 2.2 ms each). Not
+ * with reduction chunks, which exist because the weights do not fit. */
+static int rows_outer(const ComputeStage *st, const ConvPlan *p)
+{
+    if (p->nK > 1 || st->n_raxes != 4 || st->body->type != LT_F32 || st->extent[0] < 1)
+        return 0;
+    int64_t wnum = st->extent[1] * st->extent[4];
+    for (int r = 0; r < st->n_raxes; r++)
+        wnum *= st->rextent[r];
+    LBuf *bufs[4];
+    int n = 0;
+    find_loads(st->body, bufs, &n);
+    LBuf *x = n == 2 ? (bufs[1]->numel == wnum ? bufs[0] : bufs[0]->numel == wnum ? bufs[1] : NULL) : NULL;
+    return x && 4 * (x->numel / st->extent[0]) > CONV_L2_BUDGET && 4 * wnum <= CONV_L2_BUDGET;
+}
+
 /* the tiles of R output rows: full tiles of T columns, then the rest */
 static Stmt *rows(ComputeCtx *cx, const ComputeStage *st, Expr **at, const ConvPlan *p, int64_t U, int64_t R)
 {
@@ -227,6 +247,10 @@ Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st)
     int axes[3] = {0, 1, 2};
     int64_t ext[3] = {st->extent[0], (p.OCb + p.U - 1) / p.U, (p.OH + p.R - 1) / p.R};
     plan_chunks(st, &p);
+    if (rows_outer(st, &p)) { /* (n, row tiles, channel tiles) */
+        int64_t t = ext[1];
+        axes[1] = 2, axes[2] = 1, ext[1] = ext[2], ext[2] = t;
+    }
     if (p.nK > 1)
         p.kvar = lv_new(cx->lb, "kc");
     Expr *at[CTVM_MAX_RANK] = {0};
