@@ -157,8 +157,9 @@ static void plan_chunks(const ComputeStage *st, ConvPlan *p)
  * L2 (resnext50_32x4d's 56x56 1x1 convs, AVX2: 2.7 -> 2.2 ms each). Such
  * convs take no reduction chunks (plan_chunks) unless knob[3] asks: the
  * row order already keeps the reduction's working set in cache, and chunks
- * would add output round trips (the 7x7 stem over 3 channels: 4.7 -> 2.8 ms). */
-static int rows_outer(const ComputeStage *st)
+ * would add output round trips (the 7x7 stem over 3 channels: 4.7 -> 2.8 ms).
+ * streamed: also weights over L2, see below. */
+static int rows_outer(const ComputeStage *st, const ConvPlan *p, int streamed)
 {
     if (st->n_raxes != 4 || st->body->type != LT_F32 || st->extent[0] < 1)
         return 0;
@@ -169,7 +170,21 @@ static int rows_outer(const ComputeStage *st)
     int n = 0;
     find_loads(st->body, bufs, &n);
     LBuf *x = n == 2 ? (bufs[1]->numel == wnum ? bufs[0] : bufs[0]->numel == wnum ? bufs[1] : NULL) : NULL;
-    return x && 4 * (x->numel / st->extent[0]) > CONV_L2_BUDGET && 4 * wnum <= CONV_L2_BUDGET;
+    int64_t xnum = x ? x->numel / st->extent[0] : 0;
+    if (4 * xnum <= CONV_L2_BUDGET)
+        return 0;
+    if (4 * wnum <= CONV_L2_BUDGET)
+        return 1;
+    /* weights over L2 too: after plan_chunks found no chunks (p->nK == 1),
+     * when the weights streamed once per row tile are under a third of the
+     * input streamed once per channel tile (resnext50/resnet50's 1x1
+     * stride-2 256->512 downsample at 56x56: 3.2 -> 2.4 ms). Not grouped
+     * convs, whose channel tiles read their group's input only (ResNeXt's
+     * 14x14 ones lost 0.2-0.4 ms in all that way). */
+    if (!streamed || p->nK != 1 || !shares_input(st->body, st))
+        return 0;
+    int64_t ct = (p->OCb + p->U - 1) / p->U, rt = (p->OH + p->R - 1) / p->R;
+    return 3 * wnum * rt <= xnum * ct;
 }
 
 /* the tiles of R output rows: full tiles of T columns, then the rest */
@@ -248,10 +263,12 @@ Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st)
     }
     int axes[3] = {0, 1, 2};
     int64_t ext[3] = {st->extent[0], (p.OCb + p.U - 1) / p.U, (p.OH + p.R - 1) / p.R};
-    int ro = rows_outer(st);
     p.nK = 1;
+    int ro = rows_outer(st, &p, 0); /* weights within L2: not chunked */
     if (!ro || st->knob[3] > 0)
         plan_chunks(st, &p);
+    if (!ro && p.nK == 1)
+        ro = rows_outer(st, &p, 1); /* weights over L2, no chunks */
     if (ro && p.nK == 1) { /* (n, row tiles, channel tiles) */
         int64_t t = ext[1];
         axes[1] = 2, axes[2] = 1, ext[1] = ext[2], ext[2] = t;

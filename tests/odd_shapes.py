@@ -426,6 +426,11 @@ def conv_rows_outer(g):  # input over 256 KB, weights within: rows outermost, no
 
 
 @case()
+def conv_rows_outer_streamed(g):  # input and weights over 256 KB, no chunks: rows outermost (AVX2)
+    g.output(conv(g, g.input([1, 64, 60, 60]), 1040, k=1, stride=2, pads=[0, 0, 0, 0]))
+
+
+@case()
 def conv_small_wide_tiles(g):  # 7x7 and 5x3 outputs, 7 and 5 channel blocks: 2-4 blocks a tile, with tails
     x = conv(g, g.input([1, 40, 7, 7]), 52, k=1)
     y = conv(g, x, 36, k=3)
