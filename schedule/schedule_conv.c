@@ -29,6 +29,79 @@ static void find_loads(const Expr *e, LBuf **bufs, int *n)
     find_loads(e->c, bufs, n);
 }
 
+/* 1 when some load of the body depends on neither the output channel block
+ * nor the lane: the broadcast input that U channel blocks share (not so in
+ * grouped convolutions, whose input block follows the output block). */
+static int shares_input(const Expr *e, const ComputeStage *st)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_LOAD && !lx_uses_var(e->a, st->axis[1]) && !lx_uses_var(e->a, st->axis[4]))
+        return 1;
+    return shares_input(e->a, st) || shares_input(e->b, st) || shares_input(e->c, st);
+}
+
+/* T and R for U channel blocks and at most tmax accumulators */
+static void pick_tr(ConvPlan *p, int64_t tmax)
+{
+    if (2 * p->OW <= tmax) {
+        /* narrow rows: a tile spans R whole rows */
+        p->T = p->OW;
+        p->R = sched_pick_tile(p->OH, (tmax / p->OW + 1) / 2, tmax / p->OW);
+    } else {
+        p->T = sched_pick_tile(p->OW, (tmax + 1) / 2, tmax);
+        p->R = 1;
+    }
+    if (p->R > p->OH)
+        p->R = p->OH;
+}
+
+/* Modelled cycles of one reduction step over the whole output: a tile of A
+ * = U*T*R accumulators needs U + T*R vector loads (weights, broadcasts) and
+ * A FMAs, two of each a cycle, and at least CONV_LAT accumulators to hide
+ * the FMA latency (two pipes x 4-5 cycles on AVX2 cores). */
+#define CONV_LAT 10
+static int64_t plan_cost(const ConvPlan *p)
+{
+    int64_t us[2] = {p->U, p->OCb % p->U}, rs[2] = {p->R, p->OH % p->R}, ts[2] = {p->T, p->OW % p->T};
+    int64_t un[2] = {p->OCb / p->U, 1}, rn[2] = {p->OH / p->R, 1}, tn[2] = {p->OW / p->T, 1}, c = 0;
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++)
+            for (int d = 0; d < 2; d++) {
+                if (!us[a] || !rs[b] || !ts[d])
+                    continue;
+                int64_t acc = us[a] * rs[b] * ts[d], ld = us[a] + rs[b] * ts[d];
+                int64_t cyc = acc > ld ? acc : ld;
+                c += un[a] * rn[b] * tn[d] * (cyc > CONV_LAT ? cyc : CONV_LAT);
+            }
+    return c;
+}
+
+/* Small outputs tile one channel block over whole rows, which leaves few
+ * accumulators when the rows are short and registers few (7x7 with 16
+ * registers: T = 7, one broadcast per FMA, latency-bound). Try U = 2..4
+ * channel blocks sharing each broadcast, with all registers but the U
+ * weights and a broadcast as accumulators, and keep the cheapest plan by
+ * plan_cost when it saves over 10% (ResNet/ResNeXt layer4 1x1 convs on
+ * AVX2: T = 4, U = 3, 62 -> 80 GFLOP/s). */
+static void widen_small(ConvPlan *p, int regs)
+{
+    ConvPlan best = *p;
+    int64_t cost = plan_cost(p), best_cost = cost;
+    for (int64_t U = 2; U <= 4 && U <= p->OCb; U++) {
+        ConvPlan q = *p;
+        q.U = U;
+        pick_tr(&q, (regs - U - 1) / U);
+        int64_t c = plan_cost(&q);
+        if (q.T >= 1 && c < best_cost) {
+            best = q;
+            best_cost = c;
+        }
+    }
+    if (best_cost * 10 < cost * 9)
+        *p = best;
+}
+
 /* Cache blocking of the reduction. A tile reduces over all input channel
  * blocks at once; when the input (read again by every output-channel tile)
  * plus a tile's weight slice overflow L2, every tile streams them from
@@ -75,6 +148,43 @@ static void plan_chunks(const ComputeStage *st, ConvPlan *p)
     if (p->Kc < 1 || p->Kc >= icbg || icbg % p->Kc != 0)
         return;
     p->nK = icbg / p->Kc;
+}
+
+/* Loop order of the tiles. Channel tiles outermost stream the whole input
+ * once per tile of U output blocks; when one image's input overflows L2 but
+ * all the weights fit, rows outermost instead read each input row once (it
+ * stays in cache while every channel tile uses it) and keep the weights in
+ * L2 (resnext50_32x4d's 56x56 1x1 convs, AVX2: 2.7 -> 2.2 ms each). Such
+ * convs take no reduction chunks (plan_chunks) unless knob[3] asks: the
+ * row order already keeps the reduction's working set in cache, and chunks
+ * would add output round trips (the 7x7 stem over 3 channels: 4.7 -> 2.8 ms).
+ * streamed: also weights over L2, see below. */
+static int rows_outer(const ComputeStage *st, const ConvPlan *p, int streamed)
+{
+    if (st->n_raxes != 4 || st->body->type != LT_F32 || st->extent[0] < 1)
+        return 0;
+    int64_t wnum = st->extent[1] * st->extent[4];
+    for (int r = 0; r < st->n_raxes; r++)
+        wnum *= st->rextent[r];
+    LBuf *bufs[4];
+    int n = 0;
+    find_loads(st->body, bufs, &n);
+    LBuf *x = n == 2 ? (bufs[1]->numel == wnum ? bufs[0] : bufs[0]->numel == wnum ? bufs[1] : NULL) : NULL;
+    int64_t xnum = x ? x->numel / st->extent[0] : 0;
+    if (4 * xnum <= CONV_L2_BUDGET)
+        return 0;
+    if (4 * wnum <= CONV_L2_BUDGET)
+        return 1;
+    /* weights over L2 too: after plan_chunks found no chunks (p->nK == 1),
+     * when the weights streamed once per row tile are under a third of the
+     * input streamed once per channel tile (resnext50/resnet50's 1x1
+     * stride-2 256->512 downsample at 56x56: 3.2 -> 2.4 ms). Not grouped
+     * convs, whose channel tiles read their group's input only (ResNeXt's
+     * 14x14 ones lost 0.2-0.4 ms in all that way). */
+    if (!streamed || p->nK != 1 || !shares_input(st->body, st))
+        return 0;
+    int64_t ct = (p->OCb + p->U - 1) / p->U, rt = (p->OH + p->R - 1) / p->R;
+    return 3 * wnum * rt <= xnum * ct;
 }
 
 /* the tiles of R output rows: full tiles of T columns, then the rest */
@@ -144,19 +254,25 @@ Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st)
     if (st->knob[0] > 0) {
         p.T = st->knob[0] < p.OW ? st->knob[0] : p.OW;
         p.R = st->knob[2] > 0 ? st->knob[2] : 1;
-    } else if (2 * p.OW <= tmax) {
-        /* narrow rows: a tile spans R whole rows */
-        p.T = p.OW;
-        p.R = sched_pick_tile(p.OH, (tmax / p.OW + 1) / 2, tmax / p.OW);
+        if (p.R > p.OH)
+            p.R = p.OH;
     } else {
-        p.T = sched_pick_tile(p.OW, (tmax + 1) / 2, tmax);
-        p.R = 1;
+        pick_tr(&p, tmax);
+        if (vl > 1 && p.U == 1 && !depthwise && st->knob[1] <= 0 && shares_input(st->body, st))
+            widen_small(&p, regs);
     }
-    if (p.R > p.OH)
-        p.R = p.OH;
     int axes[3] = {0, 1, 2};
     int64_t ext[3] = {st->extent[0], (p.OCb + p.U - 1) / p.U, (p.OH + p.R - 1) / p.R};
-    plan_chunks(st, &p);
+    p.nK = 1;
+    int ro = rows_outer(st, &p, 0); /* weights within L2: not chunked */
+    if (!ro || st->knob[3] > 0)
+        plan_chunks(st, &p);
+    if (!ro && p.nK == 1)
+        ro = rows_outer(st, &p, 1); /* weights over L2, no chunks */
+    if (ro && p.nK == 1) { /* (n, row tiles, channel tiles) */
+        int64_t t = ext[1];
+        axes[1] = 2, axes[2] = 1, ext[1] = ext[2], ext[2] = t;
+    }
     if (p.nK > 1)
         p.kvar = lv_new(cx->lb, "kc");
     Expr *at[CTVM_MAX_RANK] = {0};

@@ -4,7 +4,8 @@
  * holds U output-channel blocks x T output columns of accumulators, the
  * reduction (input blocks, kh, kw, input lanes) runs around it, and bias and
  * fused epilogues are applied when the tile is stored. The (n, ocb/U, oh)
- * loops are fused into one parallel loop. Knobs (ComputeStage.knob):
+ * loops are fused into one parallel loop, rows before channel tiles when an
+ * image's input overflows L2 and the weights fit (then no reduction chunks). Knobs (ComputeStage.knob):
  *   knob[0] = T (output columns per tile), knob[1] = U (channel blocks per
  *   tile); 0 picks them from the target's register count; knob[3] = input
  *   channel blocks per reduction chunk (0: chunks only when a tile's input

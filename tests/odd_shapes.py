@@ -419,6 +419,26 @@ def conv_dilated_regions_s2(g):  # stride 2, dilation 8, asymmetric end pad: reg
 
 
 @case()
+def conv_rows_outer(g):  # input over 256 KB, weights within: rows outermost, no chunks (SIMD targets)
+    x = conv(g, g.input([1, 3, 190, 150]), 24, k=7, stride=2, pads=[3, 2, 3, 4])
+    x = conv(g, relu(g, x), 72, k=1)
+    g.output(conv(g, x, 72, k=3, group=18))
+
+
+@case()
+def conv_rows_outer_streamed(g):  # input and weights over 256 KB, no chunks: rows outermost (AVX2)
+    g.output(conv(g, g.input([1, 64, 60, 60]), 1040, k=1, stride=2, pads=[0, 0, 0, 0]))
+
+
+@case()
+def conv_small_wide_tiles(g):  # 7x7 and 5x3 outputs, 7 and 5 channel blocks: 2-4 blocks a tile, with tails
+    x = conv(g, g.input([1, 40, 7, 7]), 52, k=1)
+    y = conv(g, x, 36, k=3)
+    g.output(conv(g, conv(g, g.input([1, 24, 5, 3]), 36, k=3), 20, k=1))
+    g.output(y)
+
+
+@case()
 def conv_deep_chunked(g):  # 320 blocked input channels, 3x3: the reduction runs in chunks (SIMD targets)
     x = conv(g, g.input([1, 32, 9, 9]), 320, k=1)
     g.output(conv(g, x, 40))
