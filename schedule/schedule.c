@@ -33,12 +33,13 @@ static Expr *apply_epilogue(ComputeCtx *cx, const ComputeStage *st, int epi, int
     return used ? compute_eltwise_expr(cx, epi, ops) : NULL;
 }
 
-/* Inner part of the default schedule: serial loops over the axes in
- * [first, n_axes-1), then the last axis vectorized in lanes of the target's
+/* Inner part of the default schedule: serial loops over the axes
+ * order[first .. n_axes-1), then the last axis vectorized in lanes of the target's
  * width with a scalar tail. */
 typedef struct DefaultPlan {
     int first;
     int64_t L;
+    int order[CTVM_MAX_RANK]; /* loop order of the axes before the last */
 } DefaultPlan;
 
 static Stmt *default_inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, void *user)
@@ -48,8 +49,9 @@ static Stmt *default_inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, vo
     int last = st->n_axes - 1;
     LVar *vars[CTVM_MAX_RANK];
     for (int i = p->first; i < last; i++) {
-        vars[i] = lv_new(lb, st->axis[i]->name);
-        at[i] = lx_var(lb, vars[i]);
+        int ax = p->order[i];
+        vars[i] = lv_new(lb, st->axis[ax]->name);
+        at[ax] = lx_var(lb, vars[i]);
     }
     Stmt *s;
     if (last < 0) {
@@ -73,7 +75,7 @@ static Stmt *default_inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, vo
         s = ls_seq(lb, 2, items);
     }
     for (int i = last - 1; i >= p->first; i--)
-        s = ls_for(lb, vars[i], st->extent[i], LOOP_SERIAL, s);
+        s = ls_for(lb, vars[i], st->extent[p->order[i]], LOOP_SERIAL, s);
     return s;
 }
 
@@ -132,7 +134,13 @@ Stmt *schedule_stage_default(ComputeCtx *cx, const ComputeStage *st)
         Expr *at[CTVM_MAX_RANK] = {0};
         return sched_fused_outer(cx, st, axes, st->extent, st->n_axes, work >= 32768, at, lanes_inner, &L);
     }
-    DefaultPlan p = {0, 1};
+    DefaultPlan p = {0, 1, {0}};
+    for (int i = 0; i < CTVM_MAX_RANK; i++)
+        p.order[i] = i;
+    if (st->knob[0] == 1 && last >= 2) { /* the input's order (compute_transpose) */
+        p.order[0] = 1;
+        p.order[1] = 0;
+    }
     if (vl > 1 && last >= 0 && st->extent[last] >= vl && lx_affine(st->out_index, st->axis[last], &coef) &&
         coef == 1)
         p.L = vl;
@@ -144,10 +152,13 @@ Stmt *schedule_stage_default(ComputeCtx *cx, const ComputeStage *st)
         work *= st->rextent[r];
     int axes[CTVM_MAX_RANK];
     int64_t ext[CTVM_MAX_RANK];
-    while (p.first < last && outer < 64) {
-        axes[p.first] = p.first;
-        ext[p.first] = st->extent[p.first];
-        outer *= st->extent[p.first];
+    /* swapped: the input's outer axis alone is enough to share when it has
+       16 indices (pack_matmul's panels), no div/mod per row */
+    int64_t enough = st->knob[0] == 1 ? 16 : 64;
+    while (p.first < last && outer < enough) {
+        axes[p.first] = p.order[p.first];
+        ext[p.first] = st->extent[p.order[p.first]];
+        outer *= ext[p.first];
         p.first++;
     }
     Expr *at[CTVM_MAX_RANK] = {0};

@@ -15,7 +15,10 @@
 /* Loop nest of the group anchored at `anchor`; NULL after an error. */
 Stmt *schedule_group(ComputeCtx *cx, int anchor);
 
-/* Lower one stage with the default schedule. */
+/* Lower one stage with the default schedule. Its knob (ComputeStage.knob):
+ * knob[0] = 1 runs the first two axes in swapped order (axis 1 outermost),
+ * as a Transpose [A, B, C] of a [B, A, C] input sets it: the input is read
+ * in its own order, one contiguous A x C block per index of B. */
 Stmt *schedule_stage_default(ComputeCtx *cx, const ComputeStage *st);
 
 #endif

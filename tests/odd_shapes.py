@@ -886,6 +886,23 @@ def gemm_packed_runtime_c(g):  # C a runtime input [M, N]
 
 
 @case(RTOL_LONG, ATOL_LONG)
+def matmul_packed_gelu_read_major(g):  # panels over 1 MB back into rows in the panels' order, bias + erf Gelu
+    x = g.input([2, 150, 64])
+    y = binary(g, "Add", matmul(g, x, g.rand((64, 1024), 1 / 8)), g.rand((1024,), 0.1, "b"))
+    e = g.op("Erf", [binary(g, "Div", y, g.const(np.float32(np.sqrt(2.0)), "r2"))],
+             torch.erf(y.t / np.float32(np.sqrt(2.0))))
+    half = binary(g, "Mul", y, g.const(np.float32(0.5), "h"))
+    g.output(binary(g, "Mul", half, binary(g, "Add", e, g.const(np.float32(1.0), "one"))))
+
+
+@case()
+def transpose_read_major_tail(g):  # [130, 40, 67] of [40, 130, 67] (1.4 MB): input order, vector tails, + Relu
+    x = g.input([40, 130, 67])
+    t = g.op("Transpose", [x], x.t.permute(1, 0, 2), perm=[1, 0, 2])
+    g.output(relu(g, binary(g, "Add", t, g.rand((67,), 0.5, "b"))))
+
+
+@case(RTOL_LONG, ATOL_LONG)
 def layernorm_vector_tail(g):  # rows of 77: nine vectors and a tail (AVX2), statistics per row
     g.opset = 17
     x, sc, b = g.input([7, 77]), g.rand((77,), prefix="s"), g.rand((77,), 0.1, "b")

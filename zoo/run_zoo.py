@@ -151,6 +151,9 @@ def build(model, work, threads, emit, cc, cflags, verbose_log):
         r["error"] = "gcc: " + " | ".join([ln for ln in out.splitlines() if "error" in ln][:2] or out.splitlines()[-1:])
         return r, None, None
     r["c_bytes"] = os.path.getsize(c)
+    with open(c, errors="replace") as f:
+        t = re.search(r"target: ([\w-]+)", f.read(2048))
+    r["target"] = t.group(1) if t else "?"
     api = parse_api(c)
     os.remove(c)  # the big ones are ~1 GB of weights as text
     return r, binp, api
@@ -291,7 +294,8 @@ def main():
     ap.add_argument("--doc", default=None, help="write this markdown table (make zoo: docs/ZOO.md)")
     ap.add_argument("--previous", default=None,
                     help="results.json of an earlier run: its measurements at thread counts this run "
-                         "does not take are kept in the table (e.g. --threads 1, then --threads 2)")
+                         "does not take are kept in the table (e.g. --threads 1, then --threads 2), "
+                         "and so are its models this run does not take (a re-run of a few names)")
     a = ap.parse_args()
     a.threads = [int(t) for t in a.threads.split(",")]
     zd = cache_dir()
@@ -318,16 +322,18 @@ def main():
             log("zoo %d/%d %s: %s" % (i + 1, len(models), m.name, summary_line(r)))
             json.dump({"date": datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z",
                        "cpu": cpu_model(), "results": results}, open(jpath, "w"), indent=1)
+    n_run = len(results)
     if a.previous and os.path.exists(a.previous):
         merge_previous(results, json.load(open(a.previous))["results"])
     if a.doc:
         write_doc(a.doc, results)
-    print("zoo: %d passed, %d failed" % (len(results) - fails, fails))
+    print("zoo: %d passed, %d failed" % (n_run - fails, fails))
     return 1 if fails else 0
 
 
 def merge_previous(results, previous):
-    """Adds an earlier run's t<N> measurements this run did not take (same model)."""
+    """Adds an earlier run's t<N> measurements this run did not take (same
+    model) and the earlier run's models this run did not take; sorted by name."""
     old = {r["name"]: r for r in previous}
     for r in results:
         p = old.get(r["name"])
@@ -336,6 +342,9 @@ def merge_previous(results, previous):
         for t in ("t1", "t2"):
             if t not in r and t in p:
                 r[t] = p[t]
+    taken = {r["name"] for r in results}
+    results.extend(p for p in previous if p["name"] not in taken)
+    results.sort(key=lambda r: r["name"])
 
 
 def summary_line(r):
@@ -358,7 +367,9 @@ def write_doc(path, results):
     head = old.split("<!-- zoo table -->")[0]
     tail = old.split("<!-- end zoo table -->")[1] if "<!-- end zoo table -->" in old else "\n"
     lines = [head.rstrip() + "\n", "<!-- zoo table -->",
-             "Measured %s on %s (`make zoo`)." % (datetime.date.today().isoformat(), cpu_model()), "",
+             "Measured %s on %s, native target %s (`make zoo`)." % (
+                 datetime.date.today().isoformat(), cpu_model(),
+                 ", ".join(sorted({r.get("t1", r.get("t2", {})).get("target", "?") for r in results}))), "",
              "| model | exporter | opset | nodes | emit s | gcc s (MB) | weights | arena | max err (/tol) | 1 thread ctvm / ORT ms | ratio | 2 threads ctvm / ORT ms | ratio |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
