@@ -404,6 +404,18 @@ def conv_group_merge_blocked(g):  # 4 in / 4 out per group after a blocked conv:
 
 
 @case()
+def conv_group_merge_uneven(g):  # 13 groups of 8 after a blocked conv, + Relu: AVX-512 merges pairs, the last alone
+    x = conv(g, g.input([1, 24, 11, 11]), 104, k=1)
+    g.output(relu(g, conv(g, x, 104, group=13)))
+
+
+@case()
+def conv_group_merge_uneven4_s2(g):  # 7 groups of 4, stride 2: AVX2 merges pairs, AVX-512 fours, the last partial
+    x = conv(g, g.input([1, 8, 10, 10]), 28, k=1)
+    g.output(conv(g, x, 28, group=7, stride=2))
+
+
+@case()
 def conv_group_merge_plain(g):  # 2 in / 6 out per group on a graph input, stride 2: merged too
     g.output(conv(g, g.input([1, 16, 7, 7]), 48, group=8, stride=2))
 
