@@ -54,3 +54,10 @@ const char *loop_kernel_file(const char *fn)
             return TABLE[i].file;
     return NULL;
 }
+
+int64_t loop_kernel_sdpa_scratch(int64_t T, int64_t Dk, int64_t Dv)
+{
+    if (T < 0 || Dk < 0 || Dv < 0 || Dk > INT32_MAX || Dv > INT32_MAX || T > INT64_MAX / (CTVM_SDPA_RB + Dk + Dv + 64))
+        return -1;
+    return CTVM_SDPA_SCRATCH(T, Dk, Dv);
+}

@@ -26,4 +26,8 @@ LoopKernelFn loop_kernel_find(const char *fn);
 /* The template file of kernel "ctvm_k_NAME" ("templates/kernel_NAME.h"), or NULL. */
 const char *loop_kernel_file(const char *fn);
 
+/* Floats of scratch one thread of ctvm_k_sdpa needs for T keys, Dk and Dv
+ * (CTVM_SDPA_SCRATCH of templates/kernel_sdpa.h); -1 when that overflows. */
+int64_t loop_kernel_sdpa_scratch(int64_t T, int64_t Dk, int64_t Dv);
+
 #endif

@@ -9,8 +9,8 @@
  * Attributes: "scale_mode" (0 none, 1 multiply, 2 divide), "scale" (the
  * constant); set here: "mask_strides" (element strides of the mask along
  * batch, head, row, column; 0 where it broadcasts) and "scratch_bytes"
- * (per thread: 24 rows of T scores and the packed Kt and V, placed by
- * pass hidden). */
+ * (per thread: 24 rows of T scores and the packed Kt and V,
+ * loop_kernel_sdpa_scratch; placed by pass hidden). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,8 +55,8 @@ int op_sdpa_infer(Graph *g, int node, Diag *d)
         }
     }
     node_set_ints(g, node, "mask_strides", st, 4);
-    int64_t threads = g->threads > 1 ? g->threads : 1, bytes, per;
-    if (!i64_mul(24 + Dk + v->shape.dims[r - 1], T ? T : 1, &per) || !i64_mul(per, threads * 4, &bytes))
+    int64_t threads = g->threads > 1 ? g->threads : 1, bytes, per = loop_kernel_sdpa_scratch(T, Dk, v->shape.dims[r - 1]);
+    if (per < 0 || !i64_mul(per, threads * 4, &bytes))
         return diag_error(d, g, node, "the score block overflows");
     node_set_int(g, node, "scratch_bytes", bytes);
     node_set_int(g, node, "scratch_dtype", DT_FLOAT32);
@@ -100,7 +100,8 @@ int op_sdpa_eval(Graph *g, int node, Diag *d)
     double fa[1];
     sdpa_args(g, n, ia, fa);
     ia[11] = 1;
-    float *scratch = calloc((size_t)(ia[3] ? ia[3] : 1) * (size_t)(24 + ia[4] + ia[5]), sizeof(float));
+    int64_t per = loop_kernel_sdpa_scratch(ia[3], ia[4], ia[5]);
+    float *scratch = per < 0 ? NULL : calloc((size_t)(per ? per : 1), sizeof(float));
     void *y = opu_alloc_out(g, node, 0, d);
     if (!scratch || !y) {
         free(scratch);

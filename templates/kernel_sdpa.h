@@ -12,9 +12,15 @@
  * Both products are register tiles of 6 rows x 2 vectors (12 accumulators)
  * over the vector API (templates/ctvm_vec_*.h; CTVM_VL lanes, 1 on scalar
  * targets); columns that do not fill a tile are scalar.
+ * The last, partial column tile of Kt is packed with zero columns and
+ * computed as a whole tile, its valid columns stored (scalar dot products
+ * reading Kt down its columns, one cache line per element, cost whisper's
+ * 1500 % 32 = 28 last columns a third of the Q.Kt time).
  * buf: Q [BH,S,Dk], Kt [BH,Dk,T], V [BH,T,Dv], mask (float32, or null),
- *      Y [BH,S,Dv], scratch (threads * (24 + Dk + Dv) * T floats: the score
- *      block, then Kt and V packed by column tiles);
+ *      Y [BH,S,Dv], scratch (threads * CTVM_SDPA_SCRATCH(T, Dk, Dv) floats
+ *      (ops/sdpa.c sdpa_scratch_floats computes the same): the score
+ *      block, then Kt packed by column tiles with room for a padded last
+ *      tile, then V packed by column tiles);
  * iarg: BH, H (heads: batch-head bh is batch bh / H, head bh % H), S, T,
  *      Dk, Dv, scale mode (0 none, 1 multiply, 2 divide), the mask's
  *      element strides along batch, head, row and column (0 where it
@@ -22,6 +28,12 @@
  * farg: the scale constant. */
 #define CTVM_SDPA_TILE (2 * CTVM_VL)
 #define CTVM_SDPA_RB 24 /* query rows per block: four groups of six */
+/* floats of scratch per thread: 24 score rows, Kt with up to 64 padding
+ * columns (a tile is at most 64 wide), V */
+#define CTVM_SDPA_SCRATCH(T, Dk, Dv) ((CTVM_SDPA_RB + (Dk) + (Dv)) * (T) + 64 * (Dk))
+#if CTVM_SDPA_TILE > 64
+#error "kernel_sdpa.h: a column tile wider than the scratch's 64 padding columns"
+#endif
 /* the six rows of a register tile, two vectors each (12 accumulators) */
 #define CTVM_SDPA_ROWS6(X) X(0) X(1) X(2) X(3) X(4) X(5)
 #define CTVM_SDPA_ZERO(i) ctvm_vf a##i##0 = ctvm_vzero(), a##i##1 = ctvm_vzero();
@@ -59,7 +71,7 @@ static CTVM_INLINE void ctvm_ksdpa_vput(const CtvmSdpa *a, float *dst, ctvm_vf v
  * m[r]: the mask row of row r or null. Per tile of columns, the rows go
  * six at a time, so the tile of Kt (Dk x 2 vectors) is read from L1 by
  * every group of six. */
-static void ctvm_ksdpa_qk(const CtvmSdpa *a, const float *q, int nr, const float *kp, const float *kt, float *sb,
+static void ctvm_ksdpa_qk(const CtvmSdpa *a, const float *q, int nr, const float *kp, float *sb,
                           const float *const *m)
 {
     int64_t T = a->T, Dk = a->Dk, j = 0;
@@ -90,13 +102,29 @@ static void ctvm_ksdpa_qk(const CtvmSdpa *a, const float *q, int nr, const float
             ctvm_ksdpa_vput(a, sb + r * T, a00, m[r], j), ctvm_ksdpa_vput(a, sb + r * T, a01, m[r], j + CTVM_VL);
         }
     }
-    for (int r = 0; r < nr; r++) /* the columns after the last whole tile */
-        for (int64_t jj = T - T % CTVM_SDPA_TILE; jj < T; jj++) {
-            float s = 0.0f;
-            for (int64_t d = 0; d < Dk; d++)
-                s += q[r * Dk + d] * kt[d * T + jj];
-            sb[r * T + jj] = ctvm_ksdpa_post(a, s, m[r], jj);
+    if (j < T) { /* the partial last tile, packed with zero columns: whole tiles of six rows (the rows
+                    past nr repeat row nr - 1), the valid columns stored */
+        const float *kj = kp + j * Dk;
+        float tmp[6 * CTVM_SDPA_TILE];
+        for (int r = 0; r < nr; r += 6) {
+            const float *qr[6];
+            for (int i = 0; i < 6; i++)
+                qr[i] = q + (r + i < nr ? r + i : nr - 1) * Dk;
+            CTVM_SDPA_ROWS6(CTVM_SDPA_ZERO)
+            for (int64_t d = 0; d < Dk; d++) {
+                ctvm_vf k0 = ctvm_vload(kj + d * CTVM_SDPA_TILE), k1 = ctvm_vload(kj + d * CTVM_SDPA_TILE + CTVM_VL), b;
+#define CTVM_SDPA_QFMA(i) b = ctvm_vset1(qr[i][d]), a##i##0 = ctvm_vfma(b, k0, a##i##0), a##i##1 = ctvm_vfma(b, k1, a##i##1);
+                CTVM_SDPA_ROWS6(CTVM_SDPA_QFMA)
+#undef CTVM_SDPA_QFMA
+            }
+#define CTVM_SDPA_TMP(i) ctvm_vstore(tmp + i * CTVM_SDPA_TILE, a##i##0), ctvm_vstore(tmp + i * CTVM_SDPA_TILE + CTVM_VL, a##i##1);
+            CTVM_SDPA_ROWS6(CTVM_SDPA_TMP)
+#undef CTVM_SDPA_TMP
+            for (int i = 0; i < 6 && r + i < nr; i++)
+                for (int64_t jj = j; jj < T; jj++)
+                    sb[(r + i) * T + jj] = ctvm_ksdpa_post(a, tmp[i * CTVM_SDPA_TILE + (jj - j)], m[r + i], jj);
         }
+    }
 }
 
 /* x[0..T) := softmax(x) (max, exp of the difference, times 1 / sum) */
@@ -186,10 +214,10 @@ static void ctvm_ksdpa_pv(const CtvmSdpa *a, const float *p, int nr, const float
 static void ctvm_ksdpa_pack(const CtvmSdpa *a, const float *kt, const float *v, float *kp, float *vp)
 {
     int64_t T = a->T, Dk = a->Dk, Dv = a->Dv, L = CTVM_SDPA_TILE;
-    for (int64_t j = 0; j + L <= T; j += L)
+    for (int64_t j = 0; j < T; j += L) /* the last tile padded with zero columns */
         for (int64_t d = 0; d < Dk; d++)
             for (int64_t c = 0; c < L; c++)
-                kp[j * Dk + d * L + c] = kt[d * T + j + c];
+                kp[j * Dk + d * L + c] = j + c < T ? kt[d * T + j + c] : 0.0f;
     for (int64_t d = 0; d + L <= Dv; d += L)
         for (int64_t j = 0; j < T; j++)
             for (int64_t c = 0; c < L; c++)
@@ -210,7 +238,8 @@ static void ctvm_k_sdpa(void *const *buf, const int64_t *iarg, const double *far
 #pragma omp parallel for schedule(static) num_threads(CTVM_THREADS)
 #endif
     for (int64_t t = 0; t < NT; t++) {
-        float *sb = scratch + t * (CTVM_SDPA_RB + a.Dk + a.Dv) * a.T, *kp = sb + CTVM_SDPA_RB * a.T, *vp = kp + a.Dk * a.T;
+        float *sb = scratch + t * CTVM_SDPA_SCRATCH(a.T, a.Dk, a.Dv), *kp = sb + CTVM_SDPA_RB * a.T;
+        float *vp = kp + a.Dk * a.T + 64 * a.Dk;
         int64_t packed = -1;
         for (int64_t w = total * t / NT; w < total * (t + 1) / NT; w++) {
             int64_t bh = w / nblk, i0 = (w % nblk) * CTVM_SDPA_RB;
@@ -222,7 +251,7 @@ static void ctvm_k_sdpa(void *const *buf, const int64_t *iarg, const double *far
             const float *m[CTVM_SDPA_RB];
             for (int r = 0; r < nr; r++)
                 m[r] = M ? M + (bh / H) * ms[0] + (bh % H) * ms[1] + (i0 + r) * ms[2] : NULL;
-            ctvm_ksdpa_qk(&a, Q + (bh * S + i0) * a.Dk, nr, kp, K + bh * a.Dk * a.T, sb, m);
+            ctvm_ksdpa_qk(&a, Q + (bh * S + i0) * a.Dk, nr, kp, sb, m);
             for (int r = 0; r < nr; r++)
                 ctvm_ksdpa_softmax(sb + r * a.T, a.T);
             ctvm_ksdpa_pv(&a, sb, nr, vp, V + bh * a.T * a.Dv, Y + (bh * S + i0) * a.Dv);

@@ -28,7 +28,7 @@ static void run_case(int64_t B, int64_t H, int64_t S, int64_t T, int64_t Dk, int
     int64_t BH = B * H;
     float *q = malloc(sizeof(float) * (size_t)(BH * S * Dk)), *kt = malloc(sizeof(float) * (size_t)(BH * Dk * T));
     float *v = malloc(sizeof(float) * (size_t)(BH * T * Dv)), *y = malloc(sizeof(float) * (size_t)(BH * S * Dv));
-    float *scratch = malloc(sizeof(float) * (size_t)(threads * (24 + Dk + Dv) * T));
+    float *scratch = malloc(sizeof(float) * (size_t)(threads * loop_kernel_sdpa_scratch(T, Dk, Dv)));
     int64_t mn = md ? md[0] * md[1] * md[2] * md[3] : 0;
     float *m = md ? malloc(sizeof(float) * (size_t)mn) : NULL;
     double *p = malloc(sizeof(double) * (size_t)T);
