@@ -33,13 +33,12 @@ static Expr *apply_epilogue(ComputeCtx *cx, const ComputeStage *st, int epi, int
     return used ? compute_eltwise_expr(cx, epi, ops) : NULL;
 }
 
-/* Inner part of the default schedule: serial loops over the axes
- * order[first .. n_axes-1), then the last axis vectorized in lanes of the target's
+/* Inner part of the default schedule: serial loops over the axes in
+ * [first, n_axes-1), then the last axis vectorized in lanes of the target's
  * width with a scalar tail. */
 typedef struct DefaultPlan {
     int first;
     int64_t L;
-    int order[CTVM_MAX_RANK]; /* loop order of the axes before the last */
 } DefaultPlan;
 
 static Stmt *default_inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, void *user)
@@ -49,9 +48,8 @@ static Stmt *default_inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, vo
     int last = st->n_axes - 1;
     LVar *vars[CTVM_MAX_RANK];
     for (int i = p->first; i < last; i++) {
-        int ax = p->order[i];
-        vars[i] = lv_new(lb, st->axis[ax]->name);
-        at[ax] = lx_var(lb, vars[i]);
+        vars[i] = lv_new(lb, st->axis[i]->name);
+        at[i] = lx_var(lb, vars[i]);
     }
     Stmt *s;
     if (last < 0) {
@@ -75,7 +73,7 @@ static Stmt *default_inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, vo
         s = ls_seq(lb, 2, items);
     }
     for (int i = last - 1; i >= p->first; i--)
-        s = ls_for(lb, vars[i], st->extent[p->order[i]], LOOP_SERIAL, s);
+        s = ls_for(lb, vars[i], st->extent[i], LOOP_SERIAL, s);
     return s;
 }
 
@@ -118,6 +116,39 @@ static Stmt *lanes_inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, void
     return sched_reduce_lanes(cx, st, at, *(const int64_t *)user);
 }
 
+/* knob[0] = 1 on a stage [A, B, C] that reads a [B, A, C] input (a large
+ * Transpose, compute_transpose): blocks of TR_ROWS rows of A, shared among
+ * the threads; in a block, B outer and the rows inner, so every read is a
+ * contiguous TR_ROWS x C piece of the input and every write TR_ROWS pieces
+ * of rows of C: the tiled transpose, with the last axis vectorized. */
+#define TR_ROWS 8
+typedef struct RowBlockPlan {
+    DefaultPlan d;
+    int64_t M;
+} RowBlockPlan;
+
+static Stmt *rowblock_inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, void *user)
+{
+    const RowBlockPlan *bp = user;
+    LoopBuilder *lb = cx->lb;
+    Expr *blk = at[0];
+    int64_t full = bp->M / TR_ROWS, rows[2] = {full > 0 ? TR_ROWS : 0, bp->M % TR_ROWS};
+    Stmt *c[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        if (rows[k] == 0)
+            continue;
+        LVar *bv = lv_new(lb, st->axis[1]->name), *rv = lv_new(lb, st->axis[0]->name);
+        at[1] = lx_var(lb, bv);
+        at[0] = lx_add(lb, lx_muli(lb, blk, TR_ROWS), lx_var(lb, rv));
+        Stmt *s = default_inner(cx, st, at, (void *)&bp->d);
+        c[k] = ls_for(lb, bv, st->extent[1], LOOP_SERIAL, ls_for(lb, rv, rows[k], LOOP_SERIAL, s));
+    }
+    at[0] = blk;
+    if (!c[0] || !c[1])
+        return c[0] ? c[0] : c[1];
+    return sched_split_case(lb, blk, full, c[0], c[1]);
+}
+
 Stmt *schedule_stage_default(ComputeCtx *cx, const ComputeStage *st)
 {
     int last = st->n_axes - 1, vl = compute_vl(cx);
@@ -134,16 +165,17 @@ Stmt *schedule_stage_default(ComputeCtx *cx, const ComputeStage *st)
         Expr *at[CTVM_MAX_RANK] = {0};
         return sched_fused_outer(cx, st, axes, st->extent, st->n_axes, work >= 32768, at, lanes_inner, &L);
     }
-    DefaultPlan p = {0, 1, {0}};
-    for (int i = 0; i < CTVM_MAX_RANK; i++)
-        p.order[i] = i;
-    if (st->knob[0] == 1 && last >= 2) { /* the input's order (compute_transpose) */
-        p.order[0] = 1;
-        p.order[1] = 0;
-    }
+    DefaultPlan p = {0, 1};
     if (vl > 1 && last >= 0 && st->extent[last] >= vl && lx_affine(st->out_index, st->axis[last], &coef) &&
         coef == 1)
         p.L = vl;
+    if (st->knob[0] == 1 && st->n_axes == 3 && st->n_raxes == 0) {
+        RowBlockPlan bp = {{2, p.L}, st->extent[0]};
+        int ax0 = 0;
+        int64_t nblk = (bp.M + TR_ROWS - 1) / TR_ROWS, work = st->extent[0] * st->extent[1] * st->extent[2];
+        Expr *at[CTVM_MAX_RANK] = {0};
+        return sched_fused_outer(cx, st, &ax0, &nblk, 1, work >= 32768, at, rowblock_inner, &bp);
+    }
     /* outer axes fused into one loop until there are enough iterations to share */
     int64_t work = 1, outer = 1;
     for (int i = 0; i < st->n_axes; i++)
@@ -152,13 +184,10 @@ Stmt *schedule_stage_default(ComputeCtx *cx, const ComputeStage *st)
         work *= st->rextent[r];
     int axes[CTVM_MAX_RANK];
     int64_t ext[CTVM_MAX_RANK];
-    /* swapped: the input's outer axis alone is enough to share when it has
-       16 indices (pack_matmul's panels), no div/mod per row */
-    int64_t enough = st->knob[0] == 1 ? 16 : 64;
-    while (p.first < last && outer < enough) {
-        axes[p.first] = p.order[p.first];
-        ext[p.first] = st->extent[p.order[p.first]];
-        outer *= ext[p.first];
+    while (p.first < last && outer < 64) {
+        axes[p.first] = p.first;
+        ext[p.first] = st->extent[p.first];
+        outer *= st->extent[p.first];
         p.first++;
     }
     Expr *at[CTVM_MAX_RANK] = {0};

@@ -16,9 +16,10 @@
 Stmt *schedule_group(ComputeCtx *cx, int anchor);
 
 /* Lower one stage with the default schedule. Its knob (ComputeStage.knob):
- * knob[0] = 1 runs the first two axes in swapped order (axis 1 outermost),
- * as a Transpose [A, B, C] of a [B, A, C] input sets it: the input is read
- * in its own order, one contiguous A x C block per index of B. */
+ * knob[0] = 1, set by a large Transpose [A, B, C] of a [B, A, C] input,
+ * tiles it: blocks of 8 rows of A shared among the threads, B outer and
+ * the rows inner in a block, so reads and writes are both contiguous
+ * pieces of 8 rows. */
 Stmt *schedule_stage_default(ComputeCtx *cx, const ComputeStage *st);
 
 #endif
