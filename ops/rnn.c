@@ -33,7 +33,10 @@
  *    linear_before_reset needs r before its third gate's product: z and r
  *    and r*h first, then a second product (r*h)·Rhᵀ, then h~ and h.
  * Entries past their sequence length still take part in the product (the
- * result is not used); their state is left alone.
+ * result is not used); their state is left alone. With threads, the two
+ * directions of a bidirectional layer run at once, one per thread, each on
+ * its own state (a step's product is too small to split: 64 steps of a
+ * 256-unit LSTM layer, bidirectional: 3.9 -> 2.7 ms at 2 threads).
  *
  * W and R: [D,G*H,I] and [D,G*H,H] as ONNX has them, or, for float32
  * constants (pass layout), W in panels of WP = rnn_wp gate columns,
@@ -41,7 +44,7 @@
  * transposed, [D,I,G*H] (attribute rnn_wt), and
  * on vector targets R per direction and gate in panels of P = rnn_rp gate
  * columns, [D, G*ceil(H/P), H*P], zero past H. The projection, the
- * states, the products and r*h live in one arena scratch
+ * states (one per direction), the products and r*h live in one arena scratch
  * (rnn_scratch_elems; attributes scratch_bytes and scratch_dtype, pass
  * hidden), not on the stack. The clip bound applies to
  * the input of every activation (LSTM's h(c) included, as the spec words
@@ -106,10 +109,19 @@ static int act_code(const char *s)
 /* scratch elements: projection [D,T*B,G*H], h [B,H], c [B,H] (LSTM), the
    recurrent products gr [B,G*H], r*h [B,H] (GRU); sizes already bounded by
    op_rnn_infer */
+/* the state of one direction: h [B,H], c [B,H] (LSTM) or r*h [B,H] (GRU),
+ * the recurrent products gr [B,G*H] of the current step */
+static int64_t rnn_state_elems(OpKind op, int64_t B, int64_t H)
+{
+    return (op == OP_LSTM || op == OP_GRU ? 2 : 1) * B * H + B * gates_of(op) * H;
+}
+
+/* the input projection of every step and direction, then one state per
+ * direction (the two directions of a bidirectional layer run on two
+ * threads at once) */
 static int64_t rnn_scratch_elems(OpKind op, int64_t D, int64_t T, int64_t B, int64_t H)
 {
-    int64_t GH = gates_of(op) * H;
-    return D * T * B * GH + (op == OP_LSTM || op == OP_GRU ? 2 : 1) * B * H + B * GH + 1;
+    return D * T * B * gates_of(op) * H + D * rnn_state_elems(op, B, H) + 1;
 }
 
 int op_rnn_infer(Graph *g, int node, Diag *d)
@@ -494,7 +506,7 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     /* the rest of the scratch (rnn_scratch_elems): state h [B,H], cell c
        [B,H] (LSTM), the recurrent products gr [B,G*H] of the current step
        and r*h [B,H] (GRU); not on the stack: they can be large */
-    int64_t hs = D * ROWS * GH, cs = hs + B * H, gr = cs + (lstm ? B * H : 0), rh = gr + B * GH;
+    int64_t hs = 0, cs = 0, gr = 0, rh = 0; /* per direction, below */
     /* the product tiles: NR vectors (scalar: NR columns) by MR rows, with
        the registers left after NR values of R and a broadcast h */
     /* R in panels of Lp gate columns (pass layout, float32 constants) or as
@@ -522,9 +534,12 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
         LVar *k = lv_new(lb, "k");
         top[nt++] = ls_for(lb, k, T * D * B * H, LOOP_SERIAL, ls_store(lb, yb, E(k), lx_zero(lb, t)));
     }
+    Stmt *dir_nest[2] = {NULL, NULL};
     for (int d = 0; d < D; d++) {
         int rev = dirs == 1 || d == 1;
         rb.dir = d;
+        hs = D * ROWS * GH + d * rnn_state_elems(n->op, B, H), cs = hs + B * H, gr = cs + (lstm ? B * H : 0),
+        rh = gr + B * GH;
         Stmt *ds[8];
         int nd = 0;
         /* state index of (b, j) in initial_h / Y_h */
@@ -653,7 +668,18 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
                 ds[nd++] = ls_for(lb, b5, B, LOOP_SERIAL, ls_for(lb, j5, H, LOOP_SERIAL, ls_seq(lb, 2, two)));
         }
 #undef SIDX
-        top[nt++] = ls_seq(lb, nd, ds);
+        dir_nest[d] = ls_seq(lb, nd, ds);
+    }
+    if (D == 2 && compute_threads(cx) > 1 && sv >= 0) { /* the directions on two threads at once */
+        LVar *dv = lv_new(lb, "dir");
+        Stmt *two[2];
+        for (int d = 0; d < 2; d++)
+            two[d] = ls_if(lb, lx_bin(lb, d == 0 ? BO_LT : BO_GE, E(dv), I(1)), dir_nest[d]); /* no ==: clang's
+                                                  -Wparentheses-equality on if ((x == 0)) */
+        top[nt++] = ls_for(lb, dv, 2, LOOP_PARALLEL, ls_seq(lb, 2, two));
+    } else {
+        for (int d = 0; d < D; d++)
+            top[nt++] = dir_nest[d];
     }
     Stmt *body = ls_seq(lb, nt, top);
     if (sv < 0) { /* folding: the projection stage lowered inside the nest */

@@ -74,6 +74,12 @@ for t in $RNN_TARGETS; do
   check "small_rnn (LSTM/GRU/RNN, tails, sequence_lens) matches ONNX Runtime [$t]" \
     golden_model golden/small_rnn "$t" --elementwise
 done
+# the two directions of a bidirectional layer run on two threads at once, each
+# on its own state: 2 threads and 3 (one idle)
+for th in 2 3; do
+  check "small_rnn with --threads $th (directions in parallel) matches ONNX Runtime" \
+    golden_model golden/small_rnn native --elementwise --threads "$th"
+done
 # the same with the input bound as a constant: folded by the loop interpreter
 check "small_rnn folded at compile time (--bind input) matches ONNX Runtime" \
   RUN golden/small_rnn/model.onnx --bind input=golden/small_rnn/inputs.npz \
