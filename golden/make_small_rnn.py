@@ -20,11 +20,16 @@
 # stored in panels):
 #   lstm16:   reverse, sequence_lens, on "input" -> lstm16_y, lstm16_h, lstm16_c
 #   gru16_b2: bidirectional, linear_before_reset=1, on "input_b2" -> gru16_b2_y, gru16_b2_h
+# and with hidden size 128 in one direction (with threads, the gates'
+# products of a step are shared among the threads), on "input_b2":
+#   lstm128_b2: forward; gru128_b2: reverse, linear_before_reset=0;
+#   gru128l_b2: forward, linear_before_reset=1
 # The references in outputs.npz are ONNX Runtime's (single thread), checked
 # against onnx's reference implementation before they are written (which
 # ignores sequence_lens: there on the batch entries that run every step).
 #
-# Run: ~/.cache/ctvm/bench-venv/bin/python golden/make_small_rnn.py (onnx + onnxruntime)
+# Run: ~/.cache/ctvm/zoo-dynamo/bin/python golden/make_small_rnn.py (pip onnx with its
+# reference evaluator + onnxruntime; zoo/setup_venvs.sh makes that venv)
 # Overwriting the committed files needs UPDATE_GOLDEN=1 in the environment.
 import os
 import sys
@@ -49,9 +54,10 @@ seq = np.array([5, 3, 2, 1, 5, 4, 2, 5, 1, 3, 4], dtype=np.int32)
 inits.append(numpy_helper.from_array(seq, "seq"))
 
 
-def layer(op, name, D, G, attrs, seq_lens=False, init_h=False, init_c=False, peep=False, x="input", T=T, B=B, H=H, I=I):
+def layer(op, name, D, G, attrs, seq_lens=False, init_h=False, init_c=False, peep=False, x="input", T=T, B=B, H=H, I=I,
+          rscale=0.4):
     ins = [x]
-    for suffix, arr in (("W", rnd(D, G * H, I)), ("R", rnd(D, G * H, H)), ("B", rnd(D, 2 * G * H, scale=0.2))):
+    for suffix, arr in (("W", rnd(D, G * H, I)), ("R", rnd(D, G * H, H, scale=rscale)), ("B", rnd(D, 2 * G * H, scale=0.2))):
         inits.append(numpy_helper.from_array(arr, f"{name}_{suffix}"))
         ins.append(f"{name}_{suffix}")
     ins.append("seq" if seq_lens else "")
@@ -83,6 +89,11 @@ layer("GRU", "gru_b2", 1, 3, {"linear_before_reset": 0}, x="input_b2", T=4, B=2,
 # G*H a multiple of two vectors: W stored in panels for the input projection
 layer("LSTM", "lstm16", 1, 4, {"direction": "reverse"}, seq_lens=True, H=16)
 layer("GRU", "gru16_b2", 2, 3, {"direction": "bidirectional", "linear_before_reset": 1}, x="input_b2", T=4, B=2, H=16, I=9)
+# one direction, hidden size 128: with threads, the gates' products of a step are shared among them
+layer("LSTM", "lstm128_b2", 1, 4, {"direction": "forward"}, x="input_b2", T=4, B=2, H=128, I=9, rscale=0.1)
+layer("GRU", "gru128_b2", 1, 3, {"direction": "reverse", "linear_before_reset": 0}, x="input_b2", T=4, B=2, H=128, I=9,
+      rscale=0.1)
+layer("GRU", "gru128l_b2", 1, 3, {"linear_before_reset": 1}, x="input_b2", T=4, B=2, H=128, I=9, rscale=0.1)
 
 xs = {"input": rnd(T, B, I, scale=1.0), "input_b1": rnd(4, 1, 9, scale=1.0), "input_b2": rnd(4, 2, 9, scale=1.0)}
 graph = helper.make_graph(nodes, "small_rnn",

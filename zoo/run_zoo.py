@@ -312,6 +312,8 @@ def main():
         sys.exit("run_zoo: no exported models under %s" % zd)
     os.makedirs(a.work, exist_ok=True)
     jpath = a.json or os.path.join(a.work, "results.json")
+    # read before this run rewrites it (--previous may name this run's own results.json)
+    previous = json.load(open(a.previous))["results"] if a.previous and os.path.exists(a.previous) else None
     results = []
     fails = 0
     with open(os.path.join(a.work, "emit.log"), "w") as log_f:
@@ -320,15 +322,20 @@ def main():
             results.append(r)
             fails += "error" in r
             log("zoo %d/%d %s: %s" % (i + 1, len(models), m.name, summary_line(r)))
-            json.dump({"date": datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z",
-                       "cpu": cpu_model(), "results": results}, open(jpath, "w"), indent=1)
+            save_results(jpath, results)
     n_run = len(results)
-    if a.previous and os.path.exists(a.previous):
-        merge_previous(results, json.load(open(a.previous))["results"])
+    if previous is not None:
+        merge_previous(results, previous)
+        save_results(jpath, results)
     if a.doc:
         write_doc(a.doc, results)
     print("zoo: %d passed, %d failed" % (n_run - fails, fails))
     return 1 if fails else 0
+
+
+def save_results(path, results):
+    json.dump({"date": datetime.datetime.utcnow().isoformat(timespec="seconds") + "Z",
+               "cpu": cpu_model(), "results": results}, open(path, "w"), indent=1)
 
 
 def merge_previous(results, previous):
@@ -375,6 +382,7 @@ def write_doc(path, results):
     for r in results:
         m = r["meta"]
         b1, b2 = r.get("t1", {}), r.get("t2", {})
+        bb = b1 or b2  # the build columns: the 1-thread build's, else the 2-thread one's
         if "error" in r:
             lines.append("| %s | %s | %s | %s | FAIL: %s |||||||||" % (r["name"], m.get("exporter"), m.get("opset"),
                                                                    r.get("nodes", ""), r["error"].replace("|", "/")[:160]))
@@ -383,8 +391,8 @@ def write_doc(path, results):
         def t(b):
             return ("%.2f / %.2f" % (b["ctvm_ms"], b["ort_ms"]), "%.2f" % b["ratio"]) if "ratio" in b else ("", "")
         lines.append("| %s | %s | %s | %d | %.1f | %.0f (%d) | %s | %s | %.2g (%.2g) | %s | %s | %s | %s |" % (
-            r["name"], m.get("exporter"), m.get("opset"), r["nodes"], b1.get("emit_s", 0), b1.get("gcc_s", 0),
-            b1.get("gcc_mb", 0), fmt_bytes(b1.get("weights_bytes")), fmt_bytes(b1.get("arena_bytes")),
+            r["name"], m.get("exporter"), m.get("opset"), r["nodes"], bb.get("emit_s", 0), bb.get("gcc_s", 0),
+            bb.get("gcc_mb", 0), fmt_bytes(bb.get("weights_bytes")), fmt_bytes(bb.get("arena_bytes")),
             r.get("max_err", 0), r.get("err_over_tol", 0), *t(b1), *t(b2)))
     open(path, "w").write("\n".join(lines) + "\n\n<!-- end zoo table -->" + tail)
 
