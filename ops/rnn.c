@@ -107,19 +107,17 @@ static int act_code(const char *s)
     return -1;
 }
 
-/* scratch elements: projection [D,T*B,G*H], h [B,H], c [B,H] (LSTM), the
-   recurrent products gr [B,G*H], r*h [B,H] (GRU); sizes already bounded by
-   op_rnn_infer */
-/* the state of one direction: h [B,H], c [B,H] (LSTM) or r*h [B,H] (GRU),
- * the recurrent products gr [B,G*H] of the current step */
+/* the state of one direction in the scratch: h [B,H], c [B,H] (LSTM) or
+ * r*h [B,H] (GRU), the recurrent products gr [B,G*H] of the current step */
 static int64_t rnn_state_elems(OpKind op, int64_t B, int64_t H)
 {
     return (op == OP_LSTM || op == OP_GRU ? 2 : 1) * B * H + B * gates_of(op) * H;
 }
 
-/* the input projection of every step and direction, then one state per
- * direction (the two directions of a bidirectional layer run on two
- * threads at once) */
+/* scratch elements: the input projection [D,T*B,G*H] of every step and
+ * direction, then one state per direction (the two directions of a
+ * bidirectional layer run on two threads at once); sizes already bounded
+ * by op_rnn_infer */
 static int64_t rnn_scratch_elems(OpKind op, int64_t D, int64_t T, int64_t B, int64_t H)
 {
     return D * T * B * gates_of(op) * H + D * rnn_state_elems(op, B, H) + 1;
@@ -504,10 +502,6 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
         if (wt && vl > 1 && ROWS >= 2 && GH >= 2 && ROWS * GH * IN >= 4096)
             ps_->sched = SCHED_GEMM;
     }
-    /* the rest of the scratch (rnn_scratch_elems): state h [B,H], cell c
-       [B,H] (LSTM), the recurrent products gr [B,G*H] of the current step
-       and r*h [B,H] (GRU); not on the stack: they can be large */
-    int64_t hs = 0, cs = 0, gr = 0, rh = 0; /* per direction, below */
     /* the product tiles: NR vectors (scalar: NR columns) by MR rows, with
        the registers left after NR values of R and a broadcast h */
     /* R in panels of Lp gate columns (pass layout, float32 constants) or as
@@ -539,8 +533,12 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     for (int d = 0; d < D; d++) {
         int rev = dirs == 1 || d == 1;
         rb.dir = d;
-        hs = D * ROWS * GH + d * rnn_state_elems(n->op, B, H), cs = hs + B * H, gr = cs + (lstm ? B * H : 0),
-        rh = gr + B * GH;
+        /* this direction's state in the scratch (rnn_state_elems): h [B,H],
+           cell c [B,H] (LSTM), the recurrent products gr [B,G*H] of the
+           current step and r*h [B,H] (GRU); not on the stack: they can be
+           large */
+        int64_t hs = D * ROWS * GH + d * rnn_state_elems(n->op, B, H), cs = hs + B * H,
+                gr = cs + (lstm ? B * H : 0), rh = gr + B * GH;
         Stmt *ds[8];
         int nd = 0;
         /* state index of (b, j) in initial_h / Y_h */

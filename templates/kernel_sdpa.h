@@ -11,14 +11,14 @@
  * write the whole [S, T] score matrix to memory and read it back twice.
  * Both products are register tiles of 6 rows x 2 vectors (12 accumulators)
  * over the vector API (templates/ctvm_vec_*.h; CTVM_VL lanes, 1 on scalar
- * targets); columns that do not fill a tile are scalar.
+ * targets); columns of V that do not fill a tile are scalar.
  * The last, partial column tile of Kt is packed with zero columns and
  * computed as a whole tile, its valid columns stored (scalar dot products
  * reading Kt down its columns, one cache line per element, cost whisper's
  * 1500 % 32 = 28 last columns a third of the Q.Kt time).
  * buf: Q [BH,S,Dk], Kt [BH,Dk,T], V [BH,T,Dv], mask (float32, or null),
  *      Y [BH,S,Dv], scratch (threads * CTVM_SDPA_SCRATCH(T, Dk, Dv) floats
- *      (ops/sdpa.c sdpa_scratch_floats computes the same): the score
+ *      (the compiler's loop_kernel_sdpa_scratch computes the same): the score
  *      block, then Kt packed by column tiles with room for a padded last
  *      tile, then V packed by column tiles);
  * iarg: BH, H (heads: batch-head bh is batch bh / H, head bh % H), S, T,
@@ -37,6 +37,14 @@
 /* the six rows of a register tile, two vectors each (12 accumulators) */
 #define CTVM_SDPA_ROWS6(X) X(0) X(1) X(2) X(3) X(4) X(5)
 #define CTVM_SDPA_ZERO(i) ctvm_vf a##i##0 = ctvm_vzero(), a##i##1 = ctvm_vzero();
+/* a##i##0/1 += the six rows qr[0..5] (Dk floats each) times the packed Kt
+ * tile kj (Dk rows of 2 vectors), d ascending */
+#define CTVM_SDPA_QFMA(i) b = ctvm_vset1(qr[i][d]), a##i##0 = ctvm_vfma(b, k0, a##i##0), a##i##1 = ctvm_vfma(b, k1, a##i##1);
+#define CTVM_SDPA_QK6()                                                                                             \
+    for (int64_t d = 0; d < Dk; d++) {                                                                             \
+        ctvm_vf k0 = ctvm_vload(kj + d * CTVM_SDPA_TILE), k1 = ctvm_vload(kj + d * CTVM_SDPA_TILE + CTVM_VL), b; \
+        CTVM_SDPA_ROWS6(CTVM_SDPA_QFMA)                                                                            \
+    }
 
 typedef struct {
     int64_t T, Dk, Dv;
@@ -79,15 +87,11 @@ static void ctvm_ksdpa_qk(const CtvmSdpa *a, const float *q, int nr, const float
         const float *kj = kp + j * Dk; /* the packed tile: Dk rows of 2 vectors */
         int r = 0;
         for (; r + 6 <= nr; r += 6) {
-            const float *qr = q + r * Dk;
+            const float *qr[6] = {q + r * Dk, q + (r + 1) * Dk, q + (r + 2) * Dk,
+                                  q + (r + 3) * Dk, q + (r + 4) * Dk, q + (r + 5) * Dk};
             float *sr = sb + r * T;
             CTVM_SDPA_ROWS6(CTVM_SDPA_ZERO)
-            for (int64_t d = 0; d < Dk; d++) {
-                ctvm_vf k0 = ctvm_vload(kj + d * CTVM_SDPA_TILE), k1 = ctvm_vload(kj + d * CTVM_SDPA_TILE + CTVM_VL), b;
-#define CTVM_SDPA_QFMA(i) b = ctvm_vset1(qr[i * Dk + d]), a##i##0 = ctvm_vfma(b, k0, a##i##0), a##i##1 = ctvm_vfma(b, k1, a##i##1);
-                CTVM_SDPA_ROWS6(CTVM_SDPA_QFMA)
-#undef CTVM_SDPA_QFMA
-            }
+            CTVM_SDPA_QK6()
 #define CTVM_SDPA_PUT(i) ctvm_ksdpa_vput(a, sr + i * T, a##i##0, m[r + i], j), ctvm_ksdpa_vput(a, sr + i * T, a##i##1, m[r + i], j + CTVM_VL);
             CTVM_SDPA_ROWS6(CTVM_SDPA_PUT)
 #undef CTVM_SDPA_PUT
@@ -111,12 +115,7 @@ static void ctvm_ksdpa_qk(const CtvmSdpa *a, const float *q, int nr, const float
             for (int i = 0; i < 6; i++)
                 qr[i] = q + (r + i < nr ? r + i : nr - 1) * Dk;
             CTVM_SDPA_ROWS6(CTVM_SDPA_ZERO)
-            for (int64_t d = 0; d < Dk; d++) {
-                ctvm_vf k0 = ctvm_vload(kj + d * CTVM_SDPA_TILE), k1 = ctvm_vload(kj + d * CTVM_SDPA_TILE + CTVM_VL), b;
-#define CTVM_SDPA_QFMA(i) b = ctvm_vset1(qr[i][d]), a##i##0 = ctvm_vfma(b, k0, a##i##0), a##i##1 = ctvm_vfma(b, k1, a##i##1);
-                CTVM_SDPA_ROWS6(CTVM_SDPA_QFMA)
-#undef CTVM_SDPA_QFMA
-            }
+            CTVM_SDPA_QK6()
 #define CTVM_SDPA_TMP(i) ctvm_vstore(tmp + i * CTVM_SDPA_TILE, a##i##0), ctvm_vstore(tmp + i * CTVM_SDPA_TILE + CTVM_VL, a##i##1);
             CTVM_SDPA_ROWS6(CTVM_SDPA_TMP)
 #undef CTVM_SDPA_TMP
