@@ -57,6 +57,10 @@ static void usage(FILE *f)
           "  --threads N            as ctvm-emit; builds with -fopenmp when N > 1\n"
           "                         (aarch64, armv7-neon, riscv64 off their own machine: built\n"
           "                         -static with the target's cross gcc, run under qemu-user)\n"
+          "  --app-threads N        run on N threads of the harness's own (pthreads, no OpenMP)\n"
+          "                         through NAME_run_thread; the model is emitted for --threads\n"
+          "                         (default N, at least 2); --app-barrier passes a pthread\n"
+          "                         barrier instead of the model's own\n"
           "  --cc CC --cflags FLAGS (default: $CC or the target's gcc, -O2)\n"
           "  --runner CMD           run the binary through CMD (default: the target's qemu)\n",
           f);
@@ -174,7 +178,7 @@ int main(int argc, char **argv)
 {
     const char *model = NULL, *output = NULL, *keep = NULL, *prefix = NULL;
     const char *cc = getenv("CC"), *cflags = "-O2", *target = "native", *runner = NULL;
-    int threads = 1, profile = 0, isa_flags = 1;
+    int threads = 1, profile = 0, isa_flags = 1, app_threads = 0, app_barrier = 0, threads_given = 0;
     char *inputs[MAX_IO], *golden[MAX_IO];
     int n_inputs = 0, n_golden = 0, print_time = 0, repeat = 1, elementwise = 0;
     double rtol = 1e-3, atol = 1e-4;
@@ -222,7 +226,16 @@ int main(int argc, char **argv)
                 fprintf(stderr, "ctvm-run: unknown target '%s' (known: %s)\n", target, target_names());
                 return 2;
             }
+        } else if (!strcmp(a, "--app-threads") && val) {
+            app_threads = atoi(argv[++i]);
+            if (app_threads < 1 || app_threads > 1024) {
+                fprintf(stderr, "ctvm-run: --app-threads takes a number from 1 to 1024\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--app-barrier")) {
+            app_barrier = 1;
         } else if (!strcmp(a, "--threads") && val) {
+            threads_given = 1;
             threads = atoi(argv[++i]);
             if (threads < 1 || threads > 1024) {
                 fprintf(stderr, "ctvm-run: --threads takes a number from 1 to 1024\n");
@@ -252,6 +265,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (app_threads && !threads_given) /* a team of that size needs a threaded model */
+        threads = app_threads > 1 ? app_threads : 2;
     d.file = model;
     char dir[4096];
     if (keep) {
@@ -305,8 +320,18 @@ int main(int argc, char **argv)
         cc = tg ? tg->cc : "gcc";
     if (!runner)
         runner = cross ? tg->runner : "";
-    snprintf(cmd, sizeof cmd, "%s %s %s%s%s%s -std=c99 -DCTVM_MAIN -o '%s' '%s' -lm 2>&1", cc, cflags,
-             tg && (isa_flags || !tg->isa_in_file) ? tg->cflags : "", io.threads > 1 ? " -fopenmp" : "", profile ? " -DCTVM_PROFILE" : "",
+    char team_flags[96] = "";
+    if (app_threads) {
+        if (io.threads < 2) {
+            diag_error(&d, NULL, -1, "--app-threads needs a model emitted with --threads 2 or more");
+            goto done;
+        }
+        snprintf(team_flags, sizeof team_flags, " -pthread -DCTVM_MAIN_TEAM=%d%s", app_threads,
+                 app_barrier ? " -DCTVM_MAIN_TEAM_PBARRIER" : "");
+    }
+    snprintf(cmd, sizeof cmd, "%s %s %s%s%s%s%s -std=c99 -DCTVM_MAIN -o '%s' '%s' -lm 2>&1", cc, cflags,
+             tg && (isa_flags || !tg->isa_in_file) ? tg->cflags : "",
+             io.threads > 1 && !app_threads ? " -fopenmp" : "", team_flags, profile ? " -DCTVM_PROFILE" : "",
              cross ? " -static" : "", exe, model_c);
     if (run_cmd(arena, cmd, &text) != 0) {
         diag_error(&d, NULL, -1, "building the generated code failed:\n%s", text);

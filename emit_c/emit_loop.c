@@ -138,6 +138,7 @@ typedef struct Em {
     EmitCfg cfg;
     LocalScope scope[MAX_SCOPES];
     int n_scope;
+    int n_team_if; /* conditions of team ifs numbered in a kernel */
 } Em;
 
 static const LocalScope *scope_of(const Em *m, const LBuf *b)
@@ -876,8 +877,13 @@ static void pcallstmt(Em *m, const Stmt *s, int ind)
     }
     if (s->n_iargs) {
         fputs("(const int64_t[]){", f);
-        for (int i = 0; i < s->n_iargs; i++)
-            emit_int(f, s->iargs[i], LT_I64), fputs(i + 1 < s->n_iargs ? ", " : "", f);
+        for (int i = 0; i < s->n_iargs; i++) {
+            if (s->iexpr && i == s->iexpr_at)
+                pexpr(m, s->iexpr);
+            else
+                emit_int(f, s->iargs[i], LT_I64);
+            fputs(i + 1 < s->n_iargs ? ", " : "", f);
+        }
         fputs("}, ", f);
     } else {
         fputs("(const int64_t *)0, ", f);
@@ -966,8 +972,6 @@ static void pstmt(Em *m, const Stmt *s, int ind, const LVar *v)
             pstmt(m, s->body, ind, s->var);
             break;
         }
-        if (s->loop == LOOP_PARALLEL && m->cfg.threads > 1)
-            fprintf(f, "#ifdef _OPENMP\n#pragma omp parallel for schedule(static) num_threads(CTVM_THREADS)\n#endif\n");
         fprintf(f, "%*sfor (int %s_%d = 0; %s_%d < %lld; ++%s_%d) {\n", ind, "", s->var->name, s->var->id,
                 s->var->name, s->var->id, (long long)s->extent, s->var->name, s->var->id);
         pstmt(m, s->body, ind + 4, v);
@@ -996,6 +1000,95 @@ static void pstmt(Em *m, const Stmt *s, int ind, const LVar *v)
 
 static const EmitCfg SCALAR_CFG = {1, 1, NULL};
 
+int emit_has_parallel(const Stmt *s)
+{
+    if (!s)
+        return 0;
+    switch (s->kind) {
+    case ST_FOR: return s->loop == LOOP_PARALLEL || emit_has_parallel(s->body);
+    case ST_IF: return emit_has_parallel(s->body) || emit_has_parallel(s->else_body);
+    case ST_SEQ:
+        for (int i = 0; i < s->n; i++)
+            if (emit_has_parallel(s->items[i]))
+                return 1;
+        return 0;
+    case ST_ALLOC: /* a local declared outside a parallel loop would be each
+                      thread's own: the whole block runs on thread 0 */
+    case ST_STORE:
+    case ST_CALL: return 0;
+    }
+    return 0;
+}
+
+/* Statements s[0..n) without parallel loops as one serial phase: thread 0
+   runs them, then the team waits. */
+static void pserial(Em *m, Stmt *const *s, int n, int ind)
+{
+    fprintf(m->f, "%*sif (ctvm_c->tid == 0) {\n", ind, "");
+    for (int i = 0; i < n; i++)
+        pstmt(m, s[i], ind + 4, NULL);
+    fprintf(m->f, "%*s}\n%*sctvm_sync(ctvm_c);\n", ind, "", ind, "");
+}
+
+/* A kernel's body run by every thread of the team (templates/ctvm_team.h):
+   a parallel loop gives each thread its share of the iterations, serial
+   statements run on thread 0, a barrier ends every phase. Control around
+   parallel loops runs on every thread: loop extents are constants, and an
+   if's condition is evaluated by all before any phase may change it. */
+static void pteam(Em *m, const Stmt *s, int ind)
+{
+    FILE *f = m->f;
+    if (!emit_has_parallel(s)) {
+        pserial(m, (Stmt *const *)&s, 1, ind);
+        return;
+    }
+    switch (s->kind) {
+    case ST_FOR: {
+        const char *vn = s->var->name;
+        int id = s->var->id;
+        if (s->loop == LOOP_PARALLEL) {
+            fprintf(f, "%*s{\n%*sint ctvm_lo, ctvm_hi;\n%*sctvm_split(%lld, ctvm_c, &ctvm_lo, &ctvm_hi);\n", ind, "",
+                    ind + 4, "", ind + 4, "", (long long)s->extent);
+            fprintf(f, "%*sfor (int %s_%d = ctvm_lo; %s_%d < ctvm_hi; ++%s_%d) {\n", ind + 4, "", vn, id, vn, id, vn, id);
+            pstmt(m, s->body, ind + 8, NULL);
+            fprintf(f, "%*s}\n%*s}\n%*sctvm_sync(ctvm_c);\n", ind + 4, "", ind, "", ind, "");
+        } else {
+            fprintf(f, "%*sfor (int %s_%d = 0; %s_%d < %lld; ++%s_%d) {\n", ind, "", vn, id, vn, id,
+                    (long long)s->extent, vn, id);
+            pteam(m, s->body, ind + 4);
+            fprintf(f, "%*s}\n", ind, "");
+        }
+        break;
+    }
+    case ST_SEQ:
+        for (int i = 0; i < s->n;) {
+            int j = i;
+            while (j < s->n && !emit_has_parallel(s->items[j]))
+                j++;
+            if (j > i)
+                pserial(m, s->items + i, j - i, ind);
+            else
+                pteam(m, s->items[j++], ind);
+            i = j;
+        }
+        break;
+    case ST_IF: {
+        int k = m->n_team_if++;
+        fprintf(f, "%*s{\n%*sint ctvm_if%d = (", ind, "", ind + 4, "", k);
+        pexpr(m, s->cond);
+        fprintf(f, ") != 0;\n%*sctvm_sync(ctvm_c);\n%*sif (ctvm_if%d) {\n", ind + 4, "", ind + 4, "", k);
+        pteam(m, s->body, ind + 8);
+        if (s->else_body) {
+            fprintf(f, "%*s} else {\n", ind + 4, "");
+            pteam(m, s->else_body, ind + 8);
+        }
+        fprintf(f, "%*s}\n%*s}\n", ind + 4, "", ind, "");
+        break;
+    }
+    default: break; /* without parallel loops: above */
+    }
+}
+
 void emit_expr(FILE *f, const Expr *e)
 {
     Em m = {.f = f, .cfg = SCALAR_CFG};
@@ -1012,19 +1105,30 @@ void emit_kernel_cfg(FILE *f, const char *name, const char *comment, const Stmt 
                      const EmitCfg *cfg)
 {
     Em m = {.f = f, .cfg = cfg ? *cfg : SCALAR_CFG};
+    int team = emit_kernel_is_team(body, &m.cfg);
     fprintf(f, "/* %s */\nstatic void %s(", comment, name);
     for (int i = 0; i < p->n; i++) {
         fprintf(f, "%s%s%s *CTVM_RESTRICT ", i ? ", " : "", p->written[i] ? "" : "const ",
                 dtype_c_storage(p->buf[i]->dtype));
         emit_buf_name(f, p->buf[i]);
     }
-    if (p->n == 0)
+    if (team)
+        fputs(p->n ? ", const ctvm_ctx *ctvm_c" : "const ctvm_ctx *ctvm_c", f);
+    else if (p->n == 0)
         fputs("void", f);
     fputs(")\n{\n", f);
     if (m.cfg.lb)
         body = loop_expand_unrolled(m.cfg.lb, (Stmt *)body);
-    pstmt(&m, body, 4, NULL);
+    if (team)
+        pteam(&m, body, 4);
+    else
+        pstmt(&m, body, 4, NULL);
     fputs("}\n\n", f);
+}
+
+int emit_kernel_is_team(const Stmt *body, const EmitCfg *cfg)
+{
+    return cfg && cfg->threads > 1 && emit_has_parallel(body);
 }
 
 void emit_kernel(FILE *f, const char *name, const char *comment, const Stmt *body, const KernelParams *p)

@@ -22,8 +22,8 @@ typedef struct KernelParams {
 /* The non-local buffers of s in order of first appearance; -1 if too many. */
 int emit_collect_params(const Stmt *s, KernelParams *p);
 /* How kernels are printed: vector width of the target's vector API (1: no
- * vectorization), thread count (parallel loops get an OpenMP pragma when
- * > 1) and a builder for the rewrites before printing (unroll expansion,
+ * vectorization), thread count (> 1: kernels with parallel loops are run by
+ * the whole team, see emit_kernel_is_team) and a builder for the rewrites before printing (unroll expansion,
  * lane-0 indices); lb NULL prints the nest as written, scalar. */
 typedef struct EmitCfg {
     int vl;
@@ -38,6 +38,15 @@ typedef struct EmitCfg {
  * scalar loops. Local buffers indexed only by constants become registers. */
 void emit_kernel_cfg(FILE *f, const char *name, const char *comment, const Stmt *body, const KernelParams *p,
                      const EmitCfg *cfg);
+/* 1 when the kernel of body is run by every thread of the team
+ * (templates/ctvm_team.h): cfg->threads > 1 and body has a parallel loop.
+ * Such a kernel takes a last parameter `const ctvm_ctx *ctvm_c`, splits its
+ * parallel loops among the threads, runs its serial statements on thread 0
+ * and ends every phase with a barrier, its last one included; other kernels
+ * are called by thread 0 alone. */
+int emit_kernel_is_team(const Stmt *body, const EmitCfg *cfg);
+/* 1 when s has a LOOP_PARALLEL loop outside any ST_ALLOC. */
+int emit_has_parallel(const Stmt *s);
 /* The same, scalar (no rewrites). */
 void emit_kernel(FILE *f, const char *name, const char *comment, const Stmt *body, const KernelParams *p);
 /* Scalar printing of an expression or statement, as written. */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_internal.h"
 #include "emit_loop.h"
 #include "emit_weights.h"
 #include "ir/exec_order.h"
@@ -94,7 +95,7 @@ static double group_flops(const Graph *g, int anchor)
     return 0.0;
 }
 
-static void sanitize(char *dst, size_t cap, const char *src)
+void emit_sanitize(char *dst, size_t cap, const char *src)
 {
     size_t k = 0;
     for (; *src && k + 1 < cap; src++)
@@ -102,7 +103,7 @@ static void sanitize(char *dst, size_t cap, const char *src)
     dst[k] = 0;
 }
 
-static void emit_call_arg(FILE *f, const LBuf *b, const WeightBlob *blob)
+void emit_call_arg(FILE *f, const LBuf *b, const WeightBlob *blob)
 {
     switch (b->kind) {
     case LB_INPUT: fprintf(f, "in%d", b->io_index); break;
@@ -138,7 +139,7 @@ static void emit_shape_macro(FILE *f, const char *P, const char *kind, int i, co
     fprintf(f, "#define %s_%s%d_BYTES %lld\n", P, kind, i, (long long)bytes);
 }
 
-static void emit_params(FILE *f, const Graph *g, int with_ws)
+void emit_params(FILE *f, const Graph *g, int with_ws)
 {
     fputc('(', f);
     if (with_ws)
@@ -156,8 +157,19 @@ static void emit_params(FILE *f, const Graph *g, int with_ws)
     fputc(')', f);
 }
 
+void emit_io_params(FILE *f, const Graph *g)
+{
+    for (int i = 0; i < g->n_inputs; i++)
+        fprintf(f, ", const %s *in%d", dtype_c_storage(g->values[g->inputs[i]].dtype), i);
+    for (int i = 0; i < g->n_outputs; i++)
+        fprintf(f, ", %s *out%d", dtype_c_storage(g->values[g->outputs[i]].dtype), i);
+    for (int i = 0; i < g->n_outputs; i++)
+        if (g->values[g->outputs[i]].dyn)
+            fprintf(f, ", int64_t *out%d_shape", i);
+}
+
 /* The API block: shared verbatim by model.h and model.c. */
-static void emit_api(FILE *f, const Graph *g, const char *P, int arena_caller)
+static void emit_api(FILE *f, const Graph *g, const char *P, int arena_caller, int threads)
 {
     fprintf(f, "#ifndef %s_CTVM_API\n#define %s_CTVM_API\n#include <stdint.h>\n", P, P);
     fprintf(f, "/* Bytes of workspace %s_run_ws needs, 8-byte aligned (64 is fastest), e.g.\n"
@@ -186,7 +198,10 @@ static void emit_api(FILE *f, const Graph *g, const char *P, int arena_caller)
     }
     fprintf(f, "int %s_run_ws", P);
     emit_params(f, g, 1);
-    fprintf(f, ";\n#endif /* %s_CTVM_API */\n", P);
+    fputs(";\n", f);
+    if (threads > 1)
+        emit_team_api(f, g, P);
+    fprintf(f, "#endif /* %s_CTVM_API */\n", P);
 }
 
 /* `#ifndef macro` guarding its definition as __attribute__((attr)) under
@@ -232,7 +247,7 @@ static int uses_narrow_types(const Graph *g)
     return 0;
 }
 
-static void emit_banner_file(FILE *f, const char *path)
+void emit_banner_file(FILE *f, const char *path)
 {
     const char *text = ctvm_embedded_find(path);
     fprintf(f, "/**** Begin %s ****/\n%s/**** End %s ****/\n\n", path, text ? text : "", path);
@@ -245,7 +260,7 @@ static void emit_io_buffer(FILE *f, const char *P, const char *kind, const char 
             dtype_is_packed(v->dtype) ? "BYTES" : "SIZE");
 }
 
-static void emit_harness(FILE *f, const Graph *g, const char *P, int arena_caller)
+static void emit_harness(FILE *f, const Graph *g, const char *P, int arena_caller, int threads)
 {
     fputs("#ifdef CTVM_MAIN\n", f);
     fprintf(f, "#define CTVM_MAIN_NIN %d\n#define CTVM_MAIN_NOUT %d\n", g->n_inputs, g->n_outputs);
@@ -279,12 +294,16 @@ static void emit_harness(FILE *f, const Graph *g, const char *P, int arena_calle
     fputs("0};\nstatic const int ctvm_main_out_bits[] = {", f);
     for (int i = 0; i < g->n_outputs; i++)
         fprintf(f, "%d, ", dtype_bits(g->values[g->outputs[i]].dtype));
+    fputs("0};\n", f);
     if (arena_caller)
-        fprintf(f, "0};\nstatic double ctvm_main_ws[%s_WORKSPACE_SIZE / 8 + 1];\n"
-                   "static int ctvm_main_invoke(void)\n{\n    return %s_run_ws(ctvm_main_ws%s",
-                P, P, g->n_inputs + g->n_outputs ? ", " : "");
-    else
-        fprintf(f, "0};\nstatic int ctvm_main_invoke(void)\n{\n    return %s_run(", P);
+        fprintf(f, "static double ctvm_main_ws[%s_WORKSPACE_SIZE / 8 + 1];\n", P);
+    if (threads > 1)
+        emit_team_harness(f, g, P, arena_caller);
+    fputs("static int ctvm_main_invoke(void)\n{\n", f);
+    if (threads > 1)
+        fputs("#ifdef CTVM_MAIN_TEAM\n    return ctvm_main_team_invoke();\n#endif\n", f);
+    fprintf(f, "    return %s_run%s(%s", P, arena_caller ? "_ws" : "",
+            arena_caller ? (g->n_inputs + g->n_outputs ? "ctvm_main_ws, " : "ctvm_main_ws") : "");
     for (int i = 0; i < g->n_inputs; i++)
         fprintf(f, "ctvm_main_in%d%s", i, i + 1 < g->n_inputs || g->n_outputs ? ", " : "");
     for (int i = 0; i < g->n_outputs; i++)
@@ -295,6 +314,45 @@ static void emit_harness(FILE *f, const Graph *g, const char *P, int arena_calle
     fputs(");\n}\n", f);
     emit_banner_file(f, "templates/main_harness.c");
     fputs("#endif /* CTVM_MAIN */\n", f);
+}
+
+/* `if (a NULL pointer) return CTVM_ERR_NULL;` of the entry points */
+void emit_null_check(FILE *out, const Graph *g, const char *P)
+{
+    fprintf(out, "    if ((!workspace && %s_WORKSPACE_SIZE > 0)", P);
+    for (int i = 0; i < g->n_inputs; i++)
+        fprintf(out, " || !in%d", i);
+    for (int i = 0; i < g->n_outputs; i++)
+        fprintf(out, g->values[g->outputs[i]].dyn ? " || !out%d || !out%d_shape" : " || !out%d", i, i);
+    fputs(")\n        return CTVM_ERR_NULL;\n", out);
+}
+
+/* The arguments of an entry point passed on: (ws, in0.., out0.., out0_shape..) */
+void emit_pass_args(FILE *out, const Graph *g, const char *first)
+{
+    fputs(first, out);
+    for (int i = 0; i < g->n_inputs; i++)
+        fprintf(out, ", in%d", i);
+    for (int i = 0; i < g->n_outputs; i++)
+        fprintf(out, ", out%d", i);
+    for (int i = 0; i < g->n_outputs; i++)
+        if (g->values[g->outputs[i]].dyn)
+            fprintf(out, ", out%d_shape", i);
+}
+
+/* One kernel call of the run sequence; a team kernel takes the context. */
+void emit_step_call(FILE *out, const Graph *g, int s, int anchor, const KernelParams *kp, int team,
+                           const WeightBlob *blob)
+{
+    char safe[64];
+    emit_sanitize(safe, sizeof safe, g->nodes[anchor].name);
+    fprintf(out, "    CTVM_PROF(%d, k%d_%s(", s, s, safe);
+    for (int i = 0; i < kp->n; i++) {
+        if (i)
+            fputs(", ", out);
+        emit_call_arg(out, kp->buf[i], blob);
+    }
+    fputs(team ? (kp->n ? ", ctvm_c));\n" : "ctvm_c));\n") : "));\n", out);
 }
 
 int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
@@ -329,6 +387,7 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
     int *order = arena_array(g->arena, (size_t)g->n_nodes + 1, sizeof(int));
     int steps = graph_exec_order(g, order);
     Stmt **kernels = arena_array(g->arena, (size_t)steps + 1, sizeof(Stmt *));
+    int *team = arena_array(g->arena, (size_t)steps + 1, sizeof(int));
     KernelParams *params = arena_array(g->arena, (size_t)steps + 1, sizeof(KernelParams));
     for (int s = 0; s < steps; s++) {
         kernels[s] = schedule_group(&e.cx, order[s]);
@@ -364,12 +423,13 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
         const KernelParams *kp = &params[s];
         const Node *n = &g->nodes[order[s]];
         char name[96], safe[64], comment[256];
-        sanitize(safe, sizeof safe, n->name);
+        emit_sanitize(safe, sizeof safe, n->name);
         snprintf(name, sizeof name, "k%d_%s", s, safe);
         int k = snprintf(comment, sizeof comment, "%s", n->op_type);
         for (int m = 0; m < n->n_epi && k < (int)sizeof comment - 32; m++)
             k += snprintf(comment + k, sizeof comment - (size_t)k, " + %s", g->nodes[n->epi[m]].op_type);
         EmitCfg cfg = {tg->vl, threads, &e.lb};
+        team[s] = emit_kernel_is_team(kernels[s], &cfg);
         emit_kernel_cfg(kf, name, comment, kernels[s], kp, &cfg);
     }
     fclose(kf);
@@ -404,16 +464,17 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
               "#pragma GCC optimize(\"no-tree-loop-distribute-patterns\")\n#endif\n",
               out);
     if (threads > 1)
-        fprintf(out, "/* Parallel loops use CTVM_THREADS threads when built with -fopenmp. */\n"
-                     "#ifndef CTVM_THREADS\n#define CTVM_THREADS %d\n#endif\n", threads);
+        fprintf(out, "/* Built with -fopenmp, %s_run/_run_ws run on a team of CTVM_THREADS threads;\n"
+                     "   %s_run_thread runs on threads the application owns (see the API). */\n"
+                     "#ifndef CTVM_THREADS\n#define CTVM_THREADS %d\n#endif\n", P, P, threads);
     if (o->main_mode)
         fputs("#ifndef CTVM_MAIN\n#define CTVM_MAIN 1\n#endif\n", out);
-    fputs("#if defined(CTVM_MAIN) && !defined(_POSIX_C_SOURCE)\n#define _POSIX_C_SOURCE 199309L\n#endif\n", out);
+    fputs("#if defined(CTVM_MAIN) && !defined(_POSIX_C_SOURCE)\n#define _POSIX_C_SOURCE 200112L\n#endif\n", out);
     fputs("#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && "
           "__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__\n"
           "#error \"ctvm: weights were emitted little-endian; this target is big-endian\"\n#endif\n\n",
           out);
-    emit_api(out, g, P, o->arena_caller);
+    emit_api(out, g, P, o->arena_caller, threads);
     fputc('\n', out);
     fputs("/* Linker placement of the weights and the static workspace (ctvm-emit\n"
           "   --weights-section / --arena-section, or -D these macros when building). */\n", out);
@@ -435,6 +496,8 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
     emit_banner_file(out, uses_vec || tg->vl == 1 ? tg->header : "templates/ctvm_vec_scalar.h");
     if (uses_vec && (strstr(ktext, "ctvm_verf(") || strstr(ktext, "ctvm_vexpm1(")))
         emit_banner_file(out, "templates/ctvm_vec_math.h");
+    if (threads > 1)
+        emit_banner_file(out, "templates/ctvm_team.h");
     {   /* the runtime kernels the model calls, once each */
         const char *calls[64];
         int n_calls = 0;
@@ -462,41 +525,32 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
                  "static const char *const ctvm_prof_name[CTVM_PROF_N] = {\n", steps);
     for (int s = 0; s < steps; s++) {
         char safe[64];
-        sanitize(safe, sizeof safe, g->nodes[order[s]].name);
+        emit_sanitize(safe, sizeof safe, g->nodes[order[s]].name);
         fprintf(out, "    \"k%d_%s\",\n", s, safe);
     }
     fputs("};\nstatic const double ctvm_prof_flop[CTVM_PROF_N] = {", out);
     for (int s = 0; s < steps; s++)
         fprintf(out, "%s%.0f", s ? ", " : "", group_flops(g, order[s]));
     fputs("};\nstatic double ctvm_prof_now(void)\n{\n    struct timespec ts;\n"
-          "    clock_gettime(CLOCK_MONOTONIC, &ts);\n    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;\n}\n"
-          "#define CTVM_PROF(i, call) do { double t_ = ctvm_prof_now(); call; "
-          "ctvm_prof_ms[i] += ctvm_prof_now() - t_; } while (0)\n"
-          "#else\n#define CTVM_PROF(i, call) call\n#endif\n\n", out);
+          "    clock_gettime(CLOCK_MONOTONIC, &ts);\n    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;\n}\n", out);
+    /* threaded: thread 0 keeps the time (a team kernel's ends at its last barrier) */
+    fprintf(out, "#define CTVM_PROF(i, call) do { double t_ = ctvm_prof_now(); call; "
+                 "%sctvm_prof_ms[i] += ctvm_prof_now() - t_; } while (0)\n"
+                 "#else\n#define CTVM_PROF(i, call) call\n#endif\n\n",
+            threads > 1 ? "if (ctvm_c->tid == 0) " : "");
     /* entry points */
-    fprintf(out, "int %s_run_ws", P);
-    emit_params(out, g, 1);
-    fputs("\n{\n    char *ws = (char *)workspace;\n    (void)ws;\n", out);
-    fputs("    if (", out);
-    fprintf(out, "(!workspace && %s_WORKSPACE_SIZE > 0)", P);
-    for (int i = 0; i < g->n_inputs; i++)
-        fprintf(out, " || !in%d", i);
-    for (int i = 0; i < g->n_outputs; i++)
-        fprintf(out, g->values[g->outputs[i]].dyn ? " || !out%d || !out%d_shape" : " || !out%d", i, i);
-    fputs(")\n        return CTVM_ERR_NULL;\n", out);
-    for (int s = 0; s < steps; s++) {
-        const KernelParams *kp = &params[s];
-        char safe[64];
-        sanitize(safe, sizeof safe, g->nodes[order[s]].name);
-        fprintf(out, "    CTVM_PROF(%d, k%d_%s(", s, s, safe);
-        for (int i = 0; i < kp->n; i++) {
-            if (i)
-                fputs(", ", out);
-            emit_call_arg(out, kp->buf[i], &e.blob);
-        }
-        fputs("));\n", out);
+    if (threads > 1) {
+        emit_team_steps(out, g, P, steps, order, params, team, &e.blob);
+        emit_team_entries(out, g, P);
+    } else {
+        fprintf(out, "int %s_run_ws", P);
+        emit_params(out, g, 1);
+        fputs("\n{\n    char *ws = (char *)workspace;\n    (void)ws;\n", out);
+        emit_null_check(out, g, P);
+        for (int s = 0; s < steps; s++)
+            emit_step_call(out, g, s, order[s], &params[s], 0, &e.blob);
+        fputs("    return CTVM_OK;\n}\n\n", out);
     }
-    fputs("    return CTVM_OK;\n}\n\n", out);
     if (!o->arena_caller) {
         /* a union, so the static workspace is storage of each type its regions hold */
         fprintf(out, "static union {\n    float f[%s_WORKSPACE_SIZE / 4 + 1];\n    double d[%s_WORKSPACE_SIZE / 8 + 1];\n"
@@ -518,12 +572,12 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
         fputs("/* End of the code compiled for the target's vector ISA (see the vector API header). */\n"
               "#ifdef CTVM_ISA_END\nCTVM_ISA_END\n#endif\n\n",
               out);
-    emit_harness(out, g, P, o->arena_caller);
+    emit_harness(out, g, P, o->arena_caller, threads);
 
     if (hout) {
         fprintf(hout, "/* Generated by ctvm %s - API of the model compiled into %s_run. */\n", CTVM_VERSION, P);
         fprintf(hout, "#ifndef %s_H\n#define %s_H\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n", P, P);
-        emit_api(hout, g, P, o->arena_caller);
+        emit_api(hout, g, P, o->arena_caller, threads);
         fputs("#ifdef __cplusplus\n}\n#endif\n#endif\n", hout);
     }
     if (o->verbose) {

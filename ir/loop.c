@@ -553,6 +553,16 @@ Stmt *ls_call(LoopBuilder *lb, const char *fn, int n_bufs, LBuf *const *bufs, co
     return s;
 }
 
+Stmt *ls_call_iarg(LoopBuilder *lb, const Stmt *s, int at, Expr *e)
+{
+    assert(s->kind == ST_CALL && at >= 0 && at < s->n_iargs);
+    Stmt *c = stmt_new(lb, ST_CALL);
+    *c = *s;
+    c->iexpr = e;
+    c->iexpr_at = at;
+    return c;
+}
+
 Stmt *ls_subst(LoopBuilder *lb, Stmt *s, const LVar *var, Expr *r)
 {
     if (!s)
@@ -576,7 +586,7 @@ Stmt *ls_subst(LoopBuilder *lb, Stmt *s, const LVar *var, Expr *r)
         for (int i = 0; i < s->n; i++)
             c->items[i] = ls_subst(lb, s->items[i], var, r);
         break;
-    case ST_CALL: break;
+    case ST_CALL: c->iexpr = s->iexpr ? lx_subst(lb, s->iexpr, var, r) : NULL; break;
     }
     return c;
 }
@@ -690,8 +700,13 @@ void loop_print(FILE *f, const Stmt *s, int indent)
         fprintf(f, "%*scall %s(", indent, "", s->fn);
         for (int i = 0; i < s->n_bufs; i++)
             fprintf(f, "%s%s", i ? ", " : "", s->bufs[i] ? s->bufs[i]->name : "null");
-        for (int i = 0; i < s->n_iargs; i++)
-            fprintf(f, ", %lld", (long long)s->iargs[i]);
+        for (int i = 0; i < s->n_iargs; i++) {
+            if (s->iexpr && i == s->iexpr_at) {
+                fputs(", ", f);
+                loop_print_expr(f, s->iexpr);
+            } else
+                fprintf(f, ", %lld", (long long)s->iargs[i]);
+        }
         for (int i = 0; i < s->n_fargs; i++)
             fprintf(f, ", %.9g", s->fargs[i]);
         fprintf(f, ")\n");

@@ -163,6 +163,10 @@ struct Stmt {
     int *buf_written; /* per buffer: 1 when the kernel writes it */
     int64_t *iargs;
     double *fargs;
+    /* ST_CALL: when iexpr is set, iargs[iexpr_at] is its value at run time
+     * (the slot of a call inside a parallel loop: ls_call_iarg) */
+    Expr *iexpr;
+    int iexpr_at;
 };
 
 /* Context for building: the arena and counters for unique ids. */
@@ -217,6 +221,8 @@ Stmt *ls_alloc(LoopBuilder *lb, LBuf *local, Stmt *body);
  * kernel writes bufs[i]. */
 Stmt *ls_call(LoopBuilder *lb, const char *fn, int n_bufs, LBuf *const *bufs, const int *written, int n_iargs,
               const int64_t *iargs, int n_fargs, const double *fargs);
+/* Copy of call s whose integer argument `at` is e, evaluated at run time. */
+Stmt *ls_call_iarg(LoopBuilder *lb, const Stmt *s, int at, Expr *e);
 /* Copy of s with var replaced by r in every expression. */
 Stmt *ls_subst(LoopBuilder *lb, Stmt *s, const LVar *var, Expr *r);
 

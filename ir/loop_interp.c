@@ -292,7 +292,10 @@ static int run_call(Interp *in, const Stmt *s)
         if (s->bufs[i] && !bufs[i])
             return fail(in, "buffer '%s' has no memory", s->bufs[i]->name);
     }
-    fn(bufs, s->iargs, s->fargs);
+    int64_t iargs[LOOP_CALL_MAX_ARGS + 1];
+    for (int i = 0; i < s->n_iargs; i++)
+        iargs[i] = s->iexpr && i == s->iexpr_at ? eval(in, s->iexpr).i : s->iargs[i];
+    fn(bufs, iargs, s->fargs);
     return 0;
 }
 

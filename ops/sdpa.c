@@ -91,12 +91,13 @@ static void sdpa_args(const Graph *g, const Node *n, int64_t *ia, double *fa)
     for (int i = 0; i < 4; i++)
         ia[7 + i] = ms && c == 4 ? ms[i] : 0;
     ia[11] = g->threads > 1 ? g->threads : 1;
+    ia[12] = 0;
 }
 
 int op_sdpa_eval(Graph *g, int node, Diag *d)
 {
     const Node *n = &g->nodes[node];
-    int64_t ia[12];
+    int64_t ia[13];
     double fa[1];
     sdpa_args(g, n, ia, fa);
     ia[11] = 1;
@@ -122,13 +123,17 @@ int compute_sdpa(ComputeCtx *cx, int node, ComputeDef *def)
     int sv = (int)attr_int(n, "scratch_value", -1);
     if (sv < 0)
         return compute_fail(cx, node, "scratch buffer not planned (internal error)");
-    int64_t ia[12];
+    int64_t ia[13];
     double fa[1];
     sdpa_args(g, n, ia, fa);
     int has_mask = n->n_in > 3 && n->in[3] >= 0;
     LBuf *bufs[6] = {cx->buf_of(cx, n->in[0]), cx->buf_of(cx, n->in[1]), cx->buf_of(cx, n->in[2]),
                      has_mask ? cx->buf_of(cx, n->in[3]) : NULL, cx->buf_of(cx, n->out[0]), cx->buf_of(cx, sv)};
     int written[6] = {0, 0, 0, 0, 1, 1};
-    def->custom = ls_call(cx->lb, "ctvm_k_sdpa", 6, bufs, written, 12, ia, 1, fa);
+    def->custom = ls_call(cx->lb, "ctvm_k_sdpa", 6, bufs, written, 13, ia, 1, fa);
+    if (ia[11] > 1) { /* one call per scratch slot, the slots shared among the threads */
+        LVar *t = lv_new(cx->lb, "slot");
+        def->custom = ls_for(cx->lb, t, ia[11], LOOP_PARALLEL, ls_call_iarg(cx->lb, def->custom, 12, lx_var(cx->lb, t)));
+    }
     return 0;
 }

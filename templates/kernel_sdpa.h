@@ -24,7 +24,10 @@
  * iarg: BH, H (heads: batch-head bh is batch bh / H, head bh % H), S, T,
  *      Dk, Dv, scale mode (0 none, 1 multiply, 2 divide), the mask's
  *      element strides along batch, head, row and column (0 where it
- *      broadcasts), threads;
+ *      broadcasts), the slot count NT (threads) and this call's slot t: the
+ *      call computes the t-th of NT equal shares of the row blocks with the
+ *      t-th scratch (a parallel loop over the slots shares them among the
+ *      threads);
  * farg: the scale constant. */
 #define CTVM_SDPA_TILE (2 * CTVM_VL)
 #define CTVM_SDPA_RB 24 /* query rows per block: four groups of six */
@@ -228,15 +231,12 @@ static void ctvm_k_sdpa(void *const *buf, const int64_t *iarg, const double *far
     const float *Q = (const float *)buf[0], *K = (const float *)buf[1], *V = (const float *)buf[2];
     const float *M = (const float *)buf[3];
     float *Y = (float *)buf[4], *scratch = (float *)buf[5];
-    int64_t BH = iarg[0], H = iarg[1], S = iarg[2], NT = iarg[11] > 0 ? iarg[11] : 1;
+    int64_t BH = iarg[0], H = iarg[1], S = iarg[2], NT = iarg[11] > 0 ? iarg[11] : 1, t = iarg[12];
     const int64_t *ms = iarg + 7; /* mask strides: batch, head, row, column */
     CtvmSdpa a;
     a.T = iarg[3], a.Dk = iarg[4], a.Dv = iarg[5], a.mode = (int)iarg[6], a.c = (float)farg[0], a.mt = ms[3];
     int64_t nblk = (S + CTVM_SDPA_RB - 1) / CTVM_SDPA_RB, total = BH * nblk;
-#if defined(_OPENMP) && defined(CTVM_THREADS)
-#pragma omp parallel for schedule(static) num_threads(CTVM_THREADS)
-#endif
-    for (int64_t t = 0; t < NT; t++) {
+    { /* slot t of NT: its share of the row blocks, with its own scratch */
         float *sb = scratch + t * CTVM_SDPA_SCRATCH(a.T, a.Dk, a.Dv), *kp = sb + CTVM_SDPA_RB * a.T;
         float *vp = kp + a.Dk * a.T + 64 * a.Dk;
         int64_t packed = -1;

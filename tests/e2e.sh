@@ -106,6 +106,14 @@ if [ "${CTVM_SKIP_SEED:-0}" != 1 ]; then
   for t in $TARGETS; do
     check "squeezenet1_1's C is -std=c99 -pedantic -Wall -Wextra -Werror clean [$t]" strict_seed "$t"
   done
+  # the team at several sizes on real networks: OpenMP's team of 3, 3 and 8
+  # application threads (uneven shares of every parallel loop)
+  for m in squeezenet1_1 resnet50; do
+    check "$m on an OpenMP team of 3 matches PyTorch" golden_model "$CACHE/$m" native --threads 3
+    for th in 3 8; do
+      check "$m on $th application threads matches PyTorch" golden_model "$CACHE/$m" native --threads 2 --app-threads "$th"
+    done
+  done
 fi
 
 # --- models users bring (issue 9) against PyTorch -------------------------------
@@ -241,6 +249,29 @@ openmp_c() { # --threads 2 under -fopenmp: warning-free and still correct
   RUN golden/small_cnn/model.onnx --inputs golden/small_cnn/inputs.npz --golden golden/small_cnn/outputs.npz --threads 2
 }
 check "--threads 2 builds warning-free under -fopenmp and matches PyTorch" openmp_c
+# One parallel region per inference (templates/ctvm_team.h): the same file on
+# OpenMP's team of 3 and 8 and on 1, 2, 3 and 8 threads the harness owns
+# (NAME_run_thread, pthreads, the model's C11-atomics barrier or a pthread
+# barrier passed in); a share of a parallel loop dropped or a barrier left out
+# fails these
+for th in 3 8; do
+  check "--threads $th (OpenMP team) matches PyTorch" \
+    RUN golden/small_cnn/model.onnx --inputs golden/small_cnn/inputs.npz --golden golden/small_cnn/outputs.npz --threads "$th"
+done
+for th in 1 2 3 8; do
+  check "NAME_run_thread on $th application threads matches PyTorch" \
+    RUN golden/small_cnn/model.onnx --inputs golden/small_cnn/inputs.npz --golden golden/small_cnn/outputs.npz --threads 2 --app-threads "$th"
+done
+check "NAME_run_thread with the caller's barrier (pthread) on 3 threads matches PyTorch" \
+  RUN golden/small_cnn/model.onnx --inputs golden/small_cnn/inputs.npz --golden golden/small_cnn/outputs.npz --app-threads 3 --app-barrier
+check "small_rnn on 3 application threads matches ONNX Runtime" \
+  golden_model golden/small_rnn native --elementwise --app-threads 3
+team_c() { # the threaded file without OpenMP: C11 (own barrier) and C99 -pedantic (__atomic builtins)
+  $EMIT golden/small_cnn/model.onnx -o "$T/tm.c" --threads 2 &&
+  gcc -std=c11 -Wall -Wextra -pedantic -Werror -O2 -march=native -c "$T/tm.c" -o "$T/tm.o" &&
+  gcc -std=c99 -Wall -Wextra -pedantic -Werror -O2 -march=native -DCTVM_MAIN -DCTVM_MAIN_TEAM=3 -pthread -c "$T/tm.c" -o "$T/tm.o"
+}
+check "a --threads file builds warning-free without OpenMP (C11 and C99 -pedantic)" team_c
 long_profile() { # ctvm-run --profile reads a 1000-kernel table (> 100 KB) to the end
   /usr/bin/python3 tests/long_profile.py "$T/longprof" &&
   RUN "$T/longprof/model.onnx" --inputs "$T/longprof/x.npy" --profile > "$T/longprof/out" &&

@@ -50,11 +50,12 @@ static void run_case(int64_t B, int64_t H, int64_t S, int64_t T, int64_t Dk, int
         }
     }
     void *bufs[6] = {q, kt, v, m, y, scratch};
-    int64_t ia[12] = {BH, H, S, T, Dk, Dv, mode, st[0], st[1], st[2], st[3], threads};
+    int64_t ia[13] = {BH, H, S, T, Dk, Dv, mode, st[0], st[1], st[2], st[3], threads, 0};
     double fa[1] = {c};
     LoopKernelFn f = loop_kernel_find("ctvm_k_sdpa");
     assert_non_null(f);
-    f(bufs, ia, fa);
+    for (ia[12] = 0; ia[12] < threads; ia[12]++) /* every slot, as the parallel loop over them does */
+        f(bufs, ia, fa);
     double worst = 0;
     for (int64_t bh = 0; bh < BH; bh++)
         for (int64_t i = 0; i < S; i++) {

@@ -1,0 +1,43 @@
+/* emit_internal.h - pieces of model-file assembly shared by emit_model.c
+ * (the file) and emit_team.c (the entry points of a threaded model). */
+#ifndef CTVM_EMIT_C_EMIT_INTERNAL_H
+#define CTVM_EMIT_C_EMIT_INTERNAL_H
+
+#include <stdio.h>
+
+#include "emit_loop.h"
+#include "emit_weights.h"
+#include "ir/graph.h"
+
+/* src with every character outside [A-Za-z0-9] as '_' (kernel names) */
+void emit_sanitize(char *dst, size_t cap, const char *src);
+/* How a kernel call passes a buffer: in0, out1, (float *)(ws + 64), weights */
+void emit_call_arg(FILE *f, const LBuf *b, const WeightBlob *blob);
+/* The parameter list of NAME_run (with_ws 0) or NAME_run_ws (1) */
+void emit_params(FILE *f, const Graph *g, int with_ws);
+/* ", const float *in0, float *out0, int64_t *out0_shape": the model's
+   inputs, outputs and data-dependent output dims as further parameters */
+void emit_io_params(FILE *f, const Graph *g);
+/* `if (a NULL pointer) return CTVM_ERR_NULL;` of the entry points */
+void emit_null_check(FILE *out, const Graph *g, const char *P);
+/* first, then ", in0, .., out0, .., out0_shape, .." */
+void emit_pass_args(FILE *out, const Graph *g, const char *first);
+/* One kernel call of the run sequence; a team kernel gets ctvm_c last. */
+void emit_step_call(FILE *out, const Graph *g, int s, int anchor, const KernelParams *kp, int team,
+                    const WeightBlob *blob);
+/* An embedded runtime_min/ or templates/ file between banners */
+void emit_banner_file(FILE *f, const char *path);
+
+/* emit_team.c: threaded models (--threads N > 1, templates/ctvm_team.h) */
+/* The API of the caller-owned team: NAME_TEAM_BYTES, NAME_team_init, NAME_run_thread */
+void emit_team_api(FILE *f, const Graph *g, const char *P);
+/* NAME_team_run, run by every thread: team kernels by all, runs of serial
+   kernels by thread 0 then a barrier; team[s]: kernel s is a team kernel */
+void emit_team_steps(FILE *out, const Graph *g, const char *P, int steps, const int *order,
+                     const KernelParams *params, const int *team, const WeightBlob *blob);
+/* NAME_run_ws on OpenMP's team (or the calling thread alone), NAME_team_init, NAME_run_thread */
+void emit_team_entries(FILE *out, const Graph *g, const char *P);
+/* Under CTVM_MAIN: ctvm_main_thread(team, tid) for templates/main_team.c */
+void emit_team_harness(FILE *f, const Graph *g, const char *P, int arena_caller);
+
+#endif

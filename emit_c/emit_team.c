@@ -1,0 +1,103 @@
+/* emit_team.c - the entry points of a model built for several threads
+ * (--threads N > 1): one parallel region per inference, run by OpenMP's
+ * team or by threads the application owns (templates/ctvm_team.h says how
+ * the generated code splits work and waits). */
+#include "emit_internal.h"
+
+#include "ir/dtype.h"
+
+void emit_team_api(FILE *f, const Graph *g, const char *P)
+{
+    fprintf(f, "/* Threads the application owns (no OpenMP): set up a team once with\n"
+               "   %s_team_init(team, nthreads, barrier, arg), team being %s_TEAM_BYTES bytes\n"
+               "   aligned to 8 (e.g. static int64_t team[%s_TEAM_BYTES / 8]); then each of the\n"
+               "   nthreads threads calls %s_run_thread(team, tid, ...) with its tid in\n"
+               "   [0, nthreads) and the same workspace, inputs and outputs; each returns\n"
+               "   when the inference is done. barrier(arg) is called by every thread at\n"
+               "   each barrier and must return once all nthreads have called it; NULL\n"
+               "   uses the model's own (C11 atomics, yields after a while of spinning).\n"
+               "   Returns 0, or 1 for a NULL pointer or a tid out of range (every thread\n"
+               "   returns the same). Any nthreads >= 1 gives the same outputs. */\n"
+               "#define %s_TEAM_BYTES 64\n",
+            P, P, P, P, P);
+    fprintf(f, "int %s_team_init(void *team, int nthreads, void (*barrier)(void *arg), void *arg);\n", P);
+    fprintf(f, "int %s_run_thread(void *team, int tid, void *workspace", P);
+    emit_io_params(f, g);
+    fputs(");\n", f);
+}
+
+void emit_team_steps(FILE *out, const Graph *g, const char *P, int steps, const int *order,
+                     const KernelParams *params, const int *team, const WeightBlob *blob)
+{
+    fprintf(out, "static void %s_team_run(const ctvm_ctx *ctvm_c, char *ws", P);
+    emit_io_params(out, g);
+    fputs(")\n{\n    (void)ws;\n", out);
+    for (int s = 0; s < steps;) {
+        if (team[s]) {
+            emit_step_call(out, g, s, order[s], &params[s], 1, blob);
+            s++;
+            continue;
+        }
+        fputs("    if (ctvm_c->tid == 0) {\n", out);
+        for (; s < steps && !team[s]; s++) {
+            fputs("    ", out);
+            emit_step_call(out, g, s, order[s], &params[s], 0, blob);
+        }
+        fputs("    }\n    ctvm_sync(ctvm_c);\n", out);
+    }
+    fputs("}\n\n", out);
+}
+
+/* `ctvm_ctx c = {tid, nth, team}; NAME_team_run(&c, ...);` */
+static void team_call(FILE *out, const Graph *g, const char *P, const char *tid, const char *nth, const char *team,
+                      int ind)
+{
+    fprintf(out, "%*sctvm_ctx c;\n%*sc.tid = %s;\n%*sc.nth = %s;\n%*sc.team = %s;\n%*s%s_team_run(", ind, "", ind,
+            "", tid, ind, "", nth, ind, "", team, ind, "", P);
+    emit_pass_args(out, g, "&c, (char *)workspace");
+    fputs(");\n", out);
+}
+
+void emit_team_entries(FILE *out, const Graph *g, const char *P)
+{
+    fprintf(out, "int %s_run_ws", P);
+    emit_params(out, g, 1);
+    fputs("\n{\n", out);
+    emit_null_check(out, g, P);
+    fputs("#ifdef _OPENMP\n#pragma omp parallel num_threads(CTVM_THREADS)\n    {\n", out);
+    team_call(out, g, P, "omp_get_thread_num()", "omp_get_num_threads()", "0", 8);
+    fputs("    }\n#else\n    {\n", out);
+    team_call(out, g, P, "0", "1", "0", 8);
+    fputs("    }\n#endif\n    return CTVM_OK;\n}\n\n", out);
+
+    fprintf(out, "typedef char %s_team_fits[sizeof(ctvm_team) <= %s_TEAM_BYTES ? 1 : -1];\n\n", P, P);
+    fprintf(out, "int %s_team_init(void *team, int nthreads, void (*barrier)(void *arg), void *arg)\n{\n"
+                 "    ctvm_team *t = (ctvm_team *)team;\n"
+                 "    if (!t || nthreads < 1)\n        return CTVM_ERR_NULL;\n"
+                 "#ifndef CTVM_TEAM_ATOMICS\n    if (!barrier && nthreads > 1)\n        return CTVM_ERR_NULL;\n#endif\n"
+                 "    t->arrived = 0;\n    t->gen = 0;\n    t->nth = nthreads;\n    t->barrier = barrier;\n"
+                 "    t->arg = arg;\n    return CTVM_OK;\n}\n\n",
+            P);
+    fprintf(out, "int %s_run_thread(void *team, int tid, void *workspace", P);
+    emit_io_params(out, g);
+    fputs(")\n{\n    if (!team || tid < 0 || tid >= ((ctvm_team *)team)->nth)\n        return CTVM_ERR_NULL;\n", out);
+    emit_null_check(out, g, P);
+    fputs("    {\n", out);
+    team_call(out, g, P, "tid", "((ctvm_team *)team)->nth", "team", 8);
+    fputs("    }\n    return CTVM_OK;\n}\n\n", out);
+}
+
+void emit_team_harness(FILE *f, const Graph *g, const char *P, int arena_caller)
+{
+    fprintf(f, "#ifdef CTVM_MAIN_TEAM\nstatic int ctvm_main_thread(void *team, int tid)\n{\n    return %s_run_thread(team, tid, %s", P,
+            arena_caller ? "ctvm_main_ws" : "&ctvm_arena");
+    for (int i = 0; i < g->n_inputs; i++)
+        fprintf(f, ", ctvm_main_in%d", i);
+    for (int i = 0; i < g->n_outputs; i++)
+        fprintf(f, ", ctvm_main_out%d", i);
+    for (int i = 0; i < g->n_outputs; i++)
+        if (g->values[g->outputs[i]].dyn)
+            fprintf(f, ", ctvm_main_out%d_shape", i);
+    fprintf(f, ");\n}\n#endif\n#define CTVM_MAIN_TEAM_BYTES %s_TEAM_BYTES\n#define CTVM_MAIN_TEAM_INIT %s_team_init\n", P, P);
+    emit_banner_file(f, "templates/main_team.c");
+}
