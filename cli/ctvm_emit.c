@@ -6,6 +6,8 @@
 
 #include "driver.h"
 #include "ir/target.h"
+#include "schedule/schedule_key.h"
+#include "tune/records.h"
 
 static void usage(FILE *f)
 {
@@ -34,6 +36,8 @@ static void usage(FILE *f)
           "                           it becomes a constant, so inputs that decide shapes (a\n"
           "                           Reshape shape, Slice starts, TopK k...) can be inputs;\n"
           "                           the compiled model no longer has it (repeatable)\n"
+          "  --tuning-records FILE    apply ctvm-tune's best knobs per workload (records of this\n"
+          "                           ctvm version, target and thread count; others are ignored)\n"
           "  --main test|bench        compile in the test/bench main (defines CTVM_MAIN)\n"
           "  --dump-after PASS|all    print the graph after a pass (stdout)\n"
           "  --verbose                print kernels, weight and arena bytes\n"
@@ -54,10 +58,53 @@ static int section_name_ok(const char *s)
     return 1;
 }
 
+/* The best OK record per workload of this version, target and thread
+   count, as knobs for the schedules; the ignored records are reported. */
+static int load_tuning(const char *path, const CompileOptions *o, TuneRecordSet *set, SchedTuning *t)
+{
+    const Target *tg = target_find(o->emit.target);
+    char err[1024];
+    if (tune_records_load(path, tg->name, CTVM_VERSION, set, err, sizeof err) != 0) {
+        fprintf(stderr, "ctvm-emit: %s\n", err);
+        return -1;
+    }
+    if (set->skipped_version || set->skipped_target || set->skipped_bad)
+        fprintf(stderr, "ctvm-emit: warning: %s: ignored %d records of another ctvm version, %d of another target "
+                        "than %s, %d unreadable\n",
+                path, set->skipped_version, set->skipped_target, tg->name, set->skipped_bad);
+    t->workload = calloc((size_t)set->n + 1, sizeof(char *));
+    t->knobs = calloc((size_t)set->n + 1, sizeof *t->knobs);
+    t->used = calloc((size_t)set->n + 1, sizeof(int));
+    if (!t->workload || !t->knobs || !t->used)
+        return -1;
+    int other_threads = 0;
+    for (int i = 0; i < set->n; i++) {
+        const TuneRecord *r = &set->rec[i];
+        if (r->threads != o->emit.threads) {
+            other_threads++;
+            continue;
+        }
+        int seen = 0;
+        for (int k = 0; k < t->n && !seen; k++)
+            seen = !strcmp(t->workload[k], r->workload);
+        const TuneRecord *best = seen ? NULL : tune_records_best(set, r->workload, r->threads);
+        if (!best)
+            continue;
+        t->workload[t->n] = best->workload;
+        memcpy(t->knobs[t->n], best->knobs, sizeof t->knobs[t->n]);
+        t->n++;
+    }
+    if (other_threads)
+        fprintf(stderr, "ctvm-emit: %s: %d records are for another thread count than %d (not used)\n", path,
+                other_threads, o->emit.threads);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     CompileOptions o;
     memset(&o, 0, sizeof o);
+    const char *records = NULL;
     Diag d = {.tool = "ctvm-emit"};
     o.emit.prefix = "model";
     o.emit.target = "native";
@@ -129,6 +176,8 @@ int main(int argc, char **argv)
                 return 2;
             }
             o.emit.main_mode = 1;
+        } else if (TAKE("--tuning-records")) {
+            records = val;
         } else if (TAKE("--dump-after")) {
             o.dump_after = val;
         } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
@@ -163,10 +212,28 @@ int main(int argc, char **argv)
             fprintf(stderr, "ctvm-emit: --prefix '%s' is not a C identifier\n", o.emit.prefix);
             return 2;
         }
+    TuneRecordSet set = {0};
+    SchedTuning tuning = {0};
+    if (records) {
+        if (load_tuning(records, &o, &set, &tuning) != 0)
+            return 1;
+        o.emit.tuning = &tuning;
+    }
     d.file = o.model;
     char *cmd = driver_join_args(argc, argv);
     o.emit.command_line = cmd;
     int rc = driver_compile(&o, &d);
     free(cmd);
+    if (records && rc == 0) {
+        int matched = 0, kernels = 0;
+        for (int i = 0; i < tuning.n; i++) {
+            matched += tuning.used[i] > 0;
+            kernels += tuning.used[i];
+        }
+        fprintf(stderr, "ctvm-emit: %s: tuned knobs applied for %d of its %d workloads (%d kernels)\n", records, matched,
+                tuning.n, kernels);
+    }
+    free(tuning.workload), free(tuning.knobs), free(tuning.used);
+    tune_records_free(&set);
     return rc == 0 ? 0 : 1;
 }

@@ -66,19 +66,31 @@ static int finish(FILE *f, const char *tmp, const char *path, int ok, Diag *d)
     return -1;
 }
 
-int driver_compile(const CompileOptions *o, Diag *d)
+Graph *driver_prepare(const CompileOptions *o, Diag *d)
 {
     Graph *g = onnx_load(o->model, &o->load, d);
     if (!g)
-        return -1;
+        return NULL;
     g->target = target_find(o->emit.target);
     g->threads = o->emit.threads > 0 ? o->emit.threads : 1;
     if (!g->target) {
         diag_error(d, NULL, -1, "unknown target '%s'", o->emit.target ? o->emit.target : "");
         graph_free(g);
-        return -1;
+        return NULL;
     }
-    int rc = passes_run(g, d, o->dump_after, stdout);
+    if (passes_run(g, d, o->dump_after, stdout) != 0) {
+        graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+int driver_compile(const CompileOptions *o, Diag *d)
+{
+    Graph *g = driver_prepare(o, d);
+    if (!g)
+        return -1;
+    int rc = 0;
     if (rc == 0) {
         char hash[32] = "";
         hash_file(o->model, hash, sizeof hash);

@@ -17,6 +17,9 @@ typedef struct CompileOptions {
     EmitOptions emit;
 } CompileOptions;
 
+/* The graph after loading and every pass (target and threads set), or
+ * NULL after printing a diagnostic; graph_free() it. */
+Graph *driver_prepare(const CompileOptions *o, Diag *d);
 /* 0 on success; -1 after printing a diagnostic. */
 int driver_compile(const CompileOptions *o, Diag *d);
 /* "a b c" from argv, quoted where needed (for the stamp). */

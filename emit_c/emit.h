@@ -13,6 +13,9 @@
 #include "ir/diag.h"
 #include "ir/graph.h"
 
+/* Stamped in generated files and tuning records. */
+#define CTVM_VERSION "0.1.0"
+
 typedef struct EmitOptions {
     const char *prefix;       /* API prefix: NAME_run, NAME_WORKSPACE_SIZE */
     const char *target;       /* --target name as given (see ir/target.h) */
@@ -25,10 +28,27 @@ typedef struct EmitOptions {
     const char *arena_section;   /* --arena-section: linker section of the static arena, or NULL */
     int arena_caller;            /* --arena caller: no static arena and no NAME_run; only NAME_run_ws */
     int weights_text;            /* --weights-text: 0 auto, 1 octal, 2 raw (emit_c/emit_weights.h) */
+    struct SchedTuning *tuning;  /* --tuning-records: knobs per workload (schedule/schedule_key.h), or NULL */
 } EmitOptions;
 
 /* Writes model.c to c_out and, when h_out is not NULL, the header to h_out. */
 int emit_model(Graph *g, const EmitOptions *o, FILE *c_out, FILE *h_out, Diag *d);
+
+/* ctvm-tune: a tunable workload of a graph (schedule/schedule_key.h) */
+typedef struct EmitTask {
+    int step;            /* the first group in run order that has it */
+    int count;           /* groups that have it */
+    char workload[256];
+    char node[64];       /* that group's anchor */
+    double flops;        /* floating-point operations of one run of that group */
+} EmitTask;
+
+/* The distinct tunable workloads of a graph that went through the passes,
+ * in run order (kernels on float32 buffers only); up to cap; -1 on error. */
+int emit_tasks(Graph *g, const EmitOptions *o, EmitTask *tasks, int cap, Diag *d);
+/* A tuning candidate: the task's group scheduled with knobs, as a program
+ * that checks it against the plain loop nest and times it (emit_bench.c). */
+int emit_kernel_bench(Graph *g, const EmitOptions *o, const EmitTask *task, const int knobs[4], FILE *out, Diag *d);
 
 /* Targets known to --target. */
 int emit_target_known(const char *name);

@@ -8,6 +8,23 @@
 #include "emit_loop.h"
 #include "emit_weights.h"
 #include "ir/graph.h"
+#include "ops/compute.h"
+
+/* What scheduling the groups of one graph shares: the compute context, the
+   loop builder, a buffer per root value, the weight blob they fill. */
+typedef struct EmitCtx {
+    ComputeCtx cx;
+    LoopBuilder lb;
+    LBuf **by_value; /* root value id -> buffer */
+    WeightBlob blob;
+    int failed;
+} EmitCtx;
+
+void emit_ctx_init(EmitCtx *e, Graph *g, Diag *d);
+/* Floating-point operations of a group's anchor (Conv, Gemm, MatMul; else 0) */
+double emit_group_flops(const Graph *g, int anchor);
+/* 1 when some value has a storage type without a C type (float16, ...) */
+int emit_uses_narrow_types(const Graph *g);
 
 /* src with every character outside [A-Za-z0-9] as '_' (kernel names) */
 void emit_sanitize(char *dst, size_t cap, const char *src);

@@ -12,15 +12,6 @@
 #include "ir/target.h"
 #include "schedule/schedule.h"
 
-#define CTVM_VERSION "0.1.0"
-
-typedef struct EmitCtx {
-    ComputeCtx cx;
-    LoopBuilder lb;
-    LBuf **by_value; /* root value id -> buffer */
-    WeightBlob blob;
-    int failed;
-} EmitCtx;
 
 int emit_target_known(const char *name)
 {
@@ -73,10 +64,22 @@ static LBuf *buf_of(ComputeCtx *cx, int vid)
     return b;
 }
 
+void emit_ctx_init(EmitCtx *e, Graph *g, Diag *d)
+{
+    memset(e, 0, sizeof *e);
+    e->lb.arena = g->arena;
+    e->cx.lb = &e->lb;
+    e->cx.g = g;
+    e->cx.d = d;
+    e->cx.buf_of = buf_of;
+    e->cx.user = e;
+    e->by_value = arena_array(g->arena, (size_t)g->n_values + 1, sizeof(LBuf *));
+}
+
 /* Floating-point operations of a group's anchor (2 per multiply-add of
  * Conv, ConvNCHWc (padded channels included), Gemm and MatMul; 0 for the
  * rest), for the CTVM_PROFILE table. */
-static double group_flops(const Graph *g, int anchor)
+double emit_group_flops(const Graph *g, int anchor)
 {
     const Node *n = &g->nodes[anchor];
     int64_t ny = 0, nw = 0;
@@ -237,7 +240,7 @@ static void emit_section_macro(FILE *f, const char *macro, const char *section)
 
 /* Whether a value is stored in a format the C compiler lacks (float16,
  * bfloat16, float8, packed sub-byte types): ctvm_types.h converts those. */
-static int uses_narrow_types(const Graph *g)
+int emit_uses_narrow_types(const Graph *g)
 {
     for (int v = 0; v < g->n_values; v++) {
         DType t = g->values[v].dtype;
@@ -363,14 +366,8 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
         return diag_error(d, NULL, -1, "unknown target '%s'", o->target);
     int threads = o->threads > 1 ? o->threads : 1;
     EmitCtx e;
-    memset(&e, 0, sizeof e);
-    e.lb.arena = g->arena;
-    e.cx.lb = &e.lb;
-    e.cx.g = g;
-    e.cx.d = d;
-    e.cx.buf_of = buf_of;
-    e.cx.user = &e;
-    e.by_value = arena_array(g->arena, (size_t)g->n_values + 1, sizeof(LBuf *));
+    emit_ctx_init(&e, g, d);
+    e.cx.tuning = o->tuning;
 
     for (int v = 0; v < g->n_values; v++) { /* the C code indexes with int */
         int64_t numel;
@@ -488,7 +485,7 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
     emit_attr_macro(out, "CTVM_DATA_ALIGN", tg->vl > 1 ? "aligned(64)" : NULL, NULL);
     fputc('\n', out);
     emit_banner_file(out, "runtime_min/ctvm_runtime.h");
-    int need_types = uses_narrow_types(g);
+    int need_types = emit_uses_narrow_types(g);
     for (int s = 0; s < steps && !need_types; s++)
         need_types = emit_uses_rounding(kernels[s]);
     if (need_types)
@@ -530,7 +527,7 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
     }
     fputs("};\nstatic const double ctvm_prof_flop[CTVM_PROF_N] = {", out);
     for (int s = 0; s < steps; s++)
-        fprintf(out, "%s%.0f", s ? ", " : "", group_flops(g, order[s]));
+        fprintf(out, "%s%.0f", s ? ", " : "", emit_group_flops(g, order[s]));
     fputs("};\nstatic double ctvm_prof_now(void)\n{\n    struct timespec ts;\n"
           "    clock_gettime(CLOCK_MONOTONIC, &ts);\n    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;\n}\n", out);
     /* threaded: thread 0 keeps the time (a team kernel's ends at its last barrier) */

@@ -68,6 +68,11 @@ struct ComputeCtx {
     /* The buffer holding a value's elements (views resolve to their root). */
     LBuf *(*buf_of)(ComputeCtx *cx, int value_id);
     void *user;
+    /* for schedule/: knobs per workload (schedule/schedule_key.h) or NULL;
+     * naive = 1 lowers every stage as a plain loop nest (the reference
+     * kernel a tuning candidate is checked against) */
+    struct SchedTuning *tuning;
+    int naive;
 };
 
 #define X(e, name, fam, lo, hi, fl) int compute_##fam(ComputeCtx *cx, int node, ComputeDef *def);

@@ -2,6 +2,10 @@
  * composition (see schedule.h). */
 #include "schedule.h"
 
+#include <string.h>
+
+#include "schedule_key.h"
+
 
 #include "ir/loop_lower.h"
 #include "schedule_conv.h"
@@ -194,6 +198,26 @@ Stmt *schedule_stage_default(ComputeCtx *cx, const ComputeStage *st)
     return sched_fused_outer(cx, st, axes, ext, p.first, work >= 32768, at, default_inner, &p);
 }
 
+/* The knobs of the stage's workload, when the tuning has them. */
+static void apply_tuning(ComputeCtx *cx, ComputeStage *st)
+{
+    SchedTuning *t = cx->tuning;
+    char key[256];
+    if (!t || !schedule_workload(st, key, sizeof key))
+        return;
+    for (int i = 0; i < t->n; i++)
+        if (strcmp(t->workload[i], key) == 0) {
+            memcpy(st->knob, t->knobs[i], sizeof st->knob);
+            t->used[i]++;
+            return;
+        }
+    if (t->record && t->n < t->cap) {
+        t->workload[t->n] = arena_strdup(cx->g->arena, key);
+        memset(t->knobs[t->n], 0, sizeof t->knobs[t->n]);
+        t->used[t->n++] = 1;
+    }
+}
+
 Stmt *schedule_group(ComputeCtx *cx, int anchor)
 {
     static ComputeDef def; /* large; one group at a time */
@@ -223,7 +247,12 @@ Stmt *schedule_group(ComputeCtx *cx, int anchor)
         return def.custom;
     Stmt *items[CTVM_MAX_STAGES + 1];
     for (int i = 0; i < def.n_stages; i++) {
-        const ComputeStage *st = &def.stages[i];
+        ComputeStage *st = &def.stages[i];
+        if (cx->naive) {
+            items[i] = compute_lower_naive(cx->lb, st);
+            continue;
+        }
+        apply_tuning(cx, st);
         items[i] = st->sched == SCHED_CONV ? schedule_conv(cx, st)
                  : st->sched == SCHED_GEMM ? schedule_gemm(cx, st)
                                            : schedule_stage_default(cx, st);

@@ -1,0 +1,414 @@
+/* ctvm_tune.c - `ctvm-tune model.onnx -o records.json [options]`: searches
+ * the knobs of every tunable kernel of a model (docs/TUNING.md).
+ *
+ * The model goes through the frontend and the passes once; its distinct
+ * workloads (emit_tasks) are the tasks. For each, tune_search proposes
+ * knob vectors; each candidate is written as a small program
+ * (emit_kernel_bench), built with the user's compiler and flags (several
+ * at once), run in its own process with a timeout (through --runner when
+ * given), checked against the plain loop nest and timed; every measured
+ * candidate becomes one JSON line of the records file, failed ones too.
+ * Records already in the file (or in --records) are not measured again, so
+ * an interrupted run resumes where it stopped. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "driver.h"
+#include "ir/target.h"
+#include "tune/measure.h"
+#include "tune/records.h"
+#include "tune/search.h"
+#include "tune/space.h"
+
+#define MAX_TASKS 512
+
+static void usage(FILE *f)
+{
+    fputs("usage: ctvm-tune model.onnx -o records.json [options]\n"
+          "  -o FILE             tuning records (JSON lines), appended to; records already\n"
+          "                      there are not measured again (a run resumes)\n"
+          "  --target T          as ctvm-emit (default native)\n"
+          "  --threads N         tune for N threads (default 1; candidates built with -fopenmp)\n"
+          "  --trials N          candidates measured per task at most (default 32)\n"
+          "  --time-budget S     seconds for the whole run (default 600)\n"
+          "  --records FILE      earlier records to start from (read only; repeatable)\n"
+          "  --tasks list|i,j,.. print the tasks and exit, or tune only these (0-based)\n"
+          "  --cc CC --cflags F  the compiler and flags the model will be built with\n"
+          "                      (default: the target's compiler, -O2; the target's ISA flags\n"
+          "                      are added; cross targets link -static)\n"
+          "  --runner CMD        run candidates through CMD, e.g. 'qemu-aarch64 -L /usr/aarch64-linux-gnu'\n"
+          "                      or an ssh wrapper (default: the target's qemu off this machine)\n"
+          "  --timeout S         per build and per run (default 20)\n"
+          "  --repeat N          timed samples per candidate, median kept (default 10)\n"
+          "  --jobs N            candidates built at once (default: the cores)\n"
+          "  --seed N            search seed (default 1): the same seed, records and timings\n"
+          "                      give the same candidates\n"
+          "  --input-shapes SPEC as ctvm-emit\n"
+          "  -q                  no progress lines\n",
+          f);
+}
+
+typedef struct Tuner {
+    Graph *g;
+    EmitOptions eo;
+    const EmitTask *task;
+    const char *target, *cc, *cflags, *runner, *out, *dir;
+    int threads, repeat, jobs, quiet, n_vregs;
+    double timeout;
+    int n_cand, measured;   /* candidate files written; measurements this task */
+    Diag *d;
+} Tuner;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void fill_record(const Tuner *t, const int *knobs, TuneRecord *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->workload, sizeof r->workload, "%s", t->task->workload);
+    snprintf(r->target, sizeof r->target, "%s", t->target);
+    snprintf(r->ctvm_version, sizeof r->ctvm_version, "%s", CTVM_VERSION);
+    r->threads = t->threads;
+    memcpy(r->knobs, knobs, sizeof r->knobs);
+    r->timestamp = (long long)time(NULL);
+}
+
+/* tune_search's measurement: write, build (jobs at once), run one by one */
+static void measure(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], double *ms, TuneStatus *st)
+{
+    Tuner *t = user;
+    char **cmds = calloc((size_t)n + 1, sizeof(char *));
+    char(*exe)[512] = calloc((size_t)n + 1, sizeof *exe);
+    int *idx = calloc((size_t)n + 1, sizeof(int)), nb = 0;
+    TuneRecord *rec = calloc((size_t)n + 1, sizeof *rec);
+    TuneSpawnResult *res = calloc((size_t)n + 1, sizeof *res);
+    const Target *tg = target_find(t->target);
+    int cross = tg && !target_runs_natively(tg);
+    for (int i = 0; i < n; i++) {
+        fill_record(t, knobs[i], &rec[i]);
+        st[i] = TUNE_BUILD_FAIL;
+        ms[i] = HUGE_VAL;
+        char why[160];
+        if (!tune_space_valid(t->task->workload, t->n_vregs, knobs[i], why, sizeof why)) {
+            snprintf(rec[i].error, sizeof rec[i].error, "not built: %s", why);
+            continue;
+        }
+        char src[512];
+        int k = t->n_cand++;
+        snprintf(src, sizeof src, "%s/c%d.c", t->dir, k);
+        snprintf(exe[i], sizeof exe[i], "%s/c%d", t->dir, k);
+        FILE *f = fopen(src, "w");
+        int rc = f ? emit_kernel_bench(t->g, &t->eo, t->task, knobs[i], f, t->d) : -1;
+        if (f && fclose(f) != 0)
+            rc = -1;
+        if (rc != 0) {
+            snprintf(rec[i].error, sizeof rec[i].error, "cannot write the candidate program %s", src);
+            continue;
+        }
+        cmds[nb] = malloc(4096);
+        snprintf(cmds[nb], 4096, "%s %s %s%s%s -o '%s' '%s' -lm", t->cc, t->cflags, tg ? tg->cflags : "",
+                 t->threads > 1 ? " -fopenmp" : "", cross ? " -static" : "", exe[i], src);
+        idx[nb++] = i;
+    }
+    if (nb)
+        tune_build_many(nb, cmds, t->jobs, t->timeout, res);
+    for (int b = 0; b < nb; b++) {
+        int i = idx[b];
+        if (res[b].exit_code != 0 || res[b].timed_out) {
+            const char *o = res[b].out, *line = o;
+            for (const char *p = o; *p; p++) /* the first error line */
+                if (strstr(p, "error") == p) {
+                    line = p;
+                    break;
+                }
+            snprintf(rec[i].error, sizeof rec[i].error, "build %s: %.200s", res[b].timed_out ? "timed out" : "failed",
+                     line);
+            rec[i].status = TUNE_BUILD_FAIL;
+            continue;
+        }
+        char args[32];
+        snprintf(args, sizeof args, "%d", t->repeat);
+        TuneRunResult rr;
+        tune_run_candidate(t->runner, exe[i], args, t->timeout, &rr);
+        rec[i].status = st[i] = rr.status;
+        snprintf(rec[i].error, sizeof rec[i].error, "%s", rr.error);
+        if (rr.status == TUNE_OK) {
+            ms[i] = rec[i].median_ms = rr.median_ms;
+            rec[i].n_runs = rr.n_runs;
+            memcpy(rec[i].runs_ms, rr.runs_ms, sizeof rr.runs_ms);
+            rec[i].gflops = rr.median_ms > 0 ? t->task->flops / rr.median_ms / 1e6 : 0;
+        }
+        remove(exe[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        if (strncmp(rec[i].error, "not built: ", 11) == 0)
+            continue; /* invalid for the registers: decided without measuring, not recorded */
+        char err[512];
+        if (tune_record_append(t->out, &rec[i], err, sizeof err) != 0)
+            fprintf(stderr, "ctvm-tune: %s\n", err);
+        t->measured++;
+    }
+    for (int b = 0; b < nb; b++)
+        free(cmds[b]);
+    free(cmds), free(exe), free(idx), free(rec), free(res);
+}
+
+typedef struct Progress {
+    const Tuner *t;
+    int i, n;
+    double t0;
+} Progress;
+
+static void progress(void *user, int trials, double best_ms)
+{
+    Progress *p = user;
+    (void)trials;
+    if (p->t->quiet)
+        return;
+    fprintf(stderr, "\rctvm-tune: [%d/%d] %s: %d trials, best %.1f GFLOP/s, %.0f s   ", p->i + 1, p->n,
+            p->t->task->workload, p->t->measured, isfinite(best_ms) ? p->t->task->flops / best_ms / 1e6 : 0.0,
+            now_s() - p->t0);
+}
+
+/* progress through the measure callback's user pointer */
+typedef struct Both {
+    Tuner *t;
+    Progress *p;
+} Both;
+
+static void measure_both(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], double *ms, TuneStatus *st)
+{
+    measure(((Both *)user)->t, n, knobs, ms, st);
+}
+
+static void progress_both(void *user, int trials, double best_ms)
+{
+    progress(((Both *)user)->p, trials, best_ms);
+}
+
+static int parse_tasks(const char *s, int *sel, int n)
+{
+    for (const char *p = s; *p;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p || v < 0 || v >= n)
+            return -1;
+        sel[v] = 1;
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',')
+            return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    CompileOptions co;
+    memset(&co, 0, sizeof co);
+    Diag d = {.tool = "ctvm-tune"};
+    co.emit.target = "native";
+    co.emit.threads = 1;
+    const char *out = NULL, *tasks_arg = NULL, *cc = NULL, *cflags = "-O2", *runner = NULL, *priors[8];
+    int n_priors = 0, trials = 32, repeat = 10, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), quiet = 0;
+    double budget = 600, timeout = 20;
+    unsigned long long seed = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define TAKE(flag) (strcmp(a, flag) == 0 && val && (++i, 1))
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (TAKE("-o")) {
+            out = val;
+        } else if (TAKE("--target")) {
+            co.emit.target = val;
+        } else if (TAKE("--threads")) {
+            co.emit.threads = atoi(val);
+        } else if (TAKE("--trials")) {
+            trials = atoi(val);
+        } else if (TAKE("--time-budget")) {
+            budget = atof(val);
+        } else if (TAKE("--records")) {
+            if (n_priors < 8)
+                priors[n_priors++] = val;
+        } else if (TAKE("--tasks")) {
+            tasks_arg = val;
+        } else if (TAKE("--cc")) {
+            cc = val;
+        } else if (TAKE("--cflags")) {
+            cflags = val;
+        } else if (TAKE("--runner")) {
+            runner = val;
+        } else if (TAKE("--timeout")) {
+            timeout = atof(val);
+        } else if (TAKE("--repeat")) {
+            repeat = atoi(val);
+        } else if (TAKE("--jobs")) {
+            jobs = atoi(val);
+        } else if (TAKE("--seed")) {
+            seed = strtoull(val, NULL, 10);
+        } else if (TAKE("--input-shapes")) {
+            if (onnx_parse_input_shapes(val, &co.load, &d) != 0)
+                return 2;
+        } else if (!strcmp(a, "-q")) {
+            quiet = 1;
+        } else if (a[0] == '-' || co.model) {
+            fprintf(stderr, "ctvm-tune: unexpected argument '%s'\n", a);
+            usage(stderr);
+            return 2;
+        } else {
+            co.model = a;
+        }
+#undef TAKE
+    }
+    int listing = tasks_arg && !strcmp(tasks_arg, "list");
+    if (!co.model || (!out && !listing) || co.emit.threads < 1 || co.emit.threads > 1024 || trials < 1 ||
+        repeat < 1 || repeat > 64 || jobs < 1 || timeout <= 0 || budget <= 0) {
+        usage(stderr);
+        return 2;
+    }
+    d.file = co.model;
+    Graph *g = driver_prepare(&co, &d);
+    if (!g)
+        return 1;
+    static EmitTask tasks[MAX_TASKS];
+    co.emit.prefix = "model";
+    int nt = emit_tasks(g, &co.emit, tasks, MAX_TASKS, &d);
+    if (nt < 0) {
+        graph_free(g);
+        return 1;
+    }
+    const Target *tg = g->target;
+    if (listing) {
+        printf("# %d tunable workloads of %s for %s, %d thread(s): index, groups, GFLOP a run, first node, workload\n",
+               nt, co.model, tg->name, co.emit.threads);
+        for (int i = 0; i < nt; i++)
+            printf("%d %d %.4f %s %s\n", i, tasks[i].count, tasks[i].flops / 1e9, tasks[i].node, tasks[i].workload);
+        graph_free(g);
+        return 0;
+    }
+    int *sel = calloc((size_t)nt + 1, sizeof(int));
+    if (tasks_arg && parse_tasks(tasks_arg, sel, nt) != 0) {
+        fprintf(stderr, "ctvm-tune: --tasks takes 'list' or task indices from 0 to %d, comma-separated\n", nt - 1);
+        return 2;
+    }
+    for (int i = 0; i < nt && !tasks_arg; i++)
+        sel[i] = 1;
+    /* earlier measurements: the output file (resume) and --records */
+    TuneRecordSet prior = {0};
+    char err[1024];
+    struct stat sb;
+    const char *files[9];
+    int nf = 0;
+    if (stat(out, &sb) == 0)
+        files[nf++] = out;
+    for (int i = 0; i < n_priors; i++)
+        files[nf++] = priors[i];
+    for (int i = 0; i < nf; i++) {
+        TuneRecordSet one = {0};
+        if (tune_records_load(files[i], tg->name, CTVM_VERSION, &one, err, sizeof err) != 0) {
+            fprintf(stderr, "ctvm-tune: %s\n", err);
+            return 1;
+        }
+        if (one.skipped_version || one.skipped_target || one.skipped_bad)
+            fprintf(stderr, "ctvm-tune: %s: ignored %d records of another ctvm version, %d of another target, %d unreadable\n",
+                    files[i], one.skipped_version, one.skipped_target, one.skipped_bad);
+        for (int k = 0; k < one.n; k++)
+            tune_records_add(&prior, &one.rec[k]);
+        tune_records_free(&one);
+    }
+    char dir[] = "/tmp/ctvm-tune-XXXXXX";
+    if (!mkdtemp(dir)) {
+        perror("ctvm-tune: mkdtemp");
+        return 1;
+    }
+    Tuner t = {.g = g, .eo = co.emit, .target = tg->name, .cc = cc ? cc : tg->cc, .cflags = cflags,
+               .runner = runner ? runner : (!target_runs_natively(tg) ? tg->runner : NULL), .out = out, .dir = dir,
+               .threads = co.emit.threads, .repeat = repeat, .jobs = jobs, .quiet = quiet, .n_vregs = tg->n_vregs,
+               .timeout = timeout, .d = &d};
+    double t0 = now_s();
+    int n_sel = 0, done = 0, total_new = 0;
+    for (int i = 0; i < nt; i++)
+        n_sel += sel[i];
+    double sec_per_trial = 0;
+    for (int i = 0; i < nt; i++) {
+        if (!sel[i])
+            continue;
+        double left = budget - (now_s() - t0);
+        if (left <= 0) {
+            fprintf(stderr, "%sctvm-tune: time budget spent; %d task(s) not tuned (run again to resume)\n",
+                    quiet ? "" : "\n", n_sel - done);
+            break;
+        }
+        t.task = &tasks[i];
+        t.measured = 0;
+        TuneSpace sp;
+        if (tune_space_for(tasks[i].workload, tg->n_vregs, &sp) != 0) {
+            done++;
+            continue;
+        }
+        /* this task's prior measurements */
+        int np = 0;
+        for (int k = 0; k < prior.n; k++)
+            np += !strcmp(prior.rec[k].workload, tasks[i].workload) && prior.rec[k].threads == t.threads;
+        int(*pk)[TUNE_MAX_KNOBS] = calloc((size_t)np + 1, sizeof *pk);
+        double *pms = calloc((size_t)np + 1, sizeof(double));
+        TuneStatus *pst = calloc((size_t)np + 1, sizeof(TuneStatus));
+        np = 0;
+        for (int k = 0; k < prior.n; k++)
+            if (!strcmp(prior.rec[k].workload, tasks[i].workload) && prior.rec[k].threads == t.threads) {
+                memcpy(pk[np], prior.rec[k].knobs, sizeof pk[np]);
+                pms[np] = prior.rec[k].status == TUNE_OK ? prior.rec[k].median_ms : HUGE_VAL;
+                pst[np++] = prior.rec[k].status;
+            }
+        static const int zero[1][TUNE_MAX_KNOBS] = {{0, 0, 0, 0}};
+        int max_trials = trials;
+        if (sec_per_trial > 0) { /* share what is left among the tasks left */
+            int fit = (int)(left / (n_sel - done) / sec_per_trial);
+            max_trials = fit < max_trials ? (fit > 2 ? fit : 2) : max_trials;
+        }
+        TuneSearchOpts so = {.seed = seed + (uint64_t)i, .max_trials = max_trials, .patience = max_trials / 2 > 8 ? max_trials / 2 : 8,
+                             .batch = jobs * 2, .n_initial = 1, .initial = zero, .measured = (const int(*)[TUNE_MAX_KNOBS])pk,
+                             .measured_ms = pms, .measured_status = pst, .n_measured = np, .min_gain = 0.01,
+                             .progress = progress_both};
+        Progress pr = {&t, done, n_sel, t0};
+        Both both = {&t, &pr};
+        int best[TUNE_MAX_KNOBS] = {0};
+        double best_ms = HUGE_VAL, ts = now_s();
+        tune_search(&sp, &so, measure_both, &both, best, &best_ms);
+        if (t.measured > 0) {
+            double per = (now_s() - ts) / t.measured;
+            sec_per_trial = sec_per_trial > 0 ? 0.5 * (sec_per_trial + per) : per;
+        }
+        total_new += t.measured;
+        done++;
+        if (!quiet)
+            fprintf(stderr, "\rctvm-tune: [%d/%d] %s (%s, %d group%s): %d new trials, best %.1f GFLOP/s at knobs %d %d %d %d, %.0f s\n",
+                    done, n_sel, tasks[i].workload, tasks[i].node, tasks[i].count, tasks[i].count > 1 ? "s" : "", t.measured,
+                    isfinite(best_ms) ? tasks[i].flops / best_ms / 1e6 : 0.0, best[0], best[1], best[2], best[3],
+                    now_s() - t0);
+        free(pk), free(pms), free(pst);
+    }
+    if (!quiet)
+        fprintf(stderr, "ctvm-tune: %d tasks, %d new measurements in %.0f s; records in %s\n", done, total_new,
+                now_s() - t0, out);
+    for (int k = 0; k < t.n_cand; k++) {
+        char src[512];
+        snprintf(src, sizeof src, "%s/c%d.c", dir, k);
+        remove(src);
+    }
+    rmdir(dir);
+    tune_records_free(&prior);
+    free(sel);
+    graph_free(g);
+    return 0;
+}
