@@ -1,5 +1,8 @@
 /* test_tune.c - the tuner's library: records (JSON lines written, read
- * back, filtered, bad lines reported by line number). */
+ * back, filtered, bad lines reported by line number) and the search (on
+ * synthetic cost functions: finds the optimum in a small share of the
+ * space, deterministic, never re-measures, never picks a failed point,
+ * resumes, stops). */
 #include <math.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -15,6 +18,7 @@
 #include <cmocka.h>
 
 #include "tune/records.h"
+#include "tune/search.h"
 
 /* ---- records ---- */
 
@@ -234,6 +238,296 @@ static void test_records_missing_and_empty(void **state)
     tmp_close(&t);
 }
 
+/* ---- search ---- */
+
+/* 8 x 8 x 4 x 6 = 1536 points; knob values are 1..n (knob 0 like T). */
+static TuneSpace space_1536(void)
+{
+    TuneSpace sp = {.n_knobs = 4, .n_values = {8, 8, 4, 6}};
+    for (int k = 0; k < 4; k++)
+        for (int j = 0; j < sp.n_values[k]; j++)
+            sp.values[k][j] = j + 1;
+    return sp;
+}
+
+/* A smooth tilted bowl with its minimum between grid points. */
+static double cost_bowl(const int *v)
+{
+    double a = v[0] - 6.3, b = v[1] - 3.2, c = v[2] - 2.6, d = v[3] - 4.9;
+    return 1.0 + 0.05 * a * a + 0.08 * b * b + 0.2 * c * c + 0.03 * d * d + 0.02 * a * b;
+}
+
+/* The bowl made rugged the way real kernels are: tiles that do not divide
+ * 56 columns cost a third more, a parity-like interaction between two
+ * knobs, and a high-frequency ripple. */
+static double cost_rugged(const int *v)
+{
+    double f = cost_bowl(v);
+    if (56 % v[0])
+        f *= 1.35;
+    if ((v[1] + v[3]) % 3 == 0)
+        f *= 1.15;
+    return f * (1.0 + 0.08 * sin(v[0] * 2.1 + v[1] * 1.3 + v[2] * 0.7 + v[3] * 2.9));
+}
+
+static double cost_flat(const int *v)
+{
+    (void)v;
+    return 2.0;
+}
+
+/* What a measure callback sees: the cost function, every measured point in
+ * order, and a check that no point is measured twice. */
+typedef struct Bench {
+    double (*cost)(const int *v);
+    double wrong_below; /* points faster than this are TUNE_WRONG */
+    int n;
+    int seen[4096][TUNE_MAX_KNOBS];
+    int progress_calls;
+    int (*forbidden)[TUNE_MAX_KNOBS]; /* measured by an earlier run */
+    int n_forbidden;
+} Bench;
+
+static int same_knobs(const int *a, const int *b)
+{
+    return memcmp(a, b, TUNE_MAX_KNOBS * sizeof(int)) == 0;
+}
+
+static void bench_measure(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], double *ms,
+                          TuneStatus *st)
+{
+    Bench *b = user;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < b->n; j++)
+            assert_false(same_knobs(b->seen[j], knobs[i]));
+        for (int j = 0; j < b->n_forbidden; j++)
+            assert_false(same_knobs(b->forbidden[j], knobs[i]));
+        assert_true(b->n < 4096);
+        memcpy(b->seen[b->n++], knobs[i], sizeof knobs[i]);
+        ms[i] = b->cost(knobs[i]);
+        st[i] = ms[i] < b->wrong_below ? TUNE_WRONG : TUNE_OK;
+    }
+}
+
+static void bench_progress(void *user, int trials, double best_ms)
+{
+    Bench *b = user;
+    assert_int_equal(trials, b->n);
+    assert_true(best_ms > 0);
+    b->progress_calls++;
+}
+
+/* The best value over the whole space (the grid the search avoids). */
+static double grid_best(const TuneSpace *sp, double (*cost)(const int *), double above)
+{
+    double best = HUGE_VAL;
+    int v[4];
+    for (int a = 0; a < sp->n_values[0]; a++)
+        for (int b = 0; b < sp->n_values[1]; b++)
+            for (int c = 0; c < sp->n_values[2]; c++)
+                for (int d = 0; d < sp->n_values[3]; d++) {
+                    v[0] = sp->values[0][a], v[1] = sp->values[1][b];
+                    v[2] = sp->values[2][c], v[3] = sp->values[3][d];
+                    double x = cost(v);
+                    if (x >= above && x < best)
+                        best = x;
+                }
+    return best;
+}
+
+static Bench *bench_new(double (*cost)(const int *))
+{
+    Bench *b = calloc(1, sizeof *b);
+    assert_non_null(b);
+    b->cost = cost;
+    b->wrong_below = -1;
+    return b;
+}
+
+/* Within 2% of the optimum in at most 15% of the space (230 of 1536
+ * trials), over 12 seeds, with and without early stopping. */
+static void check_finds_optimum(double (*cost)(const int *))
+{
+    TuneSpace sp = space_1536();
+    double opt = grid_best(&sp, cost, -1);
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        Bench *b = bench_new(cost);
+        TuneSearchOpts o = {.seed = seed, .max_trials = 230, .batch = 8, .min_gain = 0.01,
+                            .patience = seed % 2 ? 64 : 0, .progress = bench_progress};
+        int best[TUNE_MAX_KNOBS];
+        double best_ms = 0;
+        int trials = tune_search(&sp, &o, bench_measure, b, best, &best_ms);
+        assert_true(trials > 0 && trials <= 230);
+        assert_int_equal(trials, b->n);
+        assert_true(b->progress_calls > 0);
+        assert_true(best_ms <= opt * 1.02);
+        assert_float_equal(best_ms, cost(best), 0);
+        free(b);
+    }
+}
+
+static void test_search_bowl(void **state)
+{
+    (void)state;
+    check_finds_optimum(cost_bowl);
+}
+
+static void test_search_rugged(void **state)
+{
+    (void)state;
+    check_finds_optimum(cost_rugged);
+}
+
+static void test_search_deterministic(void **state)
+{
+    (void)state;
+    TuneSpace sp = space_1536();
+    Bench *a = bench_new(cost_rugged), *b = bench_new(cost_rugged), *c = bench_new(cost_rugged);
+    TuneSearchOpts o = {.seed = 7, .max_trials = 100, .batch = 6};
+    int best[TUNE_MAX_KNOBS];
+    double ms;
+    assert_int_equal(tune_search(&sp, &o, bench_measure, a, best, &ms), 100);
+    assert_int_equal(tune_search(&sp, &o, bench_measure, b, best, &ms), 100);
+    assert_memory_equal(a->seen, b->seen, sizeof a->seen[0] * 100);
+    o.seed = 8;
+    assert_int_equal(tune_search(&sp, &o, bench_measure, c, best, &ms), 100);
+    assert_memory_not_equal(a->seen, c->seen, sizeof a->seen[0] * 100);
+    free(a);
+    free(b);
+    free(c);
+}
+
+/* The initial points are measured first, in order. */
+static void test_search_initial_first(void **state)
+{
+    (void)state;
+    TuneSpace sp = space_1536();
+    const int init[2][TUNE_MAX_KNOBS] = {{8, 8, 4, 6}, {1, 1, 1, 1}};
+    Bench *b = bench_new(cost_bowl);
+    TuneSearchOpts o = {.seed = 1, .max_trials = 20, .batch = 4, .initial = init, .n_initial = 2};
+    int best[TUNE_MAX_KNOBS];
+    double ms;
+    assert_int_equal(tune_search(&sp, &o, bench_measure, b, best, &ms), 20);
+    assert_true(same_knobs(b->seen[0], init[0]));
+    assert_true(same_knobs(b->seen[1], init[1]));
+    free(b);
+}
+
+/* The fastest points are wrong: the best is the fastest correct one. */
+static void test_search_never_picks_failed(void **state)
+{
+    (void)state;
+    TuneSpace sp = space_1536();
+    double opt = grid_best(&sp, cost_bowl, -1);
+    double limit = opt * 1.15; /* the ~dozens of points around the optimum are wrong */
+    double opt_ok = grid_best(&sp, cost_bowl, limit);
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        Bench *b = bench_new(cost_bowl);
+        b->wrong_below = limit;
+        TuneSearchOpts o = {.seed = seed, .max_trials = 300, .batch = 8};
+        int best[TUNE_MAX_KNOBS];
+        double ms = 0;
+        assert_true(tune_search(&sp, &o, bench_measure, b, best, &ms) > 0);
+        assert_true(ms >= limit);
+        assert_true(cost_bowl(best) >= limit);
+        assert_true(ms <= opt_ok * 1.02);
+        free(b);
+    }
+    /* Nothing correct at all: -1 and best untouched. */
+    Bench *b = bench_new(cost_bowl);
+    b->wrong_below = HUGE_VAL;
+    TuneSearchOpts o = {.seed = 3, .max_trials = 50};
+    int best[TUNE_MAX_KNOBS] = {-7, -7, -7, -7};
+    double ms = -7;
+    assert_int_equal(tune_search(&sp, &o, bench_measure, b, best, &ms), -1);
+    assert_int_equal(b->n, 50);
+    assert_int_equal(best[0], -7);
+    assert_true(ms == -7);
+    free(b);
+}
+
+/* A second run given the first one's measurements never re-measures them,
+ * and its best is at least as good. */
+static void test_search_resume(void **state)
+{
+    (void)state;
+    TuneSpace sp = space_1536();
+    Bench *first = bench_new(cost_rugged);
+    TuneSearchOpts o = {.seed = 5, .max_trials = 40, .batch = 8};
+    int best1[TUNE_MAX_KNOBS], best2[TUNE_MAX_KNOBS];
+    double ms1, ms2;
+    assert_int_equal(tune_search(&sp, &o, bench_measure, first, best1, &ms1), 40);
+
+    double prior_ms[40];
+    TuneStatus prior_st[40];
+    for (int i = 0; i < 40; i++) {
+        prior_ms[i] = cost_rugged(first->seen[i]);
+        prior_st[i] = i == 3 ? TUNE_BUILD_FAIL : TUNE_OK;
+    }
+    Bench *second = bench_new(cost_rugged);
+    second->forbidden = first->seen;
+    second->n_forbidden = 40;
+    o.measured = (const int(*)[TUNE_MAX_KNOBS])first->seen;
+    o.measured_ms = prior_ms;
+    o.measured_status = prior_st;
+    o.n_measured = 40;
+    o.initial = (const int(*)[TUNE_MAX_KNOBS])first->seen; /* already measured: skipped */
+    o.n_initial = 2;
+    int trials = tune_search(&sp, &o, bench_measure, second, best2, &ms2);
+    assert_int_equal(trials, 40);
+    assert_int_equal(second->n, 40);
+    assert_true(ms2 <= ms1 || same_knobs(best1, first->seen[3]));
+
+    /* One new trial: the best is at least the best prior. */
+    double best_prior = HUGE_VAL;
+    for (int i = 0; i < 40; i++)
+        if (prior_st[i] == TUNE_OK && prior_ms[i] < best_prior)
+            best_prior = prior_ms[i];
+    o.max_trials = 1;
+    Bench *third = bench_new(cost_rugged);
+    assert_int_equal(tune_search(&sp, &o, bench_measure, third, best2, &ms2), 1);
+    assert_true(ms2 <= best_prior);
+    free(first);
+    free(second);
+    free(third);
+}
+
+static void test_search_stops(void **state)
+{
+    (void)state;
+    TuneSpace sp = space_1536();
+    int best[TUNE_MAX_KNOBS];
+    double ms;
+    /* max_trials that is not a multiple of the batch. */
+    Bench *b = bench_new(cost_bowl);
+    TuneSearchOpts o = {.seed = 2, .max_trials = 21, .batch = 8};
+    assert_int_equal(tune_search(&sp, &o, bench_measure, b, best, &ms), 21);
+    assert_int_equal(b->n, 21);
+    free(b);
+
+    /* Patience on a flat function: stops after 16 trials without a gain,
+     * checked per batch. */
+    b = bench_new(cost_flat);
+    o = (TuneSearchOpts){.seed = 2, .max_trials = 500, .batch = 8, .patience = 16,
+                         .min_gain = 0.01};
+    int trials = tune_search(&sp, &o, bench_measure, b, best, &ms);
+    assert_true(trials >= 16 && trials <= 16 + 8 + 1);
+    assert_float_equal(ms, 2.0, 0);
+    free(b);
+
+    /* A space of 3 x 2 points is exhausted: each measured once. */
+    TuneSpace tiny = {.n_knobs = 2, .n_values = {3, 2}, .values = {{4, 8, 16}, {0, 1}}};
+    b = bench_new(cost_flat);
+    o = (TuneSearchOpts){.seed = 9, .max_trials = 100, .batch = 4};
+    assert_int_equal(tune_search(&tiny, &o, bench_measure, b, best, &ms), 6);
+    assert_int_equal(b->seen[0][2], 0); /* unused knobs are 0 */
+
+    /* An invalid space. */
+    TuneSpace bad = {.n_knobs = 5};
+    assert_int_equal(tune_search(&bad, &o, bench_measure, b, best, &ms), -1);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -242,6 +536,13 @@ int main(void)
         cmocka_unit_test(test_records_roundtrip),
         cmocka_unit_test(test_records_bad_lines),
         cmocka_unit_test(test_records_missing_and_empty),
+        cmocka_unit_test(test_search_bowl),
+        cmocka_unit_test(test_search_rugged),
+        cmocka_unit_test(test_search_deterministic),
+        cmocka_unit_test(test_search_initial_first),
+        cmocka_unit_test(test_search_never_picks_failed),
+        cmocka_unit_test(test_search_resume),
+        cmocka_unit_test(test_search_stops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
