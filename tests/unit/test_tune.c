@@ -1,8 +1,9 @@
 /* test_tune.c - the tuner's library: records (JSON lines written, read
- * back, filtered, bad lines reported by line number) and the search (on
+ * back, filtered, bad lines reported by line number), the search (on
  * synthetic cost functions: finds the optimum in a small share of the
  * space, deterministic, never re-measures, never picks a failed point,
- * resumes, stops). */
+ * resumes, stops), and measurement in child processes (timeouts, large
+ * output, crashes, the output protocol, the runner prefix, parallel builds). */
 #include <math.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "tune/measure.h"
 #include "tune/records.h"
 #include "tune/search.h"
 
@@ -528,6 +530,211 @@ static void test_search_stops(void **state)
     free(b);
 }
 
+/* ---- measurement ---- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* 1 when pid is gone or a zombie (killed, not yet reaped by its new parent). */
+static int process_dead(long pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;
+    int dead = fgets(line, sizeof line, f) && strstr(line, ") Z ");
+    fclose(f);
+    return dead;
+}
+
+static void test_spawn_timeout_kills_group(void **state)
+{
+    (void)state;
+    char out[256];
+    int code = 0, timed_out = 0;
+    double t0 = now_s();
+    assert_int_equal(tune_spawn("sleep 30 & echo $!; sleep 30", 0.3, out, sizeof out, &code,
+                                &timed_out),
+                     0);
+    double dt = now_s() - t0;
+    assert_int_equal(timed_out, 1);
+    assert_int_equal(code, 128 + SIGKILL);
+    assert_true(dt >= 0.29 && dt < 0.8);
+    long bg = atol(out);
+    assert_true(bg > 0);
+    int dead = 0;
+    for (int i = 0; i < 100 && !(dead = process_dead(bg)); i++)
+        usleep(10000);
+    assert_true(dead);
+}
+
+static void test_spawn_output_and_status(void **state)
+{
+    (void)state;
+    char out[4096];
+    int code = -1, timed_out = -1;
+    double t0 = now_s();
+    assert_int_equal(tune_spawn("head -c 1000000 /dev/zero | tr '\\0' x; echo; echo done >&2",
+                                5, out, sizeof out, &code, &timed_out),
+                     0);
+    assert_true(now_s() - t0 < 2);
+    assert_int_equal(code, 0);
+    assert_int_equal(timed_out, 0);
+    assert_int_equal(strlen(out), sizeof out - 1);
+    assert_int_equal(out[0], 'x');
+
+    assert_int_equal(tune_spawn("echo to-stderr >&2; exit 3", 5, out, sizeof out, &code,
+                                &timed_out),
+                     0);
+    assert_int_equal(code, 3);
+    assert_string_equal(out, "to-stderr\n");
+    assert_int_equal(tune_spawn("kill -SEGV $$", 5, out, sizeof out, &code, &timed_out), 0);
+    assert_int_equal(code, 128 + SIGSEGV);
+    /* A background child that keeps the pipe open does not hold us up. */
+    t0 = now_s();
+    assert_int_equal(tune_spawn("sleep 30 & echo started", 5, out, sizeof out, &code,
+                                &timed_out),
+                     0);
+    assert_true(now_s() - t0 < 1);
+    assert_int_equal(timed_out, 0);
+    assert_string_equal(out, "started\n");
+}
+
+static void test_build_many(void **state)
+{
+    (void)state;
+    char *cmds[4] = {"sleep 0.2; echo zero", "sleep 0.2; echo one; exit 1",
+                     "sleep 0.2; echo two; exit 2", "sleep 0.2; echo three"};
+    TuneSpawnResult *res = calloc(5, sizeof *res);
+    assert_non_null(res);
+    double t0 = now_s();
+    assert_int_equal(tune_build_many(4, cmds, 2, 5, res), 2);
+    double dt = now_s() - t0;
+    assert_true(dt >= 0.38 && dt < 0.75); /* two at a time: two rounds of 0.2 s */
+    const char *want[4] = {"zero\n", "one\n", "two\n", "three\n"};
+    int codes[4] = {0, 1, 2, 0};
+    for (int i = 0; i < 4; i++) {
+        assert_string_equal(res[i].out, want[i]);
+        assert_int_equal(res[i].exit_code, codes[i]);
+        assert_int_equal(res[i].timed_out, 0);
+        assert_true(res[i].seconds >= 0.19 && res[i].seconds < 0.6);
+    }
+
+    /* A C file that does not compile, and one that does. */
+    TmpDir t;
+    tmp_open(&t, "bad.c");
+    write_text(t.path, "int main(void) { return undeclared; }\n");
+    char bad[256], good[256];
+    snprintf(bad, sizeof bad, "cc -c -o /dev/null %s", t.path);
+    snprintf(good, sizeof good, "echo 'int main(void) { return 0; }' | cc -x c -c -o /dev/null -");
+    char *builds[2] = {bad, good};
+    assert_int_equal(tune_build_many(2, builds, 2, 30, res), 1);
+    assert_int_not_equal(res[0].exit_code, 0);
+    assert_non_null(strstr(res[0].out, "undeclared"));
+    assert_int_equal(res[1].exit_code, 0);
+    tmp_close(&t);
+
+    /* A build that hangs times out; the others are unaffected. */
+    char *hang[2] = {"sleep 30", "true"};
+    assert_int_equal(tune_build_many(2, hang, 1, 0.2, res), 1);
+    assert_int_equal(res[0].timed_out, 1);
+    assert_int_equal(res[1].exit_code, 0);
+    free(res);
+}
+
+static void test_median(void **state)
+{
+    (void)state;
+    double a[] = {3, 1, 2};
+    assert_float_equal(tune_median(a, 3), 2, 0);
+    double b[] = {4, 1, 3, 2};
+    assert_float_equal(tune_median(b, 4), 2.5, 0);
+    double c[] = {7};
+    assert_float_equal(tune_median(c, 1), 7, 0);
+    assert_true(isnan(tune_median(c, 0)));
+}
+
+static void test_parse_run(void **state)
+{
+    (void)state;
+    TuneRunResult r;
+    tune_parse_run("warming up\nctvm-tune: check ok max_err=1.5e-06\n"
+                   "ctvm-tune: ms 0.31 0.30 0.35 0.29 0.40\n",
+                   0, 0, &r);
+    assert_int_equal(r.status, TUNE_OK);
+    assert_float_equal(r.median_ms, 0.31, 1e-12);
+    assert_float_equal(r.max_err, 1.5e-6, 1e-18);
+    assert_int_equal(r.n_runs, 5);
+    assert_float_equal(r.runs_ms[4], 0.40, 0); /* in the order printed */
+    assert_string_equal(r.error, "");
+
+    tune_parse_run("ctvm-tune: check wrong max_err=0.5\nctvm-tune: ms 0.1\n", 0, 0, &r);
+    assert_int_equal(r.status, TUNE_WRONG);
+    assert_non_null(strstr(r.error, "max_err=0.5"));
+
+    tune_parse_run("ctvm-tune: check ok max_err=0\n", 0, 0, &r);
+    assert_int_equal(r.status, TUNE_RUN_FAIL);
+    assert_non_null(strstr(r.error, "no 'ctvm-tune: ms' line"));
+
+    tune_parse_run("ctvm-tune: check ok max_err=0\nctvm-tune: ms 0.1 fast\n", 0, 0, &r);
+    assert_int_equal(r.status, TUNE_RUN_FAIL);
+    tune_parse_run("ctvm-tune: check ok max_err=0\nctvm-tune: ms \n", 0, 0, &r);
+    assert_int_equal(r.status, TUNE_RUN_FAIL);
+
+    tune_parse_run("garbage\n\x01\x02 more garbage", 0, 0, &r);
+    assert_int_equal(r.status, TUNE_RUN_FAIL);
+    assert_non_null(strstr(r.error, "no 'ctvm-tune: check' line"));
+
+    tune_parse_run("ctvm-tune: check ok max_err=0\nctvm-tune: ms 1\nSegfault in line 3\n\n", 4,
+                   0, &r);
+    assert_int_equal(r.status, TUNE_RUN_FAIL);
+    assert_string_equal(r.error, "exit status 4; last output: Segfault in line 3");
+
+    tune_parse_run("", 137, 1, &r);
+    assert_int_equal(r.status, TUNE_TIMEOUT);
+}
+
+static void test_run_candidate(void **state)
+{
+    (void)state;
+    TuneRunResult r;
+    const char *prog = "-c 'echo \"ctvm-tune: check ok max_err=0\"; echo \"ctvm-tune: ms 3 1 2\"'";
+    assert_int_equal(tune_run_candidate(NULL, "/bin/sh", prog, 5, &r), 0);
+    assert_int_equal(r.status, TUNE_OK);
+    assert_float_equal(r.median_ms, 2, 0);
+
+    /* The runner prefix really runs the program: here it sets the timing. */
+    unsetenv("CTVM_X");
+    const char *env_prog =
+        "-c 'echo \"ctvm-tune: check ok max_err=0\"; echo \"ctvm-tune: ms $CTVM_X\"'";
+    assert_int_equal(tune_run_candidate("env CTVM_X=7.5", "/bin/sh", env_prog, 5, &r), 0);
+    assert_float_equal(r.median_ms, 7.5, 0);
+    assert_int_equal(tune_run_candidate("", "/bin/sh", env_prog, 5, &r), -1);
+    assert_int_equal(r.status, TUNE_RUN_FAIL);
+
+    /* A crash, a path with a space and a quote, a hang. */
+    assert_int_equal(tune_run_candidate(NULL, "sh", "-c 'echo about to crash; kill -SEGV $$'",
+                                        5, &r),
+                     -1);
+    assert_int_equal(r.status, TUNE_RUN_FAIL);
+    assert_non_null(strstr(r.error, "killed by signal 11"));
+
+    assert_int_equal(tune_run_candidate(NULL, "/nonexistent/it's a candidate", NULL, 5, &r), -1);
+    assert_int_equal(r.status, TUNE_RUN_FAIL);
+    assert_int_equal(r.exit_code, 127);
+    assert_non_null(strstr(r.error, "it's a candidate"));
+
+    double t0 = now_s();
+    assert_int_equal(tune_run_candidate(NULL, "sleep", "30", 0.3, &r), -1);
+    assert_int_equal(r.status, TUNE_TIMEOUT);
+    assert_true(now_s() - t0 < 0.8);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -543,6 +750,12 @@ int main(void)
         cmocka_unit_test(test_search_never_picks_failed),
         cmocka_unit_test(test_search_resume),
         cmocka_unit_test(test_search_stops),
+        cmocka_unit_test(test_spawn_timeout_kills_group),
+        cmocka_unit_test(test_spawn_output_and_status),
+        cmocka_unit_test(test_build_many),
+        cmocka_unit_test(test_median),
+        cmocka_unit_test(test_parse_run),
+        cmocka_unit_test(test_run_candidate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
