@@ -1,0 +1,425 @@
+/* measure.c - child processes for builds and candidate runs (see measure.h).
+ *
+ * One event loop serves both tune_spawn (one child) and tune_build_many
+ * (up to `jobs` children at once): poll() on every child's output pipe,
+ * short sleeps only while a child has closed its output but not exited.
+ * A child's exit is seen with waitid(WNOWAIT) before it is reaped, so its
+ * process group can still be killed safely (the zombie keeps the id from
+ * being reused): whatever the shell left running in its group dies with
+ * it, and the pipe reaches end-of-file. */
+#include "measure.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { WAITING, RUNNING, DONE };
+
+typedef struct Child {
+    int state;
+    pid_t pid;
+    int fd;          /* read end of the output pipe; -1 after end-of-file */
+    char *out;       /* captured output, cap bytes with the NUL */
+    size_t cap, len;
+    double start, deadline, ended; /* monotonic seconds; deadline 0 = none */
+    int exited;      /* waitid saw it exit (not reaped yet) */
+    int killed;      /* the timeout's SIGKILL was sent */
+    int timed_out;
+    int exit_code;
+} Child;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Forks `/bin/sh -c cmd` in a new process group with stdout and stderr on
+ * a pipe. On failure the child is DONE with exit_code -1 and the reason in
+ * its output. */
+static void child_start(Child *c, const char *cmd, double timeout_s)
+{
+    int p[2] = {-1, -1};
+    c->fd = -1;
+    c->start = now_s();
+    c->deadline = timeout_s > 0 ? c->start + timeout_s : 0;
+    if (pipe2(p, O_CLOEXEC) != 0 || (c->pid = fork()) < 0) {
+        if (c->cap)
+            snprintf(c->out, c->cap, "cannot start '%s': %s", cmd, strerror(errno));
+        if (p[0] >= 0) {
+            close(p[0]);
+            close(p[1]);
+        }
+        c->state = DONE;
+        c->exit_code = -1;
+        c->ended = c->start;
+        return;
+    }
+    if (c->pid == 0) { /* the child: only async-signal-safe calls until exec */
+        setpgid(0, 0);
+        int nul = open("/dev/null", O_RDONLY);
+        if (nul >= 0)
+            dup2(nul, 0);
+        dup2(p[1], 1);
+        dup2(p[1], 2);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGPIPE, SIG_DFL);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    setpgid(c->pid, c->pid); /* also here: no race with the kill below */
+    close(p[1]);
+    c->fd = p[0];
+    fcntl(c->fd, F_SETFL, O_NONBLOCK);
+    c->state = RUNNING;
+}
+
+/* Reads what the pipe holds; keeps the first cap-1 bytes, drops the rest. */
+static void child_read(Child *c)
+{
+    char drop[4096];
+    for (;;) {
+        int keep = c->len + 1 < c->cap;
+        char *dst = keep ? c->out + c->len : drop;
+        size_t room = keep ? c->cap - 1 - c->len : sizeof drop;
+        ssize_t k = read(c->fd, dst, room);
+        if (k > 0) {
+            if (keep)
+                c->len += (size_t)k;
+            continue;
+        }
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        close(c->fd); /* end-of-file, or an error that ends the capture */
+        c->fd = -1;
+        return;
+    }
+}
+
+/* Exit and timeout handling at time t; marks the child DONE when it is
+ * reaped and its output is complete (or 2 s after its exit, if something
+ * outside its group still holds the pipe). */
+static void child_check(Child *c, double t)
+{
+    if (!c->exited) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        int w = waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG | WNOWAIT);
+        if (w == 0 && si.si_pid == c->pid) {
+            c->exited = 1;
+            c->ended = t;
+            c->exit_code = si.si_code == CLD_EXITED ? si.si_status : 128 + si.si_status;
+            kill(-c->pid, SIGKILL); /* leftovers of its group would hold the pipe */
+            waitpid(c->pid, NULL, 0);
+        } else if (w < 0 && errno == ECHILD) { /* reaped elsewhere (SIGCHLD ignored?) */
+            c->exited = 1;
+            c->ended = t;
+            c->exit_code = -1;
+        }
+    }
+    if (!c->exited && !c->killed && c->deadline > 0 && t >= c->deadline) {
+        c->timed_out = 1;
+        c->killed = 1;
+        kill(-c->pid, SIGKILL);
+    }
+    if (c->exited && (c->fd < 0 || t > c->ended + 2.0)) {
+        if (c->fd >= 0)
+            close(c->fd);
+        c->fd = -1;
+        if (c->cap)
+            c->out[c->len] = '\0';
+        c->state = DONE;
+    }
+}
+
+/* Runs cmds[0..n-1] as cs[0..n-1] (out and cap set), `jobs` at a time. */
+static void run_children(int n, char *const *cmds, int jobs, double timeout_s, Child *cs,
+                         struct pollfd *pf, int *who)
+{
+    int next = 0, running = 0, done = 0;
+    while (done < n) {
+        while (running < jobs && next < n) {
+            child_start(&cs[next], cmds[next], timeout_s);
+            if (cs[next].state == RUNNING)
+                running++;
+            else
+                done++;
+            next++;
+        }
+        double t = now_s();
+        int np = 0, wait_ms = 50;
+        for (int i = 0; i < n; i++) {
+            Child *c = &cs[i];
+            if (c->state != RUNNING)
+                continue;
+            if (c->fd >= 0) {
+                pf[np] = (struct pollfd){.fd = c->fd, .events = POLLIN};
+                who[np++] = i;
+            } else {
+                wait_ms = 2; /* output closed: poll for its exit */
+            }
+            if (c->deadline > 0 && !c->killed) {
+                double ms = ceil((c->deadline - t) * 1000.0);
+                if (ms < wait_ms)
+                    wait_ms = ms > 0 ? (int)ms : 0;
+            }
+        }
+        if (poll(pf, (nfds_t)np, wait_ms) > 0)
+            for (int k = 0; k < np; k++)
+                if (pf[k].revents)
+                    child_read(&cs[who[k]]);
+        t = now_s();
+        for (int i = 0; i < n; i++) {
+            if (cs[i].state != RUNNING)
+                continue;
+            child_check(&cs[i], t);
+            if (cs[i].state == DONE) {
+                running--;
+                done++;
+            }
+        }
+    }
+}
+
+int tune_spawn(const char *shell_cmd, double timeout_s, char *out, size_t outcap,
+               int *exit_code, int *timed_out)
+{
+    Child c = {.out = outcap ? out : NULL, .cap = out ? outcap : 0};
+    char *const cmds[1] = {(char *)shell_cmd};
+    struct pollfd pf;
+    int who;
+    if (c.cap)
+        out[0] = '\0';
+    run_children(1, cmds, 1, timeout_s, &c, &pf, &who);
+    if (exit_code)
+        *exit_code = c.exit_code;
+    if (timed_out)
+        *timed_out = c.timed_out;
+    return c.pid > 0 ? 0 : -1;
+}
+
+int tune_build_many(int n, char *const *cmds, int jobs, double timeout_s, TuneSpawnResult *res)
+{
+    if (n <= 0)
+        return 0;
+    Child *cs = calloc((size_t)n, sizeof *cs);
+    struct pollfd *pf = calloc((size_t)n, sizeof *pf);
+    int *who = calloc((size_t)n, sizeof *who);
+    if (!cs || !pf || !who) {
+        for (int i = 0; i < n; i++) {
+            res[i] = (TuneSpawnResult){.exit_code = -1};
+            snprintf(res[i].out, sizeof res[i].out, "cannot start '%s': out of memory", cmds[i]);
+        }
+        free(cs);
+        free(pf);
+        free(who);
+        return n;
+    }
+    for (int i = 0; i < n; i++) {
+        cs[i].out = res[i].out;
+        cs[i].cap = sizeof res[i].out;
+        res[i].out[0] = '\0';
+    }
+    run_children(n, cmds, jobs > 0 ? jobs : 1, timeout_s, cs, pf, who);
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        res[i].exit_code = cs[i].exit_code;
+        res[i].timed_out = cs[i].timed_out;
+        res[i].seconds = cs[i].ended - cs[i].start;
+        failed += cs[i].exit_code != 0 || cs[i].timed_out;
+    }
+    free(cs);
+    free(pf);
+    free(who);
+    return failed;
+}
+
+/* ---- the candidate protocol ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double tune_median(double *v, int n)
+{
+    if (n <= 0)
+        return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The last non-blank line of out, without its end, at most cap-1 bytes. */
+static void last_line(const char *out, char *dst, size_t cap)
+{
+    const char *end = out + strlen(out);
+    while (end > out && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+        end--;
+    const char *start = end;
+    while (start > out && start[-1] != '\n')
+        start--;
+    size_t n = (size_t)(end - start);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, start, n);
+    dst[n] = '\0';
+}
+
+static int starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Parses "<t1> <t2> ..." up to the end of the line into ms (at most cap);
+ * returns the count, or -1 if a value is not a time >= 0. */
+static int parse_times(const char *s, double *ms, int cap)
+{
+    int n = 0;
+    for (;;) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (*s == '\0' || *s == '\n' || *s == '\r')
+            return n;
+        char *end;
+        double t = strtod(s, &end);
+        if (end == s || !isfinite(t) || t < 0 ||
+            (*end != ' ' && *end != '\t' && *end != '\n' && *end != '\r' && *end != '\0'))
+            return -1;
+        if (n < cap)
+            ms[n++] = t;
+        s = end;
+    }
+}
+
+enum { MAX_TIMES = 1024 };
+
+void tune_parse_run(const char *out, int exit_code, int timed_out, TuneRunResult *r)
+{
+    memset(r, 0, sizeof *r);
+    r->median_ms = NAN;
+    r->max_err = NAN;
+    r->exit_code = exit_code;
+    r->status = TUNE_RUN_FAIL;
+    char last[160];
+    last_line(out, last, sizeof last);
+    if (timed_out) {
+        r->status = TUNE_TIMEOUT;
+        snprintf(r->error, sizeof r->error, "timed out; last output: %s", last);
+        return;
+    }
+    if (exit_code > 128 && exit_code < 128 + 65) {
+        snprintf(r->error, sizeof r->error, "killed by signal %d (%s); last output: %s",
+                 exit_code - 128, strsignal(exit_code - 128), last);
+        return;
+    }
+    if (exit_code != 0) {
+        snprintf(r->error, sizeof r->error, "exit status %d; last output: %s", exit_code, last);
+        return;
+    }
+    int check = 0, n_ms = -2; /* check: 1 ok, 2 wrong; n_ms -2: no line, -1: bad */
+    double ms[MAX_TIMES];
+    for (const char *l = out; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l)) {
+        const char *e = NULL;
+        if (starts_with(l, "ctvm-tune: check ok"))
+            check = 1, e = l + strlen("ctvm-tune: check ok");
+        else if (starts_with(l, "ctvm-tune: check wrong"))
+            check = 2, e = l + strlen("ctvm-tune: check wrong");
+        else if (starts_with(l, "ctvm-tune: ms "))
+            n_ms = parse_times(l + strlen("ctvm-tune: ms "), ms, MAX_TIMES);
+        if (e && starts_with(e, " max_err="))
+            r->max_err = strtod(e + strlen(" max_err="), NULL);
+    }
+    if (check == 0) {
+        snprintf(r->error, sizeof r->error, "no 'ctvm-tune: check' line; last output: %s", last);
+    } else if (check == 2) {
+        r->status = TUNE_WRONG;
+        snprintf(r->error, sizeof r->error, "output differs from the reference (max_err=%g)",
+                 r->max_err);
+    } else if (n_ms <= 0) {
+        snprintf(r->error, sizeof r->error, "%s; last output: %s",
+                 n_ms == -2  ? "no 'ctvm-tune: ms' line"
+                 : n_ms == 0 ? "no timings on the 'ctvm-tune: ms' line"
+                             : "a timing on the 'ctvm-tune: ms' line is not a number >= 0",
+                 last);
+    } else {
+        r->status = TUNE_OK;
+        r->n_runs = n_ms < TUNE_MAX_RUNS ? n_ms : TUNE_MAX_RUNS;
+        memcpy(r->runs_ms, ms, (size_t)r->n_runs * sizeof *ms);
+        r->median_ms = tune_median(ms, n_ms);
+    }
+}
+
+/* Appends s to dst as one single-quoted shell word. */
+static void append_quoted(char *dst, const char *s)
+{
+    char *d = dst + strlen(dst);
+    *d++ = '\'';
+    for (; *s; s++) {
+        if (*s == '\'') {
+            memcpy(d, "'\\''", 4);
+            d += 4;
+        } else {
+            *d++ = *s;
+        }
+    }
+    *d++ = '\'';
+    *d = '\0';
+}
+
+int tune_run_candidate(const char *runner, const char *exe, const char *args, double timeout_s,
+                       TuneRunResult *r)
+{
+    size_t need = (runner ? strlen(runner) : 0) + 4 * strlen(exe) + (args ? strlen(args) : 0) + 8;
+    char *cmd = malloc(need);
+    char *out = malloc(65536);
+    if (!cmd || !out) {
+        free(cmd);
+        free(out);
+        memset(r, 0, sizeof *r);
+        r->status = TUNE_RUN_FAIL;
+        r->median_ms = r->max_err = NAN;
+        snprintf(r->error, sizeof r->error, "cannot run %s: out of memory", exe);
+        return -1;
+    }
+    cmd[0] = '\0';
+    if (runner && runner[0]) {
+        strcat(cmd, runner);
+        strcat(cmd, " ");
+    }
+    append_quoted(cmd, exe);
+    if (args && args[0]) {
+        strcat(cmd, " ");
+        strcat(cmd, args);
+    }
+    int code = -1, timed_out = 0;
+    double t0 = now_s();
+    int rc = tune_spawn(cmd, timeout_s, out, 65536, &code, &timed_out);
+    double seconds = now_s() - t0;
+    if (rc != 0) {
+        memset(r, 0, sizeof *r);
+        r->status = TUNE_RUN_FAIL;
+        r->median_ms = r->max_err = NAN;
+        r->exit_code = -1;
+        snprintf(r->error, sizeof r->error, "%s", out);
+    } else {
+        tune_parse_run(out, code, timed_out, r);
+    }
+    r->seconds = seconds;
+    free(cmd);
+    free(out);
+    return r->status == TUNE_OK ? 0 : -1;
+}
