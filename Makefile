@@ -24,7 +24,7 @@ TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
 
 .PHONY: all test unit e2e demo deps bench clean conformance conformance-ci zoo zoo-ci
-all: $(B)/ctvm-emit $(B)/ctvm-run $(TEST_BIN)
+all: $(B)/ctvm-emit $(B)/ctvm-run $(B)/ctvm-tune $(TEST_BIN)
 
 deps:
 	@bash tools/deps.sh

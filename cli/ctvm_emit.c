@@ -63,11 +63,13 @@ static int section_name_ok(const char *s)
 static int load_tuning(const char *path, const CompileOptions *o, TuneRecordSet *set, SchedTuning *t)
 {
     const Target *tg = target_find(o->emit.target);
-    char err[1024];
+    char err[1024] = "";
     if (tune_records_load(path, tg->name, CTVM_VERSION, set, err, sizeof err) != 0) {
         fprintf(stderr, "ctvm-emit: %s\n", err);
         return -1;
     }
+    if (err[0]) /* the unreadable lines, one each */
+        fputs(err, stderr);
     if (set->skipped_version || set->skipped_target || set->skipped_bad)
         fprintf(stderr, "ctvm-emit: warning: %s: ignored %d records of another ctvm version, %d of another target "
                         "than %s, %d unreadable\n",
@@ -230,8 +232,9 @@ int main(int argc, char **argv)
             matched += tuning.used[i] > 0;
             kernels += tuning.used[i];
         }
-        fprintf(stderr, "ctvm-emit: %s: tuned knobs applied for %d of its %d workloads (%d kernels)\n", records, matched,
-                tuning.n, kernels);
+        fprintf(stderr, "ctvm-emit: %s: %d of its %d tuned workloads (%s, %d thread%s) matched, applied to %d kernels\n",
+                records, matched, tuning.n, target_find(o.emit.target)->name, o.emit.threads,
+                o.emit.threads > 1 ? "s" : "", kernels);
     }
     free(tuning.workload), free(tuning.knobs), free(tuning.used);
     tune_records_free(&set);

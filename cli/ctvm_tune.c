@@ -46,6 +46,9 @@ static void usage(FILE *f)
           "  --timeout S         per build and per run (default 20)\n"
           "  --repeat N          timed samples per candidate, median kept (default 10)\n"
           "  --jobs N            candidates built at once (default: the cores)\n"
+          "  --hot-cache         time candidates back to back on hot caches (default: each\n"
+          "                      call after flushing the caches, activations read back in,\n"
+          "                      as in a network whose weights do not stay in cache)\n"
           "  --seed N            search seed (default 1): the same seed, records and timings\n"
           "                      give the same candidates\n"
           "  --input-shapes SPEC as ctvm-emit\n"
@@ -58,7 +61,7 @@ typedef struct Tuner {
     EmitOptions eo;
     const EmitTask *task;
     const char *target, *cc, *cflags, *runner, *out, *dir;
-    int threads, repeat, jobs, quiet, n_vregs;
+    int threads, repeat, jobs, quiet, n_vregs, hot;
     double timeout;
     int n_cand, measured;   /* candidate files written; measurements this task */
     Diag *d;
@@ -95,7 +98,7 @@ static void measure(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], doubl
     int cross = tg && !target_runs_natively(tg);
     for (int i = 0; i < n; i++) {
         fill_record(t, knobs[i], &rec[i]);
-        st[i] = TUNE_BUILD_FAIL;
+        rec[i].status = st[i] = TUNE_BUILD_FAIL; /* until built, run and checked */
         ms[i] = HUGE_VAL;
         char why[160];
         if (!tune_space_valid(t->task->workload, t->n_vregs, knobs[i], why, sizeof why)) {
@@ -111,12 +114,13 @@ static void measure(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], doubl
         if (f && fclose(f) != 0)
             rc = -1;
         if (rc != 0) {
-            snprintf(rec[i].error, sizeof rec[i].error, "cannot write the candidate program %s", src);
+            snprintf(rec[i].error, sizeof rec[i].error, "cannot write the candidate program c%d.c", k);
             continue;
         }
         cmds[nb] = malloc(4096);
-        snprintf(cmds[nb], 4096, "%s %s %s%s%s -o '%s' '%s' -lm", t->cc, t->cflags, tg ? tg->cflags : "",
-                 t->threads > 1 ? " -fopenmp" : "", cross ? " -static" : "", exe[i], src);
+        snprintf(cmds[nb], 4096, "%s %s %s%s%s%s -o '%s' '%s' -lm", t->cc, t->cflags, tg ? tg->cflags : "",
+                 t->threads > 1 ? " -fopenmp" : "", cross ? " -static" : "", t->hot ? "" : " -DCTVM_TUNE_FLUSH", exe[i],
+                 src);
         idx[nb++] = i;
     }
     if (nb)
@@ -150,8 +154,8 @@ static void measure(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], doubl
         remove(exe[i]);
     }
     for (int i = 0; i < n; i++) {
-        if (strncmp(rec[i].error, "not built: ", 11) == 0)
-            continue; /* invalid for the registers: decided without measuring, not recorded */
+        /* every candidate, those refused for the registers without building
+           too: a resumed run then proposes none of them again */
         char err[512];
         if (tune_record_append(t->out, &rec[i], err, sizeof err) != 0)
             fprintf(stderr, "ctvm-tune: %s\n", err);
@@ -218,7 +222,7 @@ int main(int argc, char **argv)
     co.emit.target = "native";
     co.emit.threads = 1;
     const char *out = NULL, *tasks_arg = NULL, *cc = NULL, *cflags = "-O2", *runner = NULL, *priors[8];
-    int n_priors = 0, trials = 32, repeat = 10, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), quiet = 0;
+    int hot = 0, n_priors = 0, trials = 32, repeat = 10, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), quiet = 0;
     double budget = 600, timeout = 20;
     unsigned long long seed = 1;
     for (int i = 1; i < argc; i++) {
@@ -259,6 +263,8 @@ int main(int argc, char **argv)
         } else if (TAKE("--input-shapes")) {
             if (onnx_parse_input_shapes(val, &co.load, &d) != 0)
                 return 2;
+        } else if (!strcmp(a, "--hot-cache")) {
+            hot = 1;
         } else if (!strcmp(a, "-q")) {
             quiet = 1;
         } else if (a[0] == '-' || co.model) {
@@ -315,10 +321,13 @@ int main(int argc, char **argv)
         files[nf++] = priors[i];
     for (int i = 0; i < nf; i++) {
         TuneRecordSet one = {0};
+        err[0] = 0;
         if (tune_records_load(files[i], tg->name, CTVM_VERSION, &one, err, sizeof err) != 0) {
             fprintf(stderr, "ctvm-tune: %s\n", err);
             return 1;
         }
+        if (err[0])
+            fputs(err, stderr);
         if (one.skipped_version || one.skipped_target || one.skipped_bad)
             fprintf(stderr, "ctvm-tune: %s: ignored %d records of another ctvm version, %d of another target, %d unreadable\n",
                     files[i], one.skipped_version, one.skipped_target, one.skipped_bad);
@@ -334,7 +343,7 @@ int main(int argc, char **argv)
     Tuner t = {.g = g, .eo = co.emit, .target = tg->name, .cc = cc ? cc : tg->cc, .cflags = cflags,
                .runner = runner ? runner : (!target_runs_natively(tg) ? tg->runner : NULL), .out = out, .dir = dir,
                .threads = co.emit.threads, .repeat = repeat, .jobs = jobs, .quiet = quiet, .n_vregs = tg->n_vregs,
-               .timeout = timeout, .d = &d};
+               .hot = hot, .timeout = timeout, .d = &d};
     double t0 = now_s();
     int n_sel = 0, done = 0, total_new = 0;
     for (int i = 0; i < nt; i++)
@@ -371,7 +380,15 @@ int main(int argc, char **argv)
                 pst[np++] = prior.rec[k].status;
             }
         static const int zero[1][TUNE_MAX_KNOBS] = {{0, 0, 0, 0}};
-        int max_trials = trials;
+        int max_trials = trials - np; /* resuming: what the earlier runs measured counts */
+        if (max_trials <= 0) {
+            if (!quiet)
+                fprintf(stderr, "ctvm-tune: [%d/%d] %s: %d trials measured before, none left to do\n", done + 1, n_sel,
+                        tasks[i].workload, np);
+            done++;
+            free(pk), free(pms), free(pst);
+            continue;
+        }
         if (sec_per_trial > 0) { /* share what is left among the tasks left */
             int fit = (int)(left / (n_sel - done) / sec_per_trial);
             max_trials = fit < max_trials ? (fit > 2 ? fit : 2) : max_trials;
@@ -399,7 +416,7 @@ int main(int argc, char **argv)
         free(pk), free(pms), free(pst);
     }
     if (!quiet)
-        fprintf(stderr, "ctvm-tune: %d tasks, %d new measurements in %.0f s; records in %s\n", done, total_new,
+        fprintf(stderr, "ctvm-tune: %d tasks, %d new trials in %.0f s; records in %s\n", done, total_new,
                 now_s() - t0, out);
     for (int k = 0; k < t.n_cand; k++) {
         char src[512];

@@ -8,7 +8,10 @@
  * times it, printing the protocol of docs/TUNING.md:
  *     ctvm-tune: check ok|wrong max_err=E
  *     ctvm-tune: ms T1 T2 ...
- * Built with -DCTVM_TUNE_FAULT (or _HANG), a candidate whose knobs are not
+ * Built with -DCTVM_TUNE_FLUSH, every timed call starts with cold weights
+ * (64 MB of other data through the caches, the activations read back in),
+ * as in a network whose weights do not fit in cache; otherwise calls are
+ * timed back to back on hot caches. Built with -DCTVM_TUNE_FAULT (or _HANG), a candidate whose knobs are not
  * all 0 corrupts its output (or never returns): the tests' failing
  * candidates. */
 #include <stdlib.h>
@@ -93,7 +96,12 @@ static void bench_buffers(FILE *f, const KernelParams *u)
         if (u->written[i])
             fprintf(f, "    memcpy(ctvm_i%d, ctvm_b%d, sizeof ctvm_b%d);\n", i, i, i);
     }
-    fputs("}\n/* the written buffers back to their initial contents */\nstatic void ctvm_reset(void)\n{\n", f);
+    fputs("}\n/* the activations read into cache, as the kernel before would leave them */\n"
+          "static volatile float ctvm_sink;\nstatic void ctvm_warm(void)\n{\n    long i;\n    float s = 0;\n", f);
+    for (int i = 0; i < u->n; i++)
+        if (u->buf[i]->kind != LB_CONST)
+            fprintf(f, "    for (i = 0; i < %lld; i += 16)\n        s += (float)ctvm_b%d[i];\n", (long long)u->buf[i]->numel, i);
+    fputs("    ctvm_sink = s;\n}\n/* the written buffers back to their initial contents */\nstatic void ctvm_reset(void)\n{\n", f);
     for (int i = 0; i < u->n; i++)
         if (u->written[i])
             fprintf(f, "    memcpy(ctvm_b%d, ctvm_i%d, sizeof ctvm_b%d);\n    memcpy(ctvm_r%d, ctvm_i%d, sizeof ctvm_r%d);\n",
@@ -127,6 +135,7 @@ static const char BENCH_MAIN[] =
     "    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;\n}\n"
     "static int ctvm_cmpd(const void *a, const void *b)\n{\n"
     "    double x = *(const double *)a, y = *(const double *)b;\n    return x < y ? -1 : x > y;\n}\n"
+    "#ifdef CTVM_TUNE_FLUSH\nstatic float ctvm_flush[16 << 20];\n#endif\n"
     "int main(int argc, char **argv)\n{\n"
     "    int repeat = argc > 1 ? atoi(argv[1]) : 10, r, k, inner = 1;\n"
     "    double t[64], t0, err = 0, big = 0;\n"
@@ -138,11 +147,21 @@ static const char BENCH_MAIN[] =
     "        CTVM_TUNE_CORRUPT;\n    }\n#endif\n"
     "    CTVM_TUNE_COMPARE;\n"
     "    printf(\"ctvm-tune: check %s max_err=%g\\n\", err <= 1e-4 + 1e-3 * big ? \"ok\" : \"wrong\", err);\n"
-    "    /* runs of at least ~2 ms per sample: inner calls */\n"
+    "#ifdef CTVM_TUNE_FLUSH\n"
+    "    /* cold weights (a network's do not stay in cache): each sample one call\n"
+    "       after 64 MB of other data went through the caches and the\n"
+    "       activations were read back in */\n"
+    "    for (r = 0; r < repeat; r++) {\n"
+    "        for (k = 0; k < (int)(sizeof ctvm_flush / sizeof ctvm_flush[0]); k += 16)\n"
+    "            ctvm_flush[k] += 1.0f;\n"
+    "        ctvm_warm();\n        t0 = ctvm_now();\n        ctvm_cand_all(1);\n        t[r] = ctvm_now() - t0;\n    }\n"
+    "#else\n"
+    "    /* hot caches: samples of at least ~2 ms, inner calls each */\n"
     "    t0 = ctvm_now();\n    ctvm_cand_all(1);\n    t0 = ctvm_now() - t0;\n"
     "    if (t0 < 2.0)\n        inner = t0 > 0.002 ? (int)(2.0 / t0) + 1 : 1000;\n"
     "    for (r = 0; r < repeat; r++) {\n        t0 = ctvm_now();\n        ctvm_cand_all(inner);\n"
     "        t[r] = (ctvm_now() - t0) / inner;\n    }\n"
+    "#endif\n"
     "    printf(\"ctvm-tune: ms\");\n    for (k = 0; k < repeat; k++)\n        printf(\" %.6f\", t[k]);\n"
     "    printf(\"\\n\");\n    qsort(t, (size_t)repeat, sizeof t[0], ctvm_cmpd);\n    return 0;\n}\n";
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run_all.sh - every test: the cmocka unit tests (build/tests/test_*) and the
-# end-to-end tests (tests/e2e.sh), the zoo's CI subset (zoo/zoo.sh --ci;
+# end-to-end tests (tests/e2e.sh, tests/tune.sh), the zoo's CI subset (zoo/zoo.sh --ci;
 # CTVM_SKIP_ZOO=1 skips it) and the fast ONNX conformance run
 # (tests/conformance/ci.sh; CTVM_SKIP_CONFORMANCE=1 skips it). Prints the
 # combined "N passed, N failed".
@@ -20,6 +20,12 @@ done
 out=$(bash tests/e2e.sh 2>&1 | tee /dev/stderr | tail -1)
 p=$(echo "$out" | sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed/\1/p')
 f=$(echo "$out" | sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed/\2/p')
+[ -n "$p" ] || f=$(( ${f:-0} + 1 ))
+pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+# ctvm-tune and --tuning-records end to end (tests/tune.sh)
+out=$(bash tests/tune.sh 2>&1 | tee /dev/stderr | tail -1)
+p=$(echo "$out" | sed -n 's/^tune: \([0-9]*\) passed, \([0-9]*\) failed/\1/p')
+f=$(echo "$out" | sed -n 's/^tune: \([0-9]*\) passed, \([0-9]*\) failed/\2/p')
 [ -n "$p" ] || f=$(( ${f:-0} + 1 ))
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 if [ "${CTVM_SKIP_ZOO:-0}" != 1 ]; then
