@@ -34,7 +34,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "golden"))
 
 MODELS = ["resnet18", "resnet50", "mobilenet_v2", "squeezenet1_1", "shufflenet_v2_x1_0"]
-ENGINES = ["ctvm", "ort", "torch", "tvm"]
+ENGINES = ["ctvm", "ctvm_tuned", "ort", "torch", "tvm"]
 ATOL, RTOL = 1e-4, 1e-3          # the end-to-end tests' tolerance (tests/e2e.sh)
 
 # The bench's conv layers: name, models it occurs in, Cin, Cout, k, stride, pad, H(=W) of input.
@@ -223,6 +223,35 @@ class Ctvm:
         except OSError:
             rev = "?"
         return "git %s%s" % (rev, "" if self.has_threads else " (ctvm-emit without --threads: scalar, 1 thread)")
+
+
+class CtvmTuned(Ctvm):
+    """ctvm with ctvm-tune's records (bench/records/<target>-t<threads>.json,
+    made by bench/tune.sh): ctvm-emit --tuning-records."""
+    name = "ctvm_tuned"
+
+    def __init__(self, emit, out_dir, records_dir):
+        Ctvm.__init__(self, emit, out_dir)
+        self.out_dir = os.path.join(out_dir, "ctvm_tuned")
+        self.records_dir = records_dir
+
+    def records(self, threads):
+        t = subprocess.run([self.emit, "--list-targets"], capture_output=True, text=True).stdout.split("\n")
+        for n in [l.split()[0] for l in t if l]:  # widest x86 ISA first, as listed
+            p = os.path.join(self.records_dir, "%s-t%d.json" % (n, threads))
+            if os.path.isfile(p):
+                return p
+        return None
+
+    def emit_args(self, threads):
+        r = self.records(threads)
+        if not r:
+            raise RuntimeError("no tuning records for %d thread(s) in %s (bash bench/tune.sh)" % (threads, self.records_dir))
+        return Ctvm.emit_args(self, threads) + ["--tuning-records", r]
+
+    def build(self, tag, onnx_path, threads, keep_c=False):
+        self.emit_hash = file_hash(self.emit) + file_hash(self.records(threads) or self.emit)
+        return Ctvm.build(self, tag, onnx_path, threads, keep_c)
 
 
 class Ort:
@@ -559,6 +588,8 @@ def main():
     ap.add_argument("--cache", default=os.environ.get("CTVM_CACHE") or os.path.expanduser("~/.cache/ctvm/models"))
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "out"))
     ap.add_argument("--emit", default=os.path.join(ROOT, "build", "ctvm-emit"))
+    ap.add_argument("--records", default=os.path.join(ROOT, "bench", "records"),
+                    help="ctvm-tune records for engine ctvm_tuned: <target>-t<threads>.json")
     ap.add_argument("--sgemm-bin", help="bench/sgemm_ceiling binary: run before and after each "
                     "thread count's conv layers (best of both per shape)")
     ap.add_argument("--sgemm-reps", type=int, default=30)
@@ -577,6 +608,8 @@ def main():
         try:
             if name == "ctvm":
                 e = Ctvm(args.emit, args.out)
+            elif name == "ctvm_tuned":
+                e = CtvmTuned(args.emit, args.out, args.records)
             elif name == "ort":
                 e = Ort()
             elif name == "torch":

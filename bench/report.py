@@ -8,8 +8,8 @@ import math
 import os
 import sys
 
-ENGINE_LABEL = {"ctvm": "ctvm", "ort": "ORT", "torch": "PyTorch", "tvm": "TVM"}
-ENGINE_COLOR = {"ctvm": "#d62728", "ort": "#1f77b4", "torch": "#ff7f0e", "tvm": "#2ca02c"}
+ENGINE_LABEL = {"ctvm": "ctvm", "ctvm_tuned": "ctvm tuned", "ort": "ORT", "torch": "PyTorch", "tvm": "TVM"}
+ENGINE_COLOR = {"ctvm": "#d62728", "ctvm_tuned": "#9467bd", "ort": "#1f77b4", "torch": "#ff7f0e", "tvm": "#2ca02c"}
 FLOP_RULE = ("FLOPs = 2 x multiply-accumulates of Conv, Gemm and MatMul nodes of the ONNX graph, "
              "shapes from onnx shape inference (Conv: 2 * N*Cout*Hout*Wout * Cin/group*kh*kw; "
              "Gemm/MatMul: 2*M*N*K). Bias adds, activations, pooling, BatchNorm and elementwise ops "
@@ -89,7 +89,7 @@ def engines_present(res):
         for n in case["engines"]:
             if n not in seen:
                 seen.append(n)
-    return [n for n in ("ctvm", "ort", "torch", "tvm") if n in seen]
+    return [n for n in ("ctvm", "ctvm_tuned", "ort", "torch", "tvm") if n in seen]
 
 
 def write_md(res, path):
@@ -298,7 +298,9 @@ def readme_block(res):
              "[bench/RESULTS.md](bench/RESULTS.md)." %
              (res["date"][:10], res["cpu"], res["gcc_march_native"], res["versions"].get("ctvm", "?")))
     L.append("")
-    head = ["model", "threads", "ctvm"] + [ENGINE_LABEL[n] for n in present] + ["ctvm/ORT", "ctvm GFLOP/s"]
+    tuned = "ctvm_tuned" in present
+    head = ["model", "threads", "ctvm"] + [ENGINE_LABEL[n] for n in present] + ["ctvm/ORT"] + \
+        (["tuned/ORT", "tuned/untuned"] if tuned else []) + ["ctvm GFLOP/s"]
     L.append("| " + " | ".join(head) + " |")
     L.append("|" + "---|" * len(head))
     for c in res["models"]:
@@ -308,7 +310,9 @@ def readme_block(res):
                 return "—"
             return fmt_ms(e["time"]["median_ms"]) + ("" if e.get("check", {}).get("ok", True) else " (WRONG)")
         L.append("| " + " | ".join([c["model"], str(c["threads"]), med("ctvm")] + [med(n) for n in present] +
-                                   [fmt_ratio(ratio(c)), fmt_g(gflops(c, "ctvm"))]) + " |")
+                                   [fmt_ratio(ratio(c))] +
+                                   ([fmt_ratio(ratio(c, "ctvm_tuned")), fmt_ratio(ratio(c, "ctvm_tuned", "ctvm"))]
+                                    if tuned else []) + [fmt_g(gflops(c, "ctvm"))]) + " |")
     big = [c for c in res["conv"] if c["threads"] == 1 and timed(eng(c, "ctvm"))]
     ceil = ceiling(res, 1)
     if big and ceil:
