@@ -12,6 +12,16 @@
 #include "schedule_gemm.h"
 #include "schedule_tile.h"
 
+/* Work (output elements times reduction steps) from which the default
+   schedule shares a stage among the threads. With one thread team per
+   inference a shared stage costs no fork, and a stage on thread 0 alone
+   leaves the others waiting at the next barrier anyway: 32768 (the
+   fork/join era) -> 4096 took shufflenet_v2 at 2 threads 2.46-2.70 ->
+   2.30 ms (slices, concats and pads of its branches now shared). */
+#ifndef CTVM_PAR_MIN_WORK
+#define CTVM_PAR_MIN_WORK 4096
+#endif
+
 /* Apply epilogue node `epi`, whose input `from` is the running value `cur`
  * over stage `st`'s axes (which are the output dims). */
 static Expr *apply_epilogue(ComputeCtx *cx, const ComputeStage *st, int epi, int from, Expr *cur)
@@ -167,7 +177,7 @@ Stmt *schedule_stage_default(ComputeCtx *cx, const ComputeStage *st)
         for (int r = 0; r < st->n_raxes; r++)
             work *= st->rextent[r];
         Expr *at[CTVM_MAX_RANK] = {0};
-        return sched_fused_outer(cx, st, axes, st->extent, st->n_axes, work >= 32768, at, lanes_inner, &L);
+        return sched_fused_outer(cx, st, axes, st->extent, st->n_axes, work >= CTVM_PAR_MIN_WORK, at, lanes_inner, &L);
     }
     DefaultPlan p = {0, 1};
     if (vl > 1 && last >= 0 && st->extent[last] >= vl && lx_affine(st->out_index, st->axis[last], &coef) &&
@@ -178,7 +188,7 @@ Stmt *schedule_stage_default(ComputeCtx *cx, const ComputeStage *st)
         int ax0 = 0;
         int64_t nblk = (bp.M + TR_ROWS - 1) / TR_ROWS, work = st->extent[0] * st->extent[1] * st->extent[2];
         Expr *at[CTVM_MAX_RANK] = {0};
-        return sched_fused_outer(cx, st, &ax0, &nblk, 1, work >= 32768, at, rowblock_inner, &bp);
+        return sched_fused_outer(cx, st, &ax0, &nblk, 1, work >= CTVM_PAR_MIN_WORK, at, rowblock_inner, &bp);
     }
     /* outer axes fused into one loop until there are enough iterations to share */
     int64_t work = 1, outer = 1;
@@ -195,7 +205,7 @@ Stmt *schedule_stage_default(ComputeCtx *cx, const ComputeStage *st)
         p.first++;
     }
     Expr *at[CTVM_MAX_RANK] = {0};
-    return sched_fused_outer(cx, st, axes, ext, p.first, work >= 32768, at, default_inner, &p);
+    return sched_fused_outer(cx, st, axes, ext, p.first, work >= CTVM_PAR_MIN_WORK, at, default_inner, &p);
 }
 
 /* The knobs of the stage's workload, when the tuning has them. */
