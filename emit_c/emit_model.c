@@ -90,6 +90,10 @@ double emit_group_flops(const Graph *g, int anchor)
         int64_t per = n->op == OP_CONV ? w->dims[0] : w->dims[0] * w->dims[w->rank - 1];
         return per ? 2.0 * (double)ny * (double)(nw / per) : 0.0;
     }
+    if (n->op == OP_WINOGRAD_CONV) { /* the direct 3x3 convolution's count, for comparison */
+        const Shape *u = &g->values[n->in[1]].shape;
+        return 2.0 * (double)ny * 9.0 * (double)u->dims[1];
+    }
     if (n->op == OP_GEMM || n->op == OP_MATMUL) {
         const Shape *a = &g->values[n->in[0]].shape;
         int64_t k = n->op == OP_GEMM && attr_int(n, "transA", 0) ? a->dims[0] : a->dims[a->rank - 1];

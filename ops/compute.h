@@ -48,6 +48,10 @@ typedef struct ComputeStage {
     LVar *acc;         /* placeholder for the reduced value (or body) in finalize */
     Expr *finalize;    /* stored value as a function of acc and axes */
     int out_is_node_output; /* axes are exactly the node output's dims, in order */
+    /* default schedule: the axis right outside the vectorized last one is
+     * unrolled (a small axis whose index picks constants, e.g. the 16
+     * Winograd transform positions of ops/winograd.c) */
+    int unroll_inner;
     /* A schedule of its own (schedule/schedule_<kind>.c) instead of the
      * default; it reads body/finalize (epilogues already composed) and the
      * knobs below. */

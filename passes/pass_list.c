@@ -24,6 +24,7 @@ const PassInfo CTVM_PASSES[] = {
     {"outputs", pass_outputs},             /* every output written by a kernel */
     {"hidden", pass_hidden},               /* dims of data-dependent outputs, kernel scratch */
     {"layout", pass_layout},               /* blocked convolutions, layout propagation */
+    {"winograd", pass_winograd},           /* 3x3 stride-1 blocked convs as Winograd F(2x2,3x3) */
     {"views", pass_views},
     {"fuse", pass_fuse},
     {"plan_memory", pass_plan_memory},

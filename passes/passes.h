@@ -29,6 +29,7 @@ int pass_einsum_operands(Graph *g, Diag *d); /* Einsum operand transposed for co
 int pass_dce(Graph *g, Diag *d);             /* drop nodes and values no output needs */
 int pass_outputs(Graph *g, Diag *d);         /* constant, input and repeated outputs get a copy */
 int pass_hidden(Graph *g, Diag *d);          /* dims of data-dependent outputs, kernel scratch */
+int pass_winograd(Graph *g, Diag *d);        /* 3x3 ConvNCHWc -> WinogradConv (after layout) */
 int pass_layout(Graph *g, Diag *d);          /* Conv -> blocked ConvNCHWc; blocked layout propagation */
 int pass_views(Graph *g, Diag *d);           /* Reshape/Flatten/Squeeze/Unsqueeze as zero-copy */
 int pass_fuse(Graph *g, Diag *d);            /* elementwise epilogues into their producer */

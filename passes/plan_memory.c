@@ -88,7 +88,9 @@ static void set_storage(Graph *g)
             int v = n->out[k];
             if (v < 0 || g->values[v].storage != STORE_NONE)
                 continue;
-            if (!fused_away)
+            /* an anchor's extra outputs (scratch: ctvm.WinogradConv) are
+               written even when its first output is fused away */
+            if (!fused_away || (k > 0 && n->n_epi > 0))
                 g->values[v].storage = STORE_ARENA;
         }
     }

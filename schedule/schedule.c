@@ -87,7 +87,7 @@ static Stmt *default_inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, vo
         s = ls_seq(lb, 2, items);
     }
     for (int i = last - 1; i >= p->first; i--)
-        s = ls_for(lb, vars[i], st->extent[i], LOOP_SERIAL, s);
+        s = ls_for(lb, vars[i], st->extent[i], st->unroll_inner && i == last - 1 ? LOOP_UNROLL : LOOP_SERIAL, s);
     return s;
 }
 
@@ -198,7 +198,7 @@ Stmt *schedule_stage_default(ComputeCtx *cx, const ComputeStage *st)
         work *= st->rextent[r];
     int axes[CTVM_MAX_RANK];
     int64_t ext[CTVM_MAX_RANK];
-    while (p.first < last && outer < 64) {
+    while (p.first < last - (st->unroll_inner ? 1 : 0) && outer < 64) {
         axes[p.first] = p.first;
         ext[p.first] = st->extent[p.first];
         outer *= st->extent[p.first];
@@ -235,11 +235,13 @@ Stmt *schedule_group(ComputeCtx *cx, int anchor)
         return NULL;
     const Node *a = &cx->g->nodes[anchor];
     if (a->n_epi > 0) {
-        if (def.custom || def.n_stages != 1 || !def.stages[0].out_is_node_output) {
+        /* into the last stage, when it writes the node's output (earlier
+           stages write scratch values it reads: ctvm.WinogradConv) */
+        if (def.custom || def.n_stages < 1 || !def.stages[def.n_stages - 1].out_is_node_output) {
             diag_error(cx->d, cx->g, anchor, "cannot fuse epilogues into this operator (internal error)");
             return NULL;
         }
-        ComputeStage *st = &def.stages[0];
+        ComputeStage *st = &def.stages[def.n_stages - 1];
         Expr *cur = st->finalize ? st->finalize : lx_var(cx->lb, st->acc);
         int from = a->out[0];
         for (int e = 0; e < a->n_epi; e++) {

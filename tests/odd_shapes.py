@@ -515,6 +515,38 @@ def conv_add_input_residual(g):  # residual from the graph input (plain NCHW)
     g.output(relu(g, binary(g, "Add", conv(g, relu(g, conv(g, x, 17)), 17), x)))
 
 
+# --- Winograd F(2x2,3x3) (pass winograd: 3x3 stride 1, >= 64 channels, >= 32
+# tiles of 2x2 outputs, blocked input, SIMD targets): odd output sizes leave
+# half tiles. A 1x1 conv first, so the 3x3 ones read blocked inputs.
+
+def wino_block(g, shape):
+    x = relu(g, conv(g, g.input(shape), shape[1], k=1))
+    y = relu(g, conv(g, x, shape[1]))                        # bias + Relu fused
+    return relu(g, binary(g, "Add", conv(g, y, shape[1]), x))  # bias + residual Add + Relu
+
+
+@case()
+def wino_c64_n2_h7w7_res_relu(g):
+    g.output(wino_block(g, [2, 64, 7, 7]))
+
+
+@case()
+def wino_c64_n2_h9w11_res_relu(g):
+    g.output(wino_block(g, [2, 64, 9, 11]))
+
+
+@case()
+def wino_c72_oc70_h11w13_asym_nobias(g):  # channels off the blocks, asymmetric pads, plain output
+    x = relu(g, conv(g, g.input([1, 72, 11, 13]), 72, k=1))
+    g.output(conv(g, x, 70, pads=[1, 0, 0, 2], bias=False))
+
+
+@case()
+def wino_c64_h13w15_nopad(g):  # no padding: the last tiles read past the input's end
+    x = conv(g, g.input([1, 64, 13, 15]), 64, k=1)
+    g.output(conv(g, x, 64, pads=[0, 0, 0, 0]))
+
+
 @case()
 def conv_maxpool_conv(g):
     x = relu(g, conv(g, g.input([1, 3, 15, 15]), 17))

@@ -1,0 +1,155 @@
+/* winograd.c - pass "winograd": 3x3 stride-1 blocked convolutions as
+ * Winograd F(2x2, 3x3) (ctvm.WinogradConv, ops/winograd.c).
+ *
+ * Runs after pass layout. A ctvm.ConvNCHWc is rewritten when it has a 3x3
+ * kernel, stride 1, dilation 1, one group, is not depthwise, reads and
+ * writes blocks of the target's vector width (SIMD targets only: with one
+ * lane the GEMM part has no register tile to gain), has at least 64 input
+ * and output channels (the transforms cost about 16/OC of the GEMM), output
+ * at least 4x4, and passes the measured size rule below. The node keeps its
+ * id (so the fused bias, Relu and residual Add still attach to it); its
+ * weights become U = G g G^T [16, IC, OC] computed here in double, its
+ * PadHW input (pass layout) is bypassed when the conv is its only reader
+ * (the input transform reads zeros outside the input itself), and it gets
+ * two arena scratch outputs V [16, P, IC] and M [16, P, OC] (P tiles),
+ * live only while it runs, like pass hidden's scratch values.
+ *
+ * CTVM_WINOGRAD=0 in the environment turns the pass off (A/B timing). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/target.h"
+#include "passes.h"
+#include "passes/pass_util.h"
+
+/* G = [[1,0,0],[1/2,1/2,1/2],[1/2,-1/2,1/2],[0,0,1]] */
+static const double WG[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+
+static void add_output(Graph *g, int node, int v)
+{
+    Node *n = &g->nodes[node];
+    int *outs = arena_array(g->arena, (size_t)n->n_out + 2, sizeof(int));
+    for (int k = 0; k < n->n_out; k++)
+        outs[k] = n->out[k];
+    outs[n->n_out] = v;
+    n->out = outs;
+    n->n_out++;
+    g->values[v].producer = node;
+}
+
+static int scratch(Graph *g, int node, const char *what, int64_t d0, int64_t d1, int64_t d2)
+{
+    int v = graph_add_value(g, pass_unique_name(g, arena_printf(g->arena, "%s_%s", g->nodes[node].name, what)));
+    int64_t dims[3] = {d0, d1, d2};
+    g->values[v].dtype = DT_FLOAT32;
+    g->values[v].shape = shape_make(3, dims);
+    add_output(g, node, v);
+    return v;
+}
+
+/* Whether Winograd is faster for this layer: at least 32 tiles. With fewer
+ * (7x7 outputs: 16 tiles) each of the 16 products has too few rows to reuse
+ * its IC x OC slice of U, which is 16/9 of the direct kernel's weights and
+ * comes from memory: resnet18's 512-channel 7x7 convs ran at 58 effective
+ * GFLOP/s against the direct kernel's ~100, while 14x14 (49 tiles) ran at
+ * ~177 (docs/ARCHITECTURE.md, "Winograd"). */
+static int worth_it(int64_t P, int64_t IC, int64_t OC)
+{
+    (void)IC;
+    (void)OC;
+    return P >= 32;
+}
+
+static int rewrite(Graph *g, int node, int vl)
+{
+    Node *n = &g->nodes[node];
+    if (n->n_out != 1 || n->n_in < 2)
+        return 0;
+    int x = n->in[0], w = n->in[1];
+    const Value *xv = &g->values[x], *wv = &g->values[w], *yv = &g->values[n->out[0]];
+    int k1 = 0, k2 = 0, k3 = 0, k4 = 0;
+    const int64_t *ks = attr_ints(n, "kernel_shape", &k1), *st = attr_ints(n, "strides", &k2),
+                  *dl = attr_ints(n, "dilations", &k3), *pd = attr_ints(n, "pads", &k4);
+    if (!ks || !st || !dl || !pd || k1 != 2 || k2 != 2 || k3 != 2 || k4 != 4)
+        return 0;
+    if (ks[0] != 3 || ks[1] != 3 || st[0] != 1 || st[1] != 1 || dl[0] != 1 || dl[1] != 1 ||
+        attr_int(n, "group", 1) != 1 || attr_int(n, "depthwise", 0))
+        return 0;
+    if (xv->dtype != DT_FLOAT32 || !wv->data || wv->dtype != DT_FLOAT32 || wv->shape.rank != 6 ||
+        xv->shape.rank != 5 || yv->shape.rank != 5)
+        return 0;
+    const int64_t *wd = wv->shape.dims;
+    int64_t ICb = xv->shape.dims[1], OCb = wd[0], OH = yv->shape.dims[2], OW = yv->shape.dims[3];
+    if (xv->shape.dims[4] != vl || wd[4] != vl || wd[5] != vl || wd[1] != ICb || wd[2] != 3 || wd[3] != 3)
+        return 0;
+    int64_t IC = ICb * vl, OC = OCb * vl, N = xv->shape.dims[0];
+    int64_t P = N * ((OH + 1) / 2) * ((OW + 1) / 2);
+    if (IC < 64 || OC < 64 || OH < 4 || OW < 4 || !worth_it(P, IC, OC))
+        return 0;
+    /* the input before layout's PadHW, when this conv is its only reader */
+    int64_t pads[4] = {pd[0], pd[1], pd[2], pd[3]};
+    int pn = xv->producer;
+    if (pn >= 0 && g->nodes[pn].op == OP_PADHW && xv->n_uses == 1 && !xv->is_output) {
+        int k = 0;
+        const int64_t *pp = attr_ints(&g->nodes[pn], "pads", &k);
+        const Value *src = &g->values[g->nodes[pn].in[0]];
+        if (pp && k == 4 && src->shape.rank == 5 && src->dtype == DT_FLOAT32) {
+            for (int i = 0; i < 4; i++)
+                pads[i] += pp[i];
+            x = g->nodes[pn].in[0];
+            g->nodes[pn].dead = 1;
+        }
+    }
+    /* U[t][ic][oc] = sum_{kh,kw} G[xi][kh] G[nu][kw] W[ocb, icb, kh, kw, il, ol] */
+    float *U = malloc((size_t)(16 * IC * OC) * sizeof(float));
+    if (!U)
+        return -1;
+    const float *W = wv->data;
+    for (int64_t ic = 0; ic < IC; ic++)
+        for (int64_t oc = 0; oc < OC; oc++) {
+            double gk[3][3];
+            int64_t icb = ic / vl, il = ic % vl, ocb = oc / vl, ol = oc % vl;
+            for (int kh = 0; kh < 3; kh++)
+                for (int kw = 0; kw < 3; kw++)
+                    gk[kh][kw] = W[((((ocb * ICb + icb) * 3 + kh) * 3 + kw) * vl + il) * vl + ol];
+            for (int xi = 0; xi < 4; xi++)
+                for (int nu = 0; nu < 4; nu++) {
+                    double s = 0;
+                    for (int kh = 0; kh < 3; kh++)
+                        for (int kw = 0; kw < 3; kw++)
+                            s += WG[xi][kh] * WG[nu][kw] * gk[kh][kw];
+                    U[((int64_t)(xi * 4 + nu) * IC + ic) * OC + oc] = (float)s;
+                }
+        }
+    int64_t ud[3] = {16, IC, OC};
+    int u = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_wino", g->values[w].name)),
+                            DT_FLOAT32, shape_make(3, ud), U);
+    free(U);
+    n = &g->nodes[node];
+    n->op = OP_WINOGRAD_CONV;
+    n->op_type = "ctvm.WinogradConv";
+    n->in[0] = x;
+    n->in[1] = u;
+    node_set_ints(g, node, "pads", pads, 4);
+    scratch(g, node, "wino_v", 16, P, IC);
+    scratch(g, node, "wino_m", 16, P, OC);
+    return 1;
+}
+
+int pass_winograd(Graph *g, Diag *d)
+{
+    int vl = g->target ? g->target->vl : 1;
+    const char *env = getenv("CTVM_WINOGRAD");
+    if (vl <= 1 || (env && strcmp(env, "0") == 0))
+        return 0;
+    graph_count_uses(g);
+    int n_nodes = g->n_nodes;
+    for (int i = 0; i < n_nodes; i++) {
+        if (g->nodes[i].dead || g->nodes[i].op != OP_CONV_NCHWC)
+            continue;
+        if (rewrite(g, i, vl) < 0)
+            return diag_error(d, g, i, "out of memory transforming weights");
+    }
+    graph_count_uses(g);
+    return 0;
+}
