@@ -167,9 +167,9 @@ static const char BENCH_MAIN[] =
 
 int emit_kernel_bench(Graph *g, const EmitOptions *o, const EmitTask *task, const int knobs[4], FILE *out, Diag *d)
 {
-    const Target *tg = g->target ? g->target : target_find(o->target ? o->target : "generic");
+    const Target *tg = emit_target(g, o, d);
     if (!tg)
-        return diag_error(d, NULL, -1, "unknown target '%s'", o->target);
+        return -1;
     int threads = o->threads > 1 ? o->threads : 1;
     EmitCtx e;
     emit_ctx_init(&e, g, d);

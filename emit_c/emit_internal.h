@@ -8,6 +8,7 @@
 #include "emit_loop.h"
 #include "emit_weights.h"
 #include "ir/graph.h"
+#include "emit.h"
 #include "ops/compute.h"
 
 /* What scheduling the groups of one graph shares: the compute context, the
@@ -21,6 +22,9 @@ typedef struct EmitCtx {
 } EmitCtx;
 
 void emit_ctx_init(EmitCtx *e, Graph *g, Diag *d);
+/* The graph's target, or the options' (generic when neither names one);
+   NULL after a diagnostic for an unknown name. */
+const struct Target *emit_target(const Graph *g, const EmitOptions *o, Diag *d);
 /* Floating-point operations of a group's anchor (Conv, Gemm, MatMul; else 0) */
 double emit_group_flops(const Graph *g, int anchor);
 /* 1 when some value has a storage type without a C type (float16, ...) */

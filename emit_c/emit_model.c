@@ -362,12 +362,20 @@ void emit_step_call(FILE *out, const Graph *g, int s, int anchor, const KernelPa
     fputs(team ? (kp->n ? ", ctvm_c));\n" : "ctvm_c));\n") : "));\n", out);
 }
 
+const Target *emit_target(const Graph *g, const EmitOptions *o, Diag *d)
+{
+    const Target *tg = g->target ? g->target : target_find(o->target ? o->target : "generic");
+    if (!tg)
+        diag_error(d, NULL, -1, "unknown target '%s'", o->target);
+    return tg;
+}
+
 int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
 {
     const char *P = o->prefix ? o->prefix : "model";
-    const Target *tg = g->target ? g->target : target_find(o->target ? o->target : "generic");
+    const Target *tg = emit_target(g, o, d);
     if (!tg)
-        return diag_error(d, NULL, -1, "unknown target '%s'", o->target);
+        return -1;
     int threads = o->threads > 1 ? o->threads : 1;
     EmitCtx e;
     emit_ctx_init(&e, g, d);
@@ -559,14 +567,8 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
                 P, P, P);
         fprintf(out, "int %s_run", P);
         emit_params(out, g, 0);
-        fprintf(out, "\n{\n    return %s_run_ws(&ctvm_arena", P);
-        for (int i = 0; i < g->n_inputs; i++)
-            fprintf(out, ", in%d", i);
-        for (int i = 0; i < g->n_outputs; i++)
-            fprintf(out, ", out%d", i);
-        for (int i = 0; i < g->n_outputs; i++)
-            if (g->values[g->outputs[i]].dyn)
-                fprintf(out, ", out%d_shape", i);
+        fprintf(out, "\n{\n    return %s_run_ws(", P);
+        emit_pass_args(out, g, "&ctvm_arena");
         fputs(");\n}\n\n", out);
     }
     if (uses_vec) /* the region the vector header opened, if it did: kernels and entry points */

@@ -14,19 +14,8 @@
  *    (scratch_bytes / its size elements).
  * Hidden outputs are appended to the node's outputs, so the memory plan
  * places them like any other output. Runs after pass outputs. */
+#include "passes/pass_util.h"
 #include "passes/passes.h"
-
-static void append_output(Graph *g, int node, int v)
-{
-    Node *n = &g->nodes[node];
-    int *outs = arena_array(g->arena, (size_t)n->n_out + 2, sizeof(int));
-    for (int k = 0; k < n->n_out; k++)
-        outs[k] = n->out[k];
-    outs[n->n_out] = v;
-    n->out = outs;
-    n->n_out++;
-    g->values[v].producer = node;
-}
 
 int pass_hidden(Graph *g, Diag *d)
 {
@@ -59,7 +48,7 @@ int pass_hidden(Graph *g, Diag *d)
                 g->values[dv].io_index = g->values[v].io_index;
             }
             g->values[v].dyn_dims = dv;
-            append_output(g, i, dv);
+            pass_append_output(g, i, dv);
         }
         int64_t bytes = attr_int(&g->nodes[i], "scratch_bytes", 0);
         if (bytes > 0 && !node_attr(&g->nodes[i], "scratch_value")) {
@@ -69,7 +58,7 @@ int pass_hidden(Graph *g, Diag *d)
             g->values[sv].dtype = sdt;
             g->values[sv].shape = shape_make(1, &numel);
             node_set_int(g, i, "scratch_value", sv);
-            append_output(g, i, sv);
+            pass_append_output(g, i, sv);
         }
     }
     graph_count_uses(g);

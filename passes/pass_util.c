@@ -44,6 +44,18 @@ const char *pass_unique_name(Graph *g, const char *base)
     }
 }
 
+void pass_append_output(Graph *g, int node, int v)
+{
+    Node *n = &g->nodes[node];
+    int *outs = arena_array(g->arena, (size_t)n->n_out + 2, sizeof(int));
+    for (int k = 0; k < n->n_out; k++)
+        outs[k] = n->out[k];
+    outs[n->n_out] = v;
+    n->out = outs;
+    n->n_out++;
+    g->values[v].producer = node;
+}
+
 void pass_grow_inputs(Graph *g, int node, int n_in)
 {
     Node *n = &g->nodes[node];

@@ -23,6 +23,10 @@ int pass_insert_node(Graph *g, int pos, const char *op_type, const char *name, i
 /* `base` if no value has that name, else base_1, base_2, ... (arena string). */
 const char *pass_unique_name(Graph *g, const char *base);
 
+/* Appends value v to node's outputs (a hidden output: scratch, dims), which
+ * makes node its producer; the memory plan then places it like any output. */
+void pass_append_output(Graph *g, int node, int v);
+
 /* Give node `node` room for n_in inputs (new slots are -1 / omitted). */
 void pass_grow_inputs(Graph *g, int node, int n_in);
 

@@ -25,25 +25,13 @@
 /* G = [[1,0,0],[1/2,1/2,1/2],[1/2,-1/2,1/2],[0,0,1]] */
 static const double WG[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
 
-static void add_output(Graph *g, int node, int v)
-{
-    Node *n = &g->nodes[node];
-    int *outs = arena_array(g->arena, (size_t)n->n_out + 2, sizeof(int));
-    for (int k = 0; k < n->n_out; k++)
-        outs[k] = n->out[k];
-    outs[n->n_out] = v;
-    n->out = outs;
-    n->n_out++;
-    g->values[v].producer = node;
-}
-
 static int scratch(Graph *g, int node, const char *what, int64_t d0, int64_t d1, int64_t d2)
 {
     int v = graph_add_value(g, pass_unique_name(g, arena_printf(g->arena, "%s_%s", g->nodes[node].name, what)));
     int64_t dims[3] = {d0, d1, d2};
     g->values[v].dtype = DT_FLOAT32;
     g->values[v].shape = shape_make(3, dims);
-    add_output(g, node, v);
+    pass_append_output(g, node, v);
     return v;
 }
 
