@@ -538,6 +538,8 @@ def bench_case(tag, onnx_path, threads, engines, args, flops, kind):
         k = rnd % max(1, len(ready))
         for e, run, set_threads in ready[k:] + ready[:k]:
             set_threads()
+            time.sleep(0.05)              # the previous engine's pool threads stop spinning (ORT's
+                                          # otherwise take a core from a 2-thread ctvm run: medians 2x)
             run(x)                        # untimed: absorbs the previous engine's idle spinning threads
             keep_affinity(e.name)
             ts = times[e.name]

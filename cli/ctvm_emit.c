@@ -89,7 +89,7 @@ static int load_tuning(const char *path, const CompileOptions *o, TuneRecordSet 
         int seen = 0;
         for (int k = 0; k < t->n && !seen; k++)
             seen = !strcmp(t->workload[k], r->workload);
-        const TuneRecord *best = seen ? NULL : tune_records_best(set, r->workload, r->threads);
+        const TuneRecord *best = seen ? NULL : tune_records_choose(set, r->workload, r->threads, 0.02);
         if (!best)
             continue;
         t->workload[t->n] = best->workload;

@@ -6,6 +6,7 @@
  * checked field by field; what is not a record is counted and reported
  * with its line number instead of stopping the load. */
 #include "records.h"
+#include "measure.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -411,6 +412,44 @@ const TuneRecord *tune_records_best(const TuneRecordSet *s, const char *workload
             best = r;
     }
     return best;
+}
+
+/* the OK records of one knob set: count and median of their medians */
+static int knob_stats(const TuneRecordSet *s, const char *workload, int threads, const int *knobs, double *med)
+{
+    double v[256];
+    int n = 0;
+    for (int i = 0; i < s->n && n < 256; i++) {
+        const TuneRecord *r = &s->rec[i];
+        if (r->status == TUNE_OK && r->threads == threads && !strcmp(r->workload, workload) &&
+            !memcmp(r->knobs, knobs, sizeof r->knobs))
+            v[n++] = r->median_ms;
+    }
+    *med = n ? tune_median(v, n) : HUGE_VAL;
+    return n;
+}
+
+const TuneRecord *tune_records_choose(const TuneRecordSet *s, const char *workload, int threads, double min_gain)
+{
+    static const int zero[TUNE_MAX_KNOBS] = {0};
+    double dmed;
+    if (knob_stats(s, workload, threads, zero, &dmed) < 2) /* not confirmed: one measurement each */
+        return tune_records_best(s, workload, threads);
+    const TuneRecord *best = NULL, *dflt = NULL;
+    double best_med = HUGE_VAL;
+    for (int i = 0; i < s->n; i++) {
+        const TuneRecord *r = &s->rec[i];
+        if (r->status != TUNE_OK || r->threads != threads || strcmp(r->workload, workload))
+            continue;
+        if (!memcmp(r->knobs, zero, sizeof zero) && !dflt)
+            dflt = r;
+        double m;
+        if (knob_stats(s, workload, threads, r->knobs, &m) >= 2 && m < best_med) {
+            best_med = m;
+            best = r;
+        }
+    }
+    return best && best_med < dmed * (1.0 - min_gain) ? best : dflt;
 }
 
 int tune_records_find(const TuneRecordSet *s, const char *workload, int threads,

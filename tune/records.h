@@ -86,6 +86,14 @@ const TuneRecord *tune_records_best(const TuneRecordSet *s, const char *workload
 /* Index of the first record of workload/threads with these knobs (any
  * status: a failed candidate is measured too), or -1; knobs holds
  * TUNE_MAX_KNOBS values. */
+/* The record whose knobs to apply: when the default knobs (all 0) were
+ * measured at least twice (ctvm-tune's confirmation rounds), the knob set
+ * measured at least twice with the lowest median of its records' medians,
+ * if that beats the default's by more than min_gain (relative), else a
+ * default record; without confirmation, tune_records_best. NULL if no OK
+ * record. One lucky measurement of a noisy kernel then never wins. */
+const TuneRecord *tune_records_choose(const TuneRecordSet *s, const char *workload, int threads, double min_gain);
+
 int tune_records_find(const TuneRecordSet *s, const char *workload, int threads,
                       const int *knobs);
 

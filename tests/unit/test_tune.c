@@ -737,12 +737,46 @@ static void test_run_candidate(void **state)
     assert_true(now_s() - t0 < 0.8);
 }
 
+/* tune_records_choose: with the default confirmed, knob sets are compared
+   by the median of their measurements and must beat the default by more
+   than min_gain; a single lucky measurement never wins. */
+static void test_records_choose(void **state)
+{
+    (void)state;
+    static const int dflt[4] = {0, 0, 0, 0}, lucky[4] = {3, 1, 0, 0}, good[4] = {2, 2, 0, 0};
+    TuneRecordSet s = {0};
+    double dms[3] = {1.0, 1.1, 0.9}, gms[3] = {0.8, 0.85, 0.82};
+    TuneRecord r = make_record("w", "t", dflt, TUNE_OK, 1.0);
+    assert_int_equal(tune_records_add(&s, &r), 0);
+    r = make_record("w", "t", lucky, TUNE_OK, 0.5); /* once only */
+    assert_int_equal(tune_records_add(&s, &r), 0);
+    /* default measured once: the single fastest record */
+    assert_memory_equal(tune_records_choose(&s, "w", 2, 0.02)->knobs, lucky, sizeof lucky);
+    for (int i = 1; i < 3; i++) {
+        r = make_record("w", "t", dflt, TUNE_OK, dms[i]);
+        assert_int_equal(tune_records_add(&s, &r), 0);
+    }
+    /* confirmed default, nothing else confirmed: the default */
+    assert_memory_equal(tune_records_choose(&s, "w", 2, 0.02)->knobs, dflt, sizeof dflt);
+    for (int i = 0; i < 3; i++) {
+        r = make_record("w", "t", good, TUNE_OK, gms[i]);
+        assert_int_equal(tune_records_add(&s, &r), 0);
+    }
+    /* median 0.82 against 1.0: the confirmed faster set */
+    assert_memory_equal(tune_records_choose(&s, "w", 2, 0.02)->knobs, good, sizeof good);
+    /* unless the gain asked for is larger */
+    assert_memory_equal(tune_records_choose(&s, "w", 2, 0.25)->knobs, dflt, sizeof dflt);
+    assert_null(tune_records_choose(&s, "other", 2, 0.02));
+    tune_records_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_names),
         cmocka_unit_test(test_record_json_line),
         cmocka_unit_test(test_records_roundtrip),
+        cmocka_unit_test(test_records_choose),
         cmocka_unit_test(test_records_bad_lines),
         cmocka_unit_test(test_records_missing_and_empty),
         cmocka_unit_test(test_search_bowl),
