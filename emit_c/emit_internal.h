@@ -43,6 +43,9 @@ void emit_io_params(FILE *f, const Graph *g);
 void emit_null_check(FILE *out, const Graph *g, const char *P);
 /* first, then ", in0, .., out0, .., out0_shape, .." */
 void emit_pass_args(FILE *out, const Graph *g, const char *first);
+/* the same with names prefix+"in0", ...; no comma before the first when
+   first is empty */
+void emit_pass_args_named(FILE *out, const Graph *g, const char *first, const char *prefix);
 /* One kernel call of the run sequence; a team kernel gets ctvm_c last. */
 void emit_step_call(FILE *out, const Graph *g, int s, int anchor, const KernelParams *kp, int team,
                     const WeightBlob *blob);

@@ -309,15 +309,8 @@ static void emit_harness(FILE *f, const Graph *g, const char *P, int arena_calle
     fputs("static int ctvm_main_invoke(void)\n{\n", f);
     if (threads > 1)
         fputs("#ifdef CTVM_MAIN_TEAM\n    return ctvm_main_team_invoke();\n#endif\n", f);
-    fprintf(f, "    return %s_run%s(%s", P, arena_caller ? "_ws" : "",
-            arena_caller ? (g->n_inputs + g->n_outputs ? "ctvm_main_ws, " : "ctvm_main_ws") : "");
-    for (int i = 0; i < g->n_inputs; i++)
-        fprintf(f, "ctvm_main_in%d%s", i, i + 1 < g->n_inputs || g->n_outputs ? ", " : "");
-    for (int i = 0; i < g->n_outputs; i++)
-        fprintf(f, "ctvm_main_out%d%s", i, i + 1 < g->n_outputs ? ", " : "");
-    for (int i = 0; i < g->n_outputs; i++)
-        if (g->values[g->outputs[i]].dyn)
-            fprintf(f, ", ctvm_main_out%d_shape", i);
+    fprintf(f, "    return %s_run%s(", P, arena_caller ? "_ws" : "");
+    emit_pass_args_named(f, g, arena_caller ? "ctvm_main_ws" : "", "ctvm_main_");
     fputs(");\n}\n", f);
     emit_banner_file(f, "templates/main_harness.c");
     fputs("#endif /* CTVM_MAIN */\n", f);
@@ -334,17 +327,25 @@ void emit_null_check(FILE *out, const Graph *g, const char *P)
     fputs(")\n        return CTVM_ERR_NULL;\n", out);
 }
 
-/* The arguments of an entry point passed on: (ws, in0.., out0.., out0_shape..) */
-void emit_pass_args(FILE *out, const Graph *g, const char *first)
+/* The arguments of an entry point passed on: first, then in0.., out0..,
+   out0_shape.. each named with prefix ("ctvm_main_in0"), comma-separated
+   (no comma before the first when first is empty) */
+void emit_pass_args_named(FILE *out, const Graph *g, const char *first, const char *prefix)
 {
+    int k = *first != 0;
     fputs(first, out);
     for (int i = 0; i < g->n_inputs; i++)
-        fprintf(out, ", in%d", i);
+        fprintf(out, "%s%sin%d", k++ ? ", " : "", prefix, i);
     for (int i = 0; i < g->n_outputs; i++)
-        fprintf(out, ", out%d", i);
+        fprintf(out, "%s%sout%d", k++ ? ", " : "", prefix, i);
     for (int i = 0; i < g->n_outputs; i++)
         if (g->values[g->outputs[i]].dyn)
-            fprintf(out, ", out%d_shape", i);
+            fprintf(out, "%s%sout%d_shape", k++ ? ", " : "", prefix, i);
+}
+
+void emit_pass_args(FILE *out, const Graph *g, const char *first)
+{
+    emit_pass_args_named(out, g, first, "");
 }
 
 /* One kernel call of the run sequence; a team kernel takes the context. */

@@ -89,15 +89,8 @@ void emit_team_entries(FILE *out, const Graph *g, const char *P)
 
 void emit_team_harness(FILE *f, const Graph *g, const char *P, int arena_caller)
 {
-    fprintf(f, "#ifdef CTVM_MAIN_TEAM\nstatic int ctvm_main_thread(void *team, int tid)\n{\n    return %s_run_thread(team, tid, %s", P,
-            arena_caller ? "ctvm_main_ws" : "&ctvm_arena");
-    for (int i = 0; i < g->n_inputs; i++)
-        fprintf(f, ", ctvm_main_in%d", i);
-    for (int i = 0; i < g->n_outputs; i++)
-        fprintf(f, ", ctvm_main_out%d", i);
-    for (int i = 0; i < g->n_outputs; i++)
-        if (g->values[g->outputs[i]].dyn)
-            fprintf(f, ", ctvm_main_out%d_shape", i);
+    fprintf(f, "#ifdef CTVM_MAIN_TEAM\nstatic int ctvm_main_thread(void *team, int tid)\n{\n    return %s_run_thread(team, tid, ", P);
+    emit_pass_args_named(f, g, arena_caller ? "ctvm_main_ws" : "&ctvm_arena", "ctvm_main_");
     fprintf(f, ");\n}\n#endif\n#define CTVM_MAIN_TEAM_BYTES %s_TEAM_BYTES\n#define CTVM_MAIN_TEAM_INIT %s_team_init\n", P, P);
     emit_banner_file(f, "templates/main_team.c");
 }
