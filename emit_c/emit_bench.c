@@ -133,8 +133,6 @@ static void bench_call(FILE *f, const char *name, const KernelParams *kp, const 
 static const char BENCH_MAIN[] =
     "static double ctvm_now(void)\n{\n    struct timespec ts;\n    clock_gettime(CLOCK_MONOTONIC, &ts);\n"
     "    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;\n}\n"
-    "static int ctvm_cmpd(const void *a, const void *b)\n{\n"
-    "    double x = *(const double *)a, y = *(const double *)b;\n    return x < y ? -1 : x > y;\n}\n"
     "#ifdef CTVM_TUNE_FLUSH\nstatic float ctvm_flush[16 << 20];\n#endif\n"
     "int main(int argc, char **argv)\n{\n"
     "    int repeat = argc > 1 ? atoi(argv[1]) : 10, r, k, inner = 1;\n"
@@ -163,7 +161,7 @@ static const char BENCH_MAIN[] =
     "        t[r] = (ctvm_now() - t0) / inner;\n    }\n"
     "#endif\n"
     "    printf(\"ctvm-tune: ms\");\n    for (k = 0; k < repeat; k++)\n        printf(\" %.6f\", t[k]);\n"
-    "    printf(\"\\n\");\n    qsort(t, (size_t)repeat, sizeof t[0], ctvm_cmpd);\n    return 0;\n}\n";
+    "    printf(\"\\n\");\n    return 0;\n}\n";
 
 int emit_kernel_bench(Graph *g, const EmitOptions *o, const EmitTask *task, const int knobs[4], FILE *out, Diag *d)
 {
@@ -215,7 +213,8 @@ int emit_kernel_bench(Graph *g, const EmitOptions *o, const EmitTask *task, cons
     emit_kernel_cfg(kf, "ctvm_cand", "candidate", cand, &kc, &cc);
     emit_kernel_cfg(kf, "ctvm_ref", "reference: the plain loop nest", ref, &kr, &rc);
     fclose(kf);
-    int uses_vec = tg->vl > 1 && strstr(ktext, "ctvm_v") != NULL;
+    Stmt *both[2] = {cand, ref};
+    int uses_vec = emit_uses_vec(tg, both, 2, ktext);
     fprintf(out, "/* ctvm-tune candidate: %s (group of node '%s'), knobs %d %d %d %d, target %s, %d thread(s) */\n",
             key, g->nodes[anchor].name, knobs[0], knobs[1], knobs[2], knobs[3], tg->name, threads);
     if (threads > 1)
@@ -223,22 +222,10 @@ int emit_kernel_bench(Graph *g, const EmitOptions *o, const EmitTask *task, cons
     fputs("#ifndef _POSIX_C_SOURCE\n#define _POSIX_C_SOURCE 200112L\n#endif\n#include <stdint.h>\n#include <stdio.h>\n"
           "#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n",
           out);
-    emit_banner_file(out, "runtime_min/ctvm_runtime.h");
-    if (emit_uses_narrow_types(g) || emit_uses_rounding(cand) || emit_uses_rounding(ref))
-        emit_banner_file(out, "runtime_min/ctvm_types.h");
-    emit_banner_file(out, uses_vec || tg->vl == 1 ? tg->header : "templates/ctvm_vec_scalar.h");
-    if (uses_vec && (strstr(ktext, "ctvm_verf(") || strstr(ktext, "ctvm_vexpm1(")))
-        emit_banner_file(out, "templates/ctvm_vec_math.h");
-    if (threads > 1)
-        emit_banner_file(out, "templates/ctvm_team.h");
-    const char *calls[64];
-    int nc = emit_collect_calls(cand, calls, 0, 64);
-    nc = emit_collect_calls(ref, calls, nc, 64);
-    if (nc)
-        emit_banner_file(out, "templates/kernel_util.h");
-    for (int i = 0; i < nc; i++)
-        if (loop_kernel_file(calls[i]))
-            emit_banner_file(out, loop_kernel_file(calls[i]));
+    if (emit_kernel_headers(out, g, tg, both, 2, ktext, uses_vec, threads, d) != 0) {
+        free(ktext);
+        return -1;
+    }
     fwrite(ktext, 1, klen, out);
     free(ktext);
     if (uses_vec)
@@ -251,11 +238,8 @@ int emit_kernel_bench(Graph *g, const EmitOptions *o, const EmitTask *task, cons
           "static void ctvm_cand_all(int n)\n{\n    int k;\n",
           out);
     if (team) {
-        fputs("#ifdef _OPENMP\n#pragma omp parallel num_threads(CTVM_THREADS) private(k)\n    {\n        ctvm_ctx c;\n"
-              "        c.tid = omp_get_thread_num();\n        c.nth = omp_get_num_threads();\n        c.team = 0;\n"
-              "#else\n    {\n        ctvm_ctx c;\n        c.tid = 0;\n        c.nth = 1;\n        c.team = 0;\n#endif\n"
-              "        for (k = 0; k < n; k++)\n            ",
-              out);
+        emit_team_open(out, " private(k)");
+        fputs("        for (k = 0; k < n; k++)\n            ", out);
         bench_call(out, "ctvm_cand", &kc, &u, 0, 1);
         fputs(";\n    }\n}\n", out);
     } else {

@@ -36,9 +36,10 @@ void emit_sanitize(char *dst, size_t cap, const char *src);
 void emit_call_arg(FILE *f, const LBuf *b, const WeightBlob *blob);
 /* The parameter list of NAME_run (with_ws 0) or NAME_run_ws (1) */
 void emit_params(FILE *f, const Graph *g, int with_ws);
-/* ", const float *in0, float *out0, int64_t *out0_shape": the model's
-   inputs, outputs and data-dependent output dims as further parameters */
-void emit_io_params(FILE *f, const Graph *g);
+/* first, then "const float *in0, float *out0, int64_t *out0_shape": the
+   model's inputs, outputs and data-dependent output dims as parameters,
+   comma-separated ("void" when there are none at all) */
+void emit_io_params(FILE *f, const Graph *g, const char *first);
 /* `if (a NULL pointer) return CTVM_ERR_NULL;` of the entry points */
 void emit_null_check(FILE *out, const Graph *g, const char *P);
 /* first, then ", in0, .., out0, .., out0_shape, .." */
@@ -49,6 +50,15 @@ void emit_pass_args_named(FILE *out, const Graph *g, const char *first, const ch
 /* One kernel call of the run sequence; a team kernel gets ctvm_c last. */
 void emit_step_call(FILE *out, const Graph *g, int s, int anchor, const KernelParams *kp, int team,
                     const WeightBlob *blob);
+/* 1 when kernels of the SIMD target tg use its vector API: their text
+   (ktext) or a runtime kernel they call written on it */
+int emit_uses_vec(const struct Target *tg, Stmt *const *kernels, int n, const char *ktext);
+/* The embedded files n kernels need before their text, in order: the
+   runtime, the narrow types (when used or rounded to), the vector API (the
+   target's when uses_vec, else scalar), vector math, the thread team
+   (threads > 1), the runtime kernels they call. -1 after a diagnostic. */
+int emit_kernel_headers(FILE *out, const Graph *g, const struct Target *tg, Stmt *const *kernels, int n,
+                        const char *ktext, int uses_vec, int threads, Diag *d);
 /* An embedded runtime_min/ or templates/ file between banners */
 void emit_banner_file(FILE *f, const char *path);
 
@@ -59,6 +69,11 @@ void emit_team_api(FILE *f, const Graph *g, const char *P);
    kernels by thread 0 then a barrier; team[s]: kernel s is a team kernel */
 void emit_team_steps(FILE *out, const Graph *g, const char *P, int steps, const int *order,
                      const KernelParams *params, const int *team, const WeightBlob *blob);
+/* Opens the block every thread of the inference's team runs: under OpenMP
+   `omp parallel num_threads(CTVM_THREADS)` + clause, else the calling thread
+   alone, with `ctvm_ctx c` set for it; the caller writes the body (8
+   spaces in) and closes it with "    }\n". */
+void emit_team_open(FILE *out, const char *clause);
 /* NAME_run_ws on OpenMP's team (or the calling thread alone), NAME_team_init, NAME_run_thread */
 void emit_team_entries(FILE *out, const Graph *g, const char *P);
 /* Under CTVM_MAIN: ctvm_main_thread(team, tid) for templates/main_team.c */

@@ -146,33 +146,26 @@ static void emit_shape_macro(FILE *f, const char *P, const char *kind, int i, co
     fprintf(f, "#define %s_%s%d_BYTES %lld\n", P, kind, i, (long long)bytes);
 }
 
+void emit_io_params(FILE *f, const Graph *g, const char *first)
+{
+    int k = *first != 0;
+    fputs(first, f);
+    for (int i = 0; i < g->n_inputs; i++)
+        fprintf(f, "%sconst %s *in%d", k++ ? ", " : "", dtype_c_storage(g->values[g->inputs[i]].dtype), i);
+    for (int i = 0; i < g->n_outputs; i++)
+        fprintf(f, "%s%s *out%d", k++ ? ", " : "", dtype_c_storage(g->values[g->outputs[i]].dtype), i);
+    for (int i = 0; i < g->n_outputs; i++)
+        if (g->values[g->outputs[i]].dyn)
+            fprintf(f, "%sint64_t *out%d_shape", k++ ? ", " : "", i);
+    if (!k)
+        fputs("void", f);
+}
+
 void emit_params(FILE *f, const Graph *g, int with_ws)
 {
     fputc('(', f);
-    if (with_ws)
-        fputs(g->n_inputs + g->n_outputs ? "void *workspace, " : "void *workspace", f);
-    for (int i = 0; i < g->n_inputs; i++)
-        fprintf(f, "const %s *in%d%s", dtype_c_storage(g->values[g->inputs[i]].dtype), i,
-                i + 1 < g->n_inputs || g->n_outputs ? ", " : "");
-    for (int i = 0; i < g->n_outputs; i++)
-        fprintf(f, "%s *out%d%s", dtype_c_storage(g->values[g->outputs[i]].dtype), i, i + 1 < g->n_outputs ? ", " : "");
-    for (int i = 0; i < g->n_outputs; i++)
-        if (g->values[g->outputs[i]].dyn)
-            fprintf(f, ", int64_t *out%d_shape", i);
-    if (!with_ws && g->n_inputs + g->n_outputs == 0)
-        fputs("void", f);
+    emit_io_params(f, g, with_ws ? "void *workspace" : "");
     fputc(')', f);
-}
-
-void emit_io_params(FILE *f, const Graph *g)
-{
-    for (int i = 0; i < g->n_inputs; i++)
-        fprintf(f, ", const %s *in%d", dtype_c_storage(g->values[g->inputs[i]].dtype), i);
-    for (int i = 0; i < g->n_outputs; i++)
-        fprintf(f, ", %s *out%d", dtype_c_storage(g->values[g->outputs[i]].dtype), i);
-    for (int i = 0; i < g->n_outputs; i++)
-        if (g->values[g->outputs[i]].dyn)
-            fprintf(f, ", int64_t *out%d_shape", i);
 }
 
 /* The API block: shared verbatim by model.h and model.c. */
@@ -350,7 +343,7 @@ void emit_pass_args(FILE *out, const Graph *g, const char *first)
 
 /* One kernel call of the run sequence; a team kernel takes the context. */
 void emit_step_call(FILE *out, const Graph *g, int s, int anchor, const KernelParams *kp, int team,
-                           const WeightBlob *blob)
+                    const WeightBlob *blob)
 {
     char safe[64];
     emit_sanitize(safe, sizeof safe, g->nodes[anchor].name);
@@ -369,6 +362,55 @@ const Target *emit_target(const Graph *g, const EmitOptions *o, Diag *d)
     if (!tg)
         diag_error(d, NULL, -1, "unknown target '%s'", o->target);
     return tg;
+}
+
+int emit_uses_vec(const Target *tg, Stmt *const *kernels, int n, const char *ktext)
+{
+    if (tg->vl <= 1)
+        return 0;
+    if (strstr(ktext, "ctvm_v"))
+        return 1;
+    /* or a runtime kernel they call is written on the vector API (kernel_sdpa.h) */
+    for (int s = 0; s < n; s++) {
+        const char *calls[64];
+        int nc = emit_collect_calls(kernels[s], calls, 0, 64);
+        for (int i = 0; i < nc; i++) {
+            const char *file = loop_kernel_file(calls[i]), *text = file ? ctvm_embedded_find(file) : NULL;
+            if (text && strstr(text, "ctvm_vload("))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+int emit_kernel_headers(FILE *out, const Graph *g, const Target *tg, Stmt *const *kernels, int n, const char *ktext,
+                        int uses_vec, int threads, Diag *d)
+{
+    emit_banner_file(out, "runtime_min/ctvm_runtime.h");
+    int need_types = emit_uses_narrow_types(g);
+    for (int s = 0; s < n && !need_types; s++)
+        need_types = emit_uses_rounding(kernels[s]);
+    if (need_types)
+        emit_banner_file(out, "runtime_min/ctvm_types.h");
+    emit_banner_file(out, uses_vec || tg->vl == 1 ? tg->header : "templates/ctvm_vec_scalar.h");
+    if (uses_vec && (strstr(ktext, "ctvm_verf(") || strstr(ktext, "ctvm_vexpm1(")))
+        emit_banner_file(out, "templates/ctvm_vec_math.h");
+    if (threads > 1)
+        emit_banner_file(out, "templates/ctvm_team.h");
+    /* the runtime kernels called, once each */
+    const char *calls[64];
+    int n_calls = 0;
+    for (int s = 0; s < n; s++)
+        n_calls = emit_collect_calls(kernels[s], calls, n_calls, 64);
+    if (n_calls)
+        emit_banner_file(out, "templates/kernel_util.h");
+    for (int i = 0; i < n_calls; i++) {
+        const char *file = loop_kernel_file(calls[i]);
+        if (!file || !ctvm_embedded_find(file))
+            return diag_error(d, g, -1, "runtime kernel %s has no template file (internal error)", calls[i]);
+        emit_banner_file(out, file);
+    }
+    return 0;
 }
 
 int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
@@ -443,16 +485,7 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
         emit_kernel_cfg(kf, name, comment, kernels[s], kp, &cfg);
     }
     fclose(kf);
-    int uses_vec = tg->vl > 1 && strstr(ktext, "ctvm_v") != NULL;
-    /* or a runtime kernel it calls is written on the vector API (kernel_sdpa.h) */
-    for (int s = 0; s < steps && tg->vl > 1 && !uses_vec; s++) {
-        const char *calls[64];
-        int nc = emit_collect_calls(kernels[s], calls, 0, 64);
-        for (int i = 0; i < nc && !uses_vec; i++) {
-            const char *file = loop_kernel_file(calls[i]), *text = file ? ctvm_embedded_find(file) : NULL;
-            uses_vec = text && strstr(text, "ctvm_vload(") != NULL;
-        }
-    }
+    int uses_vec = emit_uses_vec(tg, kernels, steps, ktext);
 
     /* 3. the file */
     fprintf(out, "/* Generated by ctvm %s - do not edit.\n * command: %s\n * model hash (FNV-1a 64): %s\n"
@@ -497,33 +530,10 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
               out);
     emit_attr_macro(out, "CTVM_DATA_ALIGN", tg->vl > 1 ? "aligned(64)" : NULL, NULL);
     fputc('\n', out);
-    emit_banner_file(out, "runtime_min/ctvm_runtime.h");
-    int need_types = emit_uses_narrow_types(g);
-    for (int s = 0; s < steps && !need_types; s++)
-        need_types = emit_uses_rounding(kernels[s]);
-    if (need_types)
-        emit_banner_file(out, "runtime_min/ctvm_types.h");
-    emit_banner_file(out, uses_vec || tg->vl == 1 ? tg->header : "templates/ctvm_vec_scalar.h");
-    if (uses_vec && (strstr(ktext, "ctvm_verf(") || strstr(ktext, "ctvm_vexpm1(")))
-        emit_banner_file(out, "templates/ctvm_vec_math.h");
-    if (threads > 1)
-        emit_banner_file(out, "templates/ctvm_team.h");
-    {   /* the runtime kernels the model calls, once each */
-        const char *calls[64];
-        int n_calls = 0;
-        for (int s = 0; s < steps; s++)
-            n_calls = emit_collect_calls(kernels[s], calls, n_calls, 64);
-        if (n_calls)
-            emit_banner_file(out, "templates/kernel_util.h");
-        for (int i = 0; i < n_calls; i++) {
-            const char *file = loop_kernel_file(calls[i]);
-            if (!file || !ctvm_embedded_find(file)) {
-                weights_free(&e.blob);
-                free(ktext);
-                return diag_error(d, g, -1, "runtime kernel %s has no template file (internal error)", calls[i]);
-            }
-            emit_banner_file(out, file);
-        }
+    if (emit_kernel_headers(out, g, tg, kernels, steps, ktext, uses_vec, threads, d) != 0) {
+        weights_free(&e.blob);
+        free(ktext);
+        return -1;
     }
     e.blob.raw_text = o->weights_text == 2 || (o->weights_text == 0 && e.blob.size >= CTVM_RAW_TEXT_MIN);
     weights_emit(out, &e.blob);

@@ -21,16 +21,16 @@ void emit_team_api(FILE *f, const Graph *g, const char *P)
                "#define %s_TEAM_BYTES 64\n",
             P, P, P, P, P);
     fprintf(f, "int %s_team_init(void *team, int nthreads, void (*barrier)(void *arg), void *arg);\n", P);
-    fprintf(f, "int %s_run_thread(void *team, int tid, void *workspace", P);
-    emit_io_params(f, g);
+    fprintf(f, "int %s_run_thread(", P);
+    emit_io_params(f, g, "void *team, int tid, void *workspace");
     fputs(");\n", f);
 }
 
 void emit_team_steps(FILE *out, const Graph *g, const char *P, int steps, const int *order,
                      const KernelParams *params, const int *team, const WeightBlob *blob)
 {
-    fprintf(out, "static void %s_team_run(const ctvm_ctx *ctvm_c, char *ws", P);
-    emit_io_params(out, g);
+    fprintf(out, "static void %s_team_run(", P);
+    emit_io_params(out, g, "const ctvm_ctx *ctvm_c, char *ws");
     fputs(")\n{\n    (void)ws;\n", out);
     for (int s = 0; s < steps;) {
         if (team[s]) {
@@ -48,12 +48,19 @@ void emit_team_steps(FILE *out, const Graph *g, const char *P, int steps, const 
     fputs("}\n\n", out);
 }
 
-/* `ctvm_ctx c = {tid, nth, team}; NAME_team_run(&c, ...);` */
-static void team_call(FILE *out, const Graph *g, const char *P, const char *tid, const char *nth, const char *team,
-                      int ind)
+void emit_team_open(FILE *out, const char *clause)
 {
-    fprintf(out, "%*sctvm_ctx c;\n%*sc.tid = %s;\n%*sc.nth = %s;\n%*sc.team = %s;\n%*s%s_team_run(", ind, "", ind,
-            "", tid, ind, "", nth, ind, "", team, ind, "", P);
+    fprintf(out, "#ifdef _OPENMP\n#pragma omp parallel num_threads(CTVM_THREADS)%s\n    {\n        ctvm_ctx c;\n"
+                 "        c.tid = omp_get_thread_num();\n        c.nth = omp_get_num_threads();\n"
+                 "#else\n    {\n        ctvm_ctx c;\n        c.tid = 0;\n        c.nth = 1;\n#endif\n"
+                 "        c.team = 0;\n",
+            clause);
+}
+
+/* `NAME_team_run(&c, (char *)workspace, in0, ...);` */
+static void team_run_call(FILE *out, const Graph *g, const char *P)
+{
+    fprintf(out, "        %s_team_run(", P);
     emit_pass_args(out, g, "&c, (char *)workspace");
     fputs(");\n", out);
 }
@@ -64,11 +71,9 @@ void emit_team_entries(FILE *out, const Graph *g, const char *P)
     emit_params(out, g, 1);
     fputs("\n{\n", out);
     emit_null_check(out, g, P);
-    fputs("#ifdef _OPENMP\n#pragma omp parallel num_threads(CTVM_THREADS)\n    {\n", out);
-    team_call(out, g, P, "omp_get_thread_num()", "omp_get_num_threads()", "0", 8);
-    fputs("    }\n#else\n    {\n", out);
-    team_call(out, g, P, "0", "1", "0", 8);
-    fputs("    }\n#endif\n    return CTVM_OK;\n}\n\n", out);
+    emit_team_open(out, "");
+    team_run_call(out, g, P);
+    fputs("    }\n    return CTVM_OK;\n}\n\n", out);
 
     fprintf(out, "typedef char %s_team_fits[sizeof(ctvm_team) <= %s_TEAM_BYTES ? 1 : -1];\n\n", P, P);
     fprintf(out, "int %s_team_init(void *team, int nthreads, void (*barrier)(void *arg), void *arg)\n{\n"
@@ -78,12 +83,13 @@ void emit_team_entries(FILE *out, const Graph *g, const char *P)
                  "    t->arrived = 0;\n    t->gen = 0;\n    t->nth = nthreads;\n    t->barrier = barrier;\n"
                  "    t->arg = arg;\n    return CTVM_OK;\n}\n\n",
             P);
-    fprintf(out, "int %s_run_thread(void *team, int tid, void *workspace", P);
-    emit_io_params(out, g);
+    fprintf(out, "int %s_run_thread(", P);
+    emit_io_params(out, g, "void *team, int tid, void *workspace");
     fputs(")\n{\n    if (!team || tid < 0 || tid >= ((ctvm_team *)team)->nth)\n        return CTVM_ERR_NULL;\n", out);
     emit_null_check(out, g, P);
-    fputs("    {\n", out);
-    team_call(out, g, P, "tid", "((ctvm_team *)team)->nth", "team", 8);
+    fputs("    {\n        ctvm_ctx c;\n        c.tid = tid;\n        c.nth = ((ctvm_team *)team)->nth;\n"
+          "        c.team = team;\n", out);
+    team_run_call(out, g, P);
     fputs("    }\n    return CTVM_OK;\n}\n\n", out);
 }
 
