@@ -58,22 +58,13 @@ static int section_name_ok(const char *s)
     return 1;
 }
 
-/* The best OK record per workload of this version, target and thread
-   count, as knobs for the schedules; the ignored records are reported. */
+/* Per workload, the knobs tune_records_choose picks among the records of
+   this version, target and thread count, for the schedules; the ignored
+   records are reported. */
 static int load_tuning(const char *path, const CompileOptions *o, TuneRecordSet *set, SchedTuning *t)
 {
-    const Target *tg = target_find(o->emit.target);
-    char err[1024] = "";
-    if (tune_records_load(path, tg->name, CTVM_VERSION, set, err, sizeof err) != 0) {
-        fprintf(stderr, "ctvm-emit: %s\n", err);
+    if (tune_records_load_report("ctvm-emit", path, target_find(o->emit.target)->name, CTVM_VERSION, set) != 0)
         return -1;
-    }
-    if (err[0]) /* the unreadable lines, one each */
-        fputs(err, stderr);
-    if (set->skipped_version || set->skipped_target || set->skipped_bad)
-        fprintf(stderr, "ctvm-emit: warning: %s: ignored %d records of another ctvm version, %d of another target "
-                        "than %s, %d unreadable\n",
-                path, set->skipped_version, set->skipped_target, tg->name, set->skipped_bad);
     t->workload = calloc((size_t)set->n + 1, sizeof(char *));
     t->knobs = calloc((size_t)set->n + 1, sizeof *t->knobs);
     t->used = calloc((size_t)set->n + 1, sizeof(int));

@@ -64,6 +64,9 @@ typedef struct Tuner {
     int threads, repeat, jobs, quiet, n_vregs, hot;
     double timeout;
     int n_cand, measured;   /* candidate files written; measurements this task */
+    TuneRecordSet *all;     /* every record known: the files read, then each measured here */
+    int task_i, n_tasks;    /* for the progress line */
+    double t0;
     Diag *d;
 } Tuner;
 
@@ -90,7 +93,7 @@ static void measure(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], doubl
 {
     Tuner *t = user;
     char **cmds = calloc((size_t)n + 1, sizeof(char *));
-    char(*exe)[512] = calloc((size_t)n + 1, sizeof *exe);
+    char(*exe)[512] = calloc((size_t)n + 1, sizeof *exe), (*src_of)[512] = calloc((size_t)n + 1, sizeof *src_of);
     int *idx = calloc((size_t)n + 1, sizeof(int)), nb = 0;
     TuneRecord *rec = calloc((size_t)n + 1, sizeof *rec);
     TuneSpawnResult *res = calloc((size_t)n + 1, sizeof *res);
@@ -109,6 +112,7 @@ static void measure(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], doubl
         int k = t->n_cand++;
         snprintf(src, sizeof src, "%s/c%d.c", t->dir, k);
         snprintf(exe[i], sizeof exe[i], "%s/c%d", t->dir, k);
+        snprintf(src_of[i], sizeof src_of[i], "%s", src);
         FILE *f = fopen(src, "w");
         int rc = f ? emit_kernel_bench(t->g, &t->eo, t->task, knobs[i], f, t->d) : -1;
         if (f && fclose(f) != 0)
@@ -159,11 +163,14 @@ static void measure(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], doubl
         char err[512];
         if (tune_record_append(t->out, &rec[i], err, sizeof err) != 0)
             fprintf(stderr, "ctvm-tune: %s\n", err);
+        tune_records_add(t->all, &rec[i]);
         t->measured++;
+        if (src_of[i][0])
+            remove(src_of[i]);
     }
     for (int b = 0; b < nb; b++)
         free(cmds[b]);
-    free(cmds), free(exe), free(idx), free(rec), free(res);
+    free(cmds), free(exe), free(src_of), free(idx), free(rec), free(res);
 }
 
 /* Confirmation rounds: the fastest single measurement of the task against
@@ -175,20 +182,16 @@ static void measure(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], doubl
 static void confirm(Tuner *t, int rounds)
 {
     static const int zero[TUNE_MAX_KNOBS] = {0};
-    TuneRecordSet s = {0};
-    char err[1024];
-    if (tune_records_load(t->out, t->target, CTVM_VERSION, &s, err, sizeof err) != 0)
-        return;
+    const TuneRecordSet *s = t->all;
     int n_default = 0;
-    for (int i = 0; i < s.n; i++)
-        n_default += s.rec[i].status == TUNE_OK && s.rec[i].threads == t->threads &&
-                     !strcmp(s.rec[i].workload, t->task->workload) && !memcmp(s.rec[i].knobs, zero, sizeof zero);
-    const TuneRecord *b = tune_records_best(&s, t->task->workload, t->threads);
+    for (int i = 0; i < s->n; i++)
+        n_default += s->rec[i].status == TUNE_OK && s->rec[i].threads == t->threads &&
+                     !strcmp(s->rec[i].workload, t->task->workload) && !memcmp(s->rec[i].knobs, zero, sizeof zero);
+    const TuneRecord *b = tune_records_best(s, t->task->workload, t->threads);
     int kn[2][TUNE_MAX_KNOBS];
     memcpy(kn[0], zero, sizeof zero);
     if (b)
         memcpy(kn[1], b->knobs, sizeof kn[1]);
-    tune_records_free(&s);
     if (!b || n_default != 1 || !memcmp(kn[1], zero, sizeof zero))
         return;
     for (int r = 0; r < rounds; r++) {
@@ -198,37 +201,14 @@ static void confirm(Tuner *t, int rounds)
     }
 }
 
-typedef struct Progress {
-    const Tuner *t;
-    int i, n;
-    double t0;
-} Progress;
-
 static void progress(void *user, int trials, double best_ms)
 {
-    Progress *p = user;
+    const Tuner *t = user;
     (void)trials;
-    if (p->t->quiet)
+    if (t->quiet)
         return;
-    fprintf(stderr, "\rctvm-tune: [%d/%d] %s: %d trials, best %.1f GFLOP/s, %.0f s   ", p->i + 1, p->n,
-            p->t->task->workload, p->t->measured, isfinite(best_ms) ? p->t->task->flops / best_ms / 1e6 : 0.0,
-            now_s() - p->t0);
-}
-
-/* progress through the measure callback's user pointer */
-typedef struct Both {
-    Tuner *t;
-    Progress *p;
-} Both;
-
-static void measure_both(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], double *ms, TuneStatus *st)
-{
-    measure(((Both *)user)->t, n, knobs, ms, st);
-}
-
-static void progress_both(void *user, int trials, double best_ms)
-{
-    progress(((Both *)user)->p, trials, best_ms);
+    fprintf(stderr, "\rctvm-tune: [%d/%d] %s: %d trials, best %.1f GFLOP/s, %.0f s   ", t->task_i + 1, t->n_tasks,
+            t->task->workload, t->measured, isfinite(best_ms) ? t->task->flops / best_ms / 1e6 : 0.0, now_s() - t->t0);
 }
 
 static int parse_tasks(const char *s, int *sel, int n)
@@ -343,30 +323,12 @@ int main(int argc, char **argv)
         sel[i] = 1;
     /* earlier measurements: the output file (resume) and --records */
     TuneRecordSet prior = {0};
-    char err[1024];
     struct stat sb;
-    const char *files[9];
-    int nf = 0;
-    if (stat(out, &sb) == 0)
-        files[nf++] = out;
+    if (stat(out, &sb) == 0 && tune_records_load_report("ctvm-tune", out, tg->name, CTVM_VERSION, &prior) != 0)
+        return 1;
     for (int i = 0; i < n_priors; i++)
-        files[nf++] = priors[i];
-    for (int i = 0; i < nf; i++) {
-        TuneRecordSet one = {0};
-        err[0] = 0;
-        if (tune_records_load(files[i], tg->name, CTVM_VERSION, &one, err, sizeof err) != 0) {
-            fprintf(stderr, "ctvm-tune: %s\n", err);
+        if (tune_records_load_report("ctvm-tune", priors[i], tg->name, CTVM_VERSION, &prior) != 0)
             return 1;
-        }
-        if (err[0])
-            fputs(err, stderr);
-        if (one.skipped_version || one.skipped_target || one.skipped_bad)
-            fprintf(stderr, "ctvm-tune: %s: ignored %d records of another ctvm version, %d of another target, %d unreadable\n",
-                    files[i], one.skipped_version, one.skipped_target, one.skipped_bad);
-        for (int k = 0; k < one.n; k++)
-            tune_records_add(&prior, &one.rec[k]);
-        tune_records_free(&one);
-    }
     char dir[] = "/tmp/ctvm-tune-XXXXXX";
     if (!mkdtemp(dir)) {
         perror("ctvm-tune: mkdtemp");
@@ -375,11 +337,12 @@ int main(int argc, char **argv)
     Tuner t = {.g = g, .eo = co.emit, .target = tg->name, .cc = cc ? cc : tg->cc, .cflags = cflags,
                .runner = runner ? runner : (!target_runs_natively(tg) ? tg->runner : NULL), .out = out, .dir = dir,
                .threads = co.emit.threads, .repeat = repeat, .jobs = jobs, .quiet = quiet, .n_vregs = tg->n_vregs,
-               .hot = hot, .timeout = timeout, .d = &d};
-    double t0 = now_s();
+               .hot = hot, .timeout = timeout, .all = &prior, .d = &d};
+    double t0 = t.t0 = now_s();
     int n_sel = 0, done = 0, total_new = 0;
     for (int i = 0; i < nt; i++)
         n_sel += sel[i];
+    t.n_tasks = n_sel;
     double sec_per_trial = 0;
     for (int i = 0; i < nt; i++) {
         if (!sel[i])
@@ -391,6 +354,7 @@ int main(int argc, char **argv)
             break;
         }
         t.task = &tasks[i];
+        t.task_i = done;
         t.measured = 0;
         TuneSpace sp;
         if (tune_space_for(tasks[i].workload, tg->n_vregs, &sp) != 0) {
@@ -430,12 +394,10 @@ int main(int argc, char **argv)
         TuneSearchOpts so = {.seed = seed + (uint64_t)i, .max_trials = max_trials, .patience = max_trials / 2 > 8 ? max_trials / 2 : 8,
                              .batch = jobs * 2, .n_initial = 1, .initial = zero, .measured = (const int(*)[TUNE_MAX_KNOBS])pk,
                              .measured_ms = pms, .measured_status = pst, .n_measured = np, .min_gain = 0.01,
-                             .progress = progress_both};
-        Progress pr = {&t, done, n_sel, t0};
-        Both both = {&t, &pr};
+                             .progress = progress};
         int best[TUNE_MAX_KNOBS] = {0};
         double best_ms = HUGE_VAL, ts = now_s();
-        tune_search(&sp, &so, measure_both, &both, best, &best_ms);
+        tune_search(&sp, &so, measure, &t, best, &best_ms);
         confirm(&t, 2);
         if (t.measured > 0) {
             double per = (now_s() - ts) / t.measured;
@@ -453,11 +415,6 @@ int main(int argc, char **argv)
     if (!quiet)
         fprintf(stderr, "ctvm-tune: %d tasks, %d new trials in %.0f s; records in %s\n", done, total_new,
                 now_s() - t0, out);
-    for (int k = 0; k < t.n_cand; k++) {
-        char src[512];
-        snprintf(src, sizeof src, "%s/c%d.c", dir, k);
-        remove(src);
-    }
     rmdir(dir);
     tune_records_free(&prior);
     free(sel);

@@ -386,6 +386,28 @@ void tune_records_free(TuneRecordSet *s)
     memset(s, 0, sizeof *s);
 }
 
+int tune_records_load_report(const char *tool, const char *path, const char *target, const char *version,
+                             TuneRecordSet *into)
+{
+    TuneRecordSet one = {0};
+    char err[1024] = "";
+    if (tune_records_load(path, target, version, &one, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: %s\n", tool, err);
+        return -1;
+    }
+    if (err[0]) /* the unreadable lines, one each */
+        fputs(err, stderr);
+    if (one.skipped_version || one.skipped_target || one.skipped_bad)
+        fprintf(stderr, "%s: warning: %s: ignored %d records of another ctvm version, %d of another target than %s, "
+                        "%d unreadable\n",
+                tool, path, one.skipped_version, one.skipped_target, target ? target : "any", one.skipped_bad);
+    int rc = 0;
+    for (int k = 0; k < one.n && rc == 0; k++)
+        rc = tune_records_add(into, &one.rec[k]);
+    tune_records_free(&one);
+    return rc;
+}
+
 int tune_records_add(TuneRecordSet *s, const TuneRecord *r)
 {
     if (s->n == s->cap) {

@@ -77,6 +77,13 @@ int tune_records_load(const char *path, const char *target, const char *version,
                       TuneRecordSet *out, char *err, size_t errcap);
 
 /* In-memory append of a copy of r; 0, or -1 when out of memory. */
+/* tune_records_load that reports to stderr as tool ("ctvm-emit"): the
+ * error, each unreadable line, and one warning counting the records of
+ * another version or target and the unreadable ones. Adds the records to
+ * `into` (zeroed or holding records already). 0, or -1 after the error. */
+int tune_records_load_report(const char *tool, const char *path, const char *target, const char *version,
+                             TuneRecordSet *into);
+
 int tune_records_add(TuneRecordSet *s, const TuneRecord *r);
 
 /* The TUNE_OK record with the lowest median_ms for workload and threads
