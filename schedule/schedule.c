@@ -4,12 +4,10 @@
 
 #include <string.h>
 
-#include "schedule_key.h"
-
-
 #include "ir/loop_lower.h"
 #include "schedule_conv.h"
 #include "schedule_gemm.h"
+#include "schedule_key.h"
 #include "schedule_tile.h"
 
 /* Work (output elements times reduction steps) from which the default

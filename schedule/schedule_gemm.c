@@ -58,15 +58,6 @@ static Stmt *inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, void *user
     return sched_split_case(lb, mt, p->M / p->MR, bym[0], bym[1]);
 }
 
-/* the reduction length */
-static int64_t K_of(const ComputeStage *st)
-{
-    int64_t K = 1;
-    for (int r = 0; r < st->n_raxes; r++)
-        K *= st->rextent[r];
-    return K;
-}
-
 Stmt *schedule_gemm(ComputeCtx *cx, const ComputeStage *st)
 {
     int vl = compute_vl(cx);
@@ -88,7 +79,9 @@ Stmt *schedule_gemm(ComputeCtx *cx, const ComputeStage *st)
     /* NR columns of registers: two vectors when there are enough columns
      * (scalar: four columns); MR rows take the registers left after the NR
      * values of a B row and the broadcast A element */
-    int64_t ncols = (p.N + p.L - 1) / p.L;
+    int64_t ncols = (p.N + p.L - 1) / p.L, K = 1;
+    for (int r = 0; r < st->n_raxes; r++)
+        K *= st->rextent[r];
     p.NR = vl > 1 ? (ncols >= 2 ? 2 : 1) : (p.N >= 4 ? 4 : p.N);
     /* one row (a GEMV: a classifier's K -> 1000), weights cold: ctvm-tune
        on Zen 4 with AVX-512 (medians over all measured candidates of each
@@ -97,7 +90,7 @@ Stmt *schedule_gemm(ComputeCtx *cx, const ComputeStage *st)
        with one (0.72 ms; NR = 2 0.85-1.10), where a tile's rows of k lines
        stream best one line a row */
     if (p.M == 1 && vl >= 16)
-        p.NR = K_of(st) > 1536 ? 1 : (ncols >= 4 ? 4 : ncols);
+        p.NR = K > 1536 ? 1 : (ncols >= 4 ? 4 : ncols);
     if (st->knob[1] > 0)
         p.NR = st->knob[1];
     p.MR = (regs - p.NR - 1) / p.NR;
@@ -125,7 +118,6 @@ Stmt *schedule_gemm(ComputeCtx *cx, const ComputeStage *st)
        left to right instead of one scattered line per row per tile (whisper
        1500x1500 scores: 32 -> 27 ms per layer). knob[2]: 1 rows outside, 2
        columns outside. */
-    int64_t K = K_of(st);
     int rows_outer = st->knob[2] ? st->knob[2] == 1 : K <= 64;
     int64_t next = (p.N + NB - 1) / NB, mext = (p.M + p.MR - 1) / p.MR;
     axes[n] = rows_outer ? p.mi : p.ni;
