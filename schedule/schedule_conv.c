@@ -29,19 +29,6 @@ static void find_loads(const Expr *e, LBuf **bufs, int *n)
     find_loads(e->c, bufs, n);
 }
 
-/* the first load of buffer b in e */
-static const Expr *find_load_of(const Expr *e, const LBuf *b)
-{
-    if (!e)
-        return NULL;
-    if (e->kind == EX_LOAD && e->buf == b)
-        return e;
-    const Expr *r = find_load_of(e->a, b);
-    if (!r)
-        r = find_load_of(e->b, b);
-    return r ? r : find_load_of(e->c, b);
-}
-
 /* 1 when some load of the body depends on neither the output channel block
  * nor the lane: the broadcast input that U channel blocks share (not so in
  * grouped convolutions, whose input block follows the output block). */
@@ -54,19 +41,18 @@ static int shares_input(const Expr *e, const ComputeStage *st)
     return shares_input(e->a, st) || shares_input(e->b, st) || shares_input(e->c, st);
 }
 
-/* Elements the input load moves a step of the output column axis (the
-   stride times the lanes for a blocked input); 0 when not affine. */
-static int64_t col_stride(const ComputeStage *st)
+/* Elements a load of e moves a step of variable ow, the most of any (for
+   the output column axis: the stride times the lanes of a blocked input);
+   0 when none is affine in it. */
+static int64_t col_stride(const Expr *e, const LVar *ow)
 {
-    LBuf *bufs[4];
-    int n = 0;
-    find_loads(st->body, bufs, &n);
-    int64_t best = 0;
-    for (int i = 0; i < n; i++) {
-        const Expr *e = find_load_of(st->body, bufs[i]);
-        int64_t c = 0;
-        if (e && lx_affine(e->a, st->axis[3], &c) && c > best)
-            best = c;
+    if (!e)
+        return 0;
+    int64_t c = 0, best = e->kind == EX_LOAD && lx_affine(e->a, ow, &c) ? c : 0;
+    const Expr *sub[3] = {e->a, e->b, e->c};
+    for (int i = 0; i < 3; i++) {
+        int64_t k = col_stride(sub[i], ow);
+        best = k > best ? k : best;
     }
     return best;
 }
@@ -290,7 +276,7 @@ Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st)
        (56x56 from 112: T = 28 0.33 ms, T = 8 0.11, T = 2 x R = 4 0.09);
        its stride-1 ones keep wide tiles (56x56: T = 28 0.12 ms, T = 8 0.16),
        whose neighbouring columns share input vectors */
-    if (depthwise && vl >= 16 && tmax > 8 && col_stride(st) > vl)
+    if (depthwise && vl >= 16 && tmax > 8 && col_stride(st->body, st->axis[3]) > vl)
         tmax = 8;
     if (tmax < 1)
         tmax = 1;
