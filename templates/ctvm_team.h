@@ -19,7 +19,7 @@ typedef struct ctvm_ctx {
 
 /* [*lo, *hi): thread tid's share of n iterations, shares differing by at
  * most one iteration */
-static inline void ctvm_split(int n, const ctvm_ctx *c, int *lo, int *hi)
+static CTVM_INLINE void ctvm_split(int n, const ctvm_ctx *c, int *lo, int *hi)
 {
     *lo = (int)((long long)n * c->tid / c->nth);
     *hi = (int)((long long)n * (c->tid + 1) / c->nth);
@@ -69,7 +69,7 @@ typedef struct ctvm_team {
 
 /* Sense-by-generation barrier: the last thread to arrive resets the count
    and releases the others by advancing the generation they wait on. */
-static inline void ctvm_team_wait(ctvm_team *t)
+static CTVM_INLINE void ctvm_team_wait(ctvm_team *t)
 {
 #ifdef CTVM_TEAM_ATOMICS
     unsigned gen = CTVM_ALOAD(&t->gen), polls = 0;
@@ -87,7 +87,7 @@ static inline void ctvm_team_wait(ctvm_team *t)
 }
 
 /* Every thread of the team waits here until all have arrived. */
-static inline void ctvm_sync(const ctvm_ctx *c)
+static CTVM_INLINE void ctvm_sync(const ctvm_ctx *c)
 {
     if (c->nth <= 1)
         return;
