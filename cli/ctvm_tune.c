@@ -46,6 +46,9 @@ static void usage(FILE *f)
           "  --timeout S         per build and per run (default 20)\n"
           "  --repeat N          timed samples per candidate, median kept (default 10)\n"
           "  --jobs N            candidates built at once (default: the cores)\n"
+          "  --overlap N         builds that may go on while a candidate is timed (default:\n"
+          "                      the cores the candidate's threads leave free; 0: never;\n"
+          "                      the confirmation rounds are always timed alone)\n"
           "  --hot-cache         time candidates back to back on hot caches (default: each\n"
           "                      call after flushing the caches, activations read back in,\n"
           "                      as in a network whose weights do not stay in cache)\n"
@@ -62,6 +65,7 @@ typedef struct Tuner {
     const EmitTask *task;
     const char *target, *cc, *cflags, *runner, *out, *dir;
     int threads, repeat, jobs, quiet, n_vregs, hot;
+    int overlap;            /* builds beside a timed candidate (0 in confirmation rounds) */
     double timeout;
     int n_cand, measured;   /* candidate files written; measurements this task */
     TuneRecordSet *all;     /* every record known: the files read, then each measured here */
@@ -127,8 +131,14 @@ static void measure(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], doubl
                  src);
         idx[nb++] = i;
     }
+    char args[32];
+    snprintf(args, sizeof args, "%d", t->repeat);
+    char **exes = calloc((size_t)nb + 1, sizeof(char *));
+    TuneRunResult *ran = calloc((size_t)nb + 1, sizeof *ran);
+    for (int b = 0; b < nb; b++)
+        exes[b] = exe[idx[b]];
     if (nb)
-        tune_build_many(nb, cmds, t->jobs, t->timeout, res);
+        tune_build_and_run(nb, cmds, t->runner, exes, args, t->jobs, t->overlap, t->timeout, res, ran);
     for (int b = 0; b < nb; b++) {
         int i = idx[b];
         if (res[b].exit_code != 0 || res[b].timed_out) {
@@ -143,20 +153,21 @@ static void measure(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], doubl
             rec[i].status = TUNE_BUILD_FAIL;
             continue;
         }
-        char args[32];
-        snprintf(args, sizeof args, "%d", t->repeat);
-        TuneRunResult rr;
-        tune_run_candidate(t->runner, exe[i], args, t->timeout, &rr);
-        rec[i].status = st[i] = rr.status;
-        snprintf(rec[i].error, sizeof rec[i].error, "%s", rr.error);
-        if (rr.status == TUNE_OK) {
-            ms[i] = rec[i].median_ms = rr.median_ms;
-            rec[i].n_runs = rr.n_runs;
-            memcpy(rec[i].runs_ms, rr.runs_ms, sizeof rr.runs_ms);
-            rec[i].gflops = rr.median_ms > 0 ? t->task->flops / rr.median_ms / 1e6 : 0;
+        const TuneRunResult *rr = &ran[b];
+        rec[i].status = st[i] = rr->status;
+        snprintf(rec[i].error, sizeof rec[i].error, "%s", rr->error);
+        if (rr->status == TUNE_OK) {
+            ms[i] = rec[i].median_ms = rr->median_ms;
+            rec[i].n_runs = rr->n_runs;
+            memcpy(rec[i].runs_ms, rr->runs_ms, sizeof rr->runs_ms);
+            rec[i].gflops = rr->median_ms > 0 ? t->task->flops / rr->median_ms / 1e6 : 0;
         }
         remove(exe[i]);
     }
+    if (getenv("CTVM_TUNE_DEBUG"))
+        for (int b = 0; b < nb; b++)
+            fprintf(stderr, "\nbuild %.3f run %.3f\n", res[b].seconds, ran[b].seconds);
+    free(exes), free(ran);
     for (int i = 0; i < n; i++) {
         /* every candidate, those refused for the registers without building
            too: a resumed run then proposes none of them again */
@@ -194,11 +205,14 @@ static void confirm(Tuner *t, int rounds)
         memcpy(kn[1], b->knobs, sizeof kn[1]);
     if (!b || n_default != 1 || !memcmp(kn[1], zero, sizeof zero))
         return;
+    int overlap = t->overlap;
+    t->overlap = 0; /* the measurements that decide are taken on a quiet machine */
     for (int r = 0; r < rounds; r++) {
         double ms[2];
         TuneStatus st[2];
         measure(t, 2, (const int(*)[TUNE_MAX_KNOBS])kn, ms, st);
     }
+    t->overlap = overlap;
 }
 
 static void progress(void *user, int trials, double best_ms)
@@ -234,7 +248,8 @@ int main(int argc, char **argv)
     co.emit.target = "native";
     co.emit.threads = 1;
     const char *out = NULL, *tasks_arg = NULL, *cc = NULL, *cflags = "-O2", *runner = NULL, *priors[8];
-    int hot = 0, n_priors = 0, trials = 32, repeat = 10, jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), quiet = 0;
+    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int hot = 0, n_priors = 0, trials = 32, repeat = 10, jobs = cores > 0 ? cores : 1, quiet = 0, overlap = -1;
     double budget = 600, timeout = 20;
     unsigned long long seed = 1;
     for (int i = 1; i < argc; i++) {
@@ -270,6 +285,10 @@ int main(int argc, char **argv)
             repeat = atoi(val);
         } else if (TAKE("--jobs")) {
             jobs = atoi(val);
+        } else if (TAKE("--overlap")) {
+            overlap = atoi(val);
+            if (overlap < 0)
+                overlap = -2; /* refused below */
         } else if (TAKE("--seed")) {
             seed = strtoull(val, NULL, 10);
         } else if (TAKE("--input-shapes")) {
@@ -290,7 +309,7 @@ int main(int argc, char **argv)
     }
     int listing = tasks_arg && !strcmp(tasks_arg, "list");
     if (!co.model || (!out && !listing) || co.emit.threads < 1 || co.emit.threads > 1024 || trials < 1 ||
-        repeat < 1 || repeat > 64 || jobs < 1 || timeout <= 0 || budget <= 0) {
+        repeat < 1 || repeat > 64 || jobs < 1 || timeout <= 0 || budget <= 0 || overlap == -2) {
         usage(stderr);
         return 2;
     }
@@ -334,7 +353,9 @@ int main(int argc, char **argv)
         perror("ctvm-tune: mkdtemp");
         return 1;
     }
-    Tuner t = {.g = g, .eo = co.emit, .target = tg->name, .cc = cc ? cc : tg->cc, .cflags = cflags,
+    if (overlap < 0)
+        overlap = cores > co.emit.threads ? cores - co.emit.threads : 0;
+    Tuner t = {.g = g, .overlap = overlap < jobs ? overlap : jobs, .eo = co.emit, .target = tg->name, .cc = cc ? cc : tg->cc, .cflags = cflags,
                .runner = runner ? runner : (!target_runs_natively(tg) ? tg->runner : NULL), .out = out, .dir = dir,
                .threads = co.emit.threads, .repeat = repeat, .jobs = jobs, .quiet = quiet, .n_vregs = tg->n_vregs,
                .hot = hot, .timeout = timeout, .all = &prior, .d = &d};

@@ -145,8 +145,46 @@ static void child_check(Child *c, double t)
     }
 }
 
-/* Runs cmds[0..n-1] as cs[0..n-1] (out and cap set), `jobs` at a time. */
-static void run_children(int n, char *const *cmds, int jobs, double timeout_s, Child *cs,
+/* One round of the event loop over the RUNNING children among act[0..na-1]:
+ * waits for output, an exit or the nearest deadline (at most 50 ms), reads
+ * and checks them. Returns how many became DONE. pf and who hold na. */
+static int children_step(Child *const *act, int na, struct pollfd *pf, int *who)
+{
+    double t = now_s();
+    int np = 0, wait_ms = 50, finished = 0;
+    for (int i = 0; i < na; i++) {
+        Child *c = act[i];
+        if (c->state != RUNNING)
+            continue;
+        if (c->fd >= 0) {
+            pf[np] = (struct pollfd){.fd = c->fd, .events = POLLIN};
+            who[np++] = i;
+        } else {
+            wait_ms = 2; /* output closed: poll for its exit */
+        }
+        if (c->deadline > 0 && !c->killed) {
+            double ms = ceil((c->deadline - t) * 1000.0);
+            if (ms < wait_ms)
+                wait_ms = ms > 0 ? (int)ms : 0;
+        }
+    }
+    if (poll(pf, (nfds_t)np, wait_ms) > 0)
+        for (int k = 0; k < np; k++)
+            if (pf[k].revents)
+                child_read(act[who[k]]);
+    t = now_s();
+    for (int i = 0; i < na; i++) {
+        if (act[i]->state != RUNNING)
+            continue;
+        child_check(act[i], t);
+        finished += act[i]->state == DONE;
+    }
+    return finished;
+}
+
+/* Runs cmds[0..n-1] as cs[0..n-1] (out and cap set), `jobs` at a time.
+ * act, pf and who hold n. */
+static void run_children(int n, char *const *cmds, int jobs, double timeout_s, Child *cs, Child **act,
                          struct pollfd *pf, int *who)
 {
     int next = 0, running = 0, done = 0;
@@ -159,51 +197,26 @@ static void run_children(int n, char *const *cmds, int jobs, double timeout_s, C
                 done++;
             next++;
         }
-        double t = now_s();
-        int np = 0, wait_ms = 50;
-        for (int i = 0; i < n; i++) {
-            Child *c = &cs[i];
-            if (c->state != RUNNING)
-                continue;
-            if (c->fd >= 0) {
-                pf[np] = (struct pollfd){.fd = c->fd, .events = POLLIN};
-                who[np++] = i;
-            } else {
-                wait_ms = 2; /* output closed: poll for its exit */
-            }
-            if (c->deadline > 0 && !c->killed) {
-                double ms = ceil((c->deadline - t) * 1000.0);
-                if (ms < wait_ms)
-                    wait_ms = ms > 0 ? (int)ms : 0;
-            }
-        }
-        if (poll(pf, (nfds_t)np, wait_ms) > 0)
-            for (int k = 0; k < np; k++)
-                if (pf[k].revents)
-                    child_read(&cs[who[k]]);
-        t = now_s();
-        for (int i = 0; i < n; i++) {
-            if (cs[i].state != RUNNING)
-                continue;
-            child_check(&cs[i], t);
-            if (cs[i].state == DONE) {
-                running--;
-                done++;
-            }
-        }
+        int na = 0;
+        for (int i = 0; i < next; i++)
+            if (cs[i].state == RUNNING)
+                act[na++] = &cs[i];
+        int f = children_step(act, na, pf, who);
+        running -= f;
+        done += f;
     }
 }
 
 int tune_spawn(const char *shell_cmd, double timeout_s, char *out, size_t outcap,
                int *exit_code, int *timed_out)
 {
-    Child c = {.out = outcap ? out : NULL, .cap = out ? outcap : 0};
+    Child c = {.out = outcap ? out : NULL, .cap = out ? outcap : 0}, *act;
     char *const cmds[1] = {(char *)shell_cmd};
     struct pollfd pf;
     int who;
     if (c.cap)
         out[0] = '\0';
-    run_children(1, cmds, 1, timeout_s, &c, &pf, &who);
+    run_children(1, cmds, 1, timeout_s, &c, &act, &pf, &who);
     if (exit_code)
         *exit_code = c.exit_code;
     if (timed_out)
@@ -215,17 +228,15 @@ int tune_build_many(int n, char *const *cmds, int jobs, double timeout_s, TuneSp
 {
     if (n <= 0)
         return 0;
-    Child *cs = calloc((size_t)n, sizeof *cs);
+    Child *cs = calloc((size_t)n, sizeof *cs), **act = calloc((size_t)n, sizeof *act);
     struct pollfd *pf = calloc((size_t)n, sizeof *pf);
     int *who = calloc((size_t)n, sizeof *who);
-    if (!cs || !pf || !who) {
+    if (!cs || !act || !pf || !who) {
         for (int i = 0; i < n; i++) {
             res[i] = (TuneSpawnResult){.exit_code = -1};
             snprintf(res[i].out, sizeof res[i].out, "cannot start '%s': out of memory", cmds[i]);
         }
-        free(cs);
-        free(pf);
-        free(who);
+        free(cs), free(act), free(pf), free(who);
         return n;
     }
     for (int i = 0; i < n; i++) {
@@ -233,7 +244,7 @@ int tune_build_many(int n, char *const *cmds, int jobs, double timeout_s, TuneSp
         cs[i].cap = sizeof res[i].out;
         res[i].out[0] = '\0';
     }
-    run_children(n, cmds, jobs > 0 ? jobs : 1, timeout_s, cs, pf, who);
+    run_children(n, cmds, jobs > 0 ? jobs : 1, timeout_s, cs, act, pf, who);
     int failed = 0;
     for (int i = 0; i < n; i++) {
         res[i].exit_code = cs[i].exit_code;
@@ -241,9 +252,7 @@ int tune_build_many(int n, char *const *cmds, int jobs, double timeout_s, TuneSp
         res[i].seconds = cs[i].ended - cs[i].start;
         failed += cs[i].exit_code != 0 || cs[i].timed_out;
     }
-    free(cs);
-    free(pf);
-    free(who);
+    free(cs), free(act), free(pf), free(who);
     return failed;
 }
 
@@ -380,21 +389,13 @@ static void append_quoted(char *dst, const char *s)
     *d = '\0';
 }
 
-int tune_run_candidate(const char *runner, const char *exe, const char *args, double timeout_s,
-                       TuneRunResult *r)
+/* `[runner ]'exe'[ args]`, malloc'd; NULL when out of memory. */
+static char *candidate_cmd(const char *runner, const char *exe, const char *args)
 {
     size_t need = (runner ? strlen(runner) : 0) + 4 * strlen(exe) + (args ? strlen(args) : 0) + 8;
     char *cmd = malloc(need);
-    char *out = malloc(65536);
-    if (!cmd || !out) {
-        free(cmd);
-        free(out);
-        memset(r, 0, sizeof *r);
-        r->status = TUNE_RUN_FAIL;
-        r->median_ms = r->max_err = NAN;
-        snprintf(r->error, sizeof r->error, "cannot run %s: out of memory", exe);
-        return -1;
-    }
+    if (!cmd)
+        return NULL;
     cmd[0] = '\0';
     if (runner && runner[0]) {
         strcat(cmd, runner);
@@ -405,21 +406,144 @@ int tune_run_candidate(const char *runner, const char *exe, const char *args, do
         strcat(cmd, " ");
         strcat(cmd, args);
     }
+    return cmd;
+}
+
+static void run_not_started(TuneRunResult *r, TuneStatus st, const char *why)
+{
+    memset(r, 0, sizeof *r);
+    r->status = st;
+    r->median_ms = r->max_err = NAN;
+    r->exit_code = -1;
+    snprintf(r->error, sizeof r->error, "%.*s", (int)sizeof r->error - 1, why);
+}
+
+enum { RUN_OUT_CAP = 65536 };
+
+int tune_run_candidate(const char *runner, const char *exe, const char *args, double timeout_s,
+                       TuneRunResult *r)
+{
+    char *cmd = candidate_cmd(runner, exe, args);
+    char *out = malloc(RUN_OUT_CAP);
+    if (!cmd || !out) {
+        free(cmd);
+        free(out);
+        char why[600];
+        snprintf(why, sizeof why, "cannot run %s: out of memory", exe);
+        run_not_started(r, TUNE_RUN_FAIL, why);
+        return -1;
+    }
     int code = -1, timed_out = 0;
     double t0 = now_s();
-    int rc = tune_spawn(cmd, timeout_s, out, 65536, &code, &timed_out);
+    int rc = tune_spawn(cmd, timeout_s, out, RUN_OUT_CAP, &code, &timed_out);
     double seconds = now_s() - t0;
-    if (rc != 0) {
-        memset(r, 0, sizeof *r);
-        r->status = TUNE_RUN_FAIL;
-        r->median_ms = r->max_err = NAN;
-        r->exit_code = -1;
-        snprintf(r->error, sizeof r->error, "%s", out);
-    } else {
+    if (rc != 0)
+        run_not_started(r, TUNE_RUN_FAIL, out);
+    else
         tune_parse_run(out, code, timed_out, r);
-    }
     r->seconds = seconds;
     free(cmd);
     free(out);
     return r->status == TUNE_OK ? 0 : -1;
+}
+
+int tune_build_and_run(int n, char *const *build_cmds, const char *runner, char *const *exes,
+                       const char *args, int jobs, int overlap, double timeout_s,
+                       TuneSpawnResult *built, TuneRunResult *ran)
+{
+    if (n <= 0)
+        return 0;
+    jobs = jobs > 0 ? jobs : 1;
+    overlap = overlap < 0 ? 0 : overlap < jobs ? overlap : jobs;
+    Child *bs = calloc((size_t)n, sizeof *bs), run = {0}, **act = calloc((size_t)n + 1, sizeof *act);
+    struct pollfd *pf = calloc((size_t)n + 1, sizeof *pf);
+    int *who = calloc((size_t)n + 1, sizeof *who);
+    char *run_out = malloc(RUN_OUT_CAP);
+    if (!bs || !act || !pf || !who || !run_out) {
+        for (int i = 0; i < n; i++) {
+            built[i] = (TuneSpawnResult){.exit_code = -1};
+            snprintf(built[i].out, sizeof built[i].out, "cannot start '%s': out of memory", build_cmds[i]);
+            run_not_started(&ran[i], TUNE_BUILD_FAIL, built[i].out);
+        }
+        free(bs), free(act), free(pf), free(who), free(run_out);
+        return n;
+    }
+    for (int i = 0; i < n; i++) {
+        bs[i].out = built[i].out;
+        bs[i].cap = sizeof built[i].out;
+        built[i].out[0] = '\0';
+        run_not_started(&ran[i], TUNE_BUILD_FAIL, "not built");
+    }
+    /* ran_state: 0 not yet, 1 running (in `run`), 2 finished or never to run */
+    int *ran_state = calloc((size_t)n, sizeof *ran_state);
+    int next_build = 0, run_i = -1, failed = 0;
+    char *run_cmd = NULL;
+    for (;;) {
+        int building = 0;
+        for (int i = 0; i < next_build; i++)
+            building += bs[i].state == RUNNING;
+        /* a built candidate is timed first, when no more than `overlap`
+           builds are going on beside it */
+        if (run_i < 0 && building <= overlap) {
+            for (int i = 0; i < next_build && run_i < 0; i++) {
+                if (bs[i].state != DONE || ran_state[i] != 0)
+                    continue;
+                if (bs[i].exit_code != 0 || bs[i].timed_out) {
+                    ran_state[i] = 2;
+                    continue;
+                }
+                run_cmd = candidate_cmd(runner, exes[i], args);
+                run = (Child){.out = run_out, .cap = RUN_OUT_CAP};
+                run_out[0] = '\0';
+                if (run_cmd)
+                    child_start(&run, run_cmd, timeout_s);
+                if (!run_cmd || run.state != RUNNING) {
+                    run_not_started(&ran[i], TUNE_RUN_FAIL, run_cmd ? run_out : "out of memory");
+                    ran_state[i] = 2;
+                    free(run_cmd);
+                    run_cmd = NULL;
+                    continue;
+                }
+                ran_state[i] = 1;
+                run_i = i;
+            }
+        }
+        int limit = run_i >= 0 ? overlap : jobs;
+        while (building < limit && next_build < n) {
+            child_start(&bs[next_build], build_cmds[next_build], timeout_s);
+            building += bs[next_build].state == RUNNING;
+            next_build++;
+        }
+        int na = 0;
+        for (int i = 0; i < next_build; i++)
+            if (bs[i].state == RUNNING)
+                act[na++] = &bs[i];
+        if (run_i >= 0)
+            act[na++] = &run;
+        if (na == 0) {
+            int pending = 0;
+            for (int i = 0; i < n; i++)
+                pending += ran_state[i] == 0;
+            if (next_build == n && !pending)
+                break;
+            continue; /* something built and not yet run, or builds not started */
+        }
+        children_step(act, na, pf, who);
+        if (run_i >= 0 && run.state == DONE) {
+            tune_parse_run(run.out, run.exit_code, run.timed_out, &ran[run_i]);
+            ran[run_i].seconds = run.ended - run.start;
+            ran_state[run_i] = 2;
+            run_i = -1;
+            free(run_cmd);
+            run_cmd = NULL;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        built[i].exit_code = bs[i].exit_code;
+        built[i].timed_out = bs[i].timed_out;
+        built[i].seconds = bs[i].ended - bs[i].start;
+        failed += bs[i].exit_code != 0 || bs[i].timed_out;
+    }
+    free(bs), free(act), free(pf), free(who), free(run_out), free(ran_state);
+    return failed;
 }

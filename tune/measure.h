@@ -58,6 +58,18 @@ typedef struct TuneRunResult {
 int tune_run_candidate(const char *runner, const char *exe, const char *args, double timeout_s,
                        TuneRunResult *r);
 
+/* Builds n candidates and times each one that built, in one event loop:
+ * build_cmds[i] (at most `jobs` at once) makes exes[i], which then runs as
+ * tune_run_candidate(runner, exes[i], args) would, one run at a time. While
+ * a candidate is being timed at most `overlap` builds go on beside it (0:
+ * a run starts only when no build is going on); a candidate whose build
+ * ended is timed before another build starts. Fills built[0..n-1] and
+ * ran[0..n-1] (TUNE_BUILD_FAIL for those that did not build). Returns how
+ * many builds failed. */
+int tune_build_and_run(int n, char *const *build_cmds, const char *runner, char *const *exes,
+                       const char *args, int jobs, int overlap, double timeout_s,
+                       TuneSpawnResult *built, TuneRunResult *ran);
+
 /* Fills r from a finished run's output and status (what
  * tune_run_candidate does after running); exposed for tests. */
 void tune_parse_run(const char *out, int exit_code, int timed_out, TuneRunResult *r);

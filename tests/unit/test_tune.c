@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -649,6 +650,84 @@ static void test_build_many(void **state)
     free(res);
 }
 
+/* Runs tune_build_and_run on four candidates (the third does not build)
+   whose builds and runs log their start (+) and end (-), and returns the
+   most builds seen going on while a candidate was being timed. */
+static int build_and_run_overlap(int overlap, TuneRunResult *ran, double *seconds)
+{
+    char dir[] = "/tmp/ctvm_tune_XXXXXX", log[96], proto[96], cmd[1024];
+    assert_non_null(mkdtemp(dir));
+    snprintf(log, sizeof log, "%s/log", dir);
+    snprintf(proto, sizeof proto, "%s/proto.sh", dir);
+    char script[512];
+    snprintf(script, sizeof script,
+             "#!/bin/sh\necho R+ >> %s; sleep 0.3; echo R- >> %s\n"
+             "echo 'ctvm-tune: check ok max_err=0'; echo \"ctvm-tune: ms $1 $1\"\n",
+             log, log);
+    write_text(proto, script);
+    assert_int_equal(chmod(proto, 0755), 0);
+    char *builds[4], *exes[4];
+    for (int i = 0; i < 4; i++) {
+        builds[i] = malloc(512);
+        exes[i] = malloc(128);
+        snprintf(exes[i], 128, "%s/c%d", dir, i);
+        snprintf(builds[i], 512, "echo B+ >> %s; sleep 0.3; echo B- >> %s; %s", log, log,
+                 i == 2 ? "echo 'c2.c:1: error: nope'; exit 1" : "");
+        if (i != 2)
+            snprintf(builds[i] + strlen(builds[i]), 512 - strlen(builds[i]), "cp %s %s", proto,
+                     exes[i]);
+    }
+    TuneSpawnResult *built = calloc(4, sizeof *built);
+    assert_non_null(built);
+    double t0 = now_s();
+    assert_int_equal(tune_build_and_run(4, builds, NULL, exes, "4", 2, overlap, 10, built, ran), 1);
+    *seconds = now_s() - t0;
+    assert_int_not_equal(built[2].exit_code, 0);
+    assert_non_null(strstr(built[2].out, "error: nope"));
+    FILE *f = fopen(log, "r");
+    assert_non_null(f);
+    int building = 0, running = 0, most = 0, runs = 0;
+    char line[16];
+    while (fgets(line, sizeof line, f)) {
+        building += line[0] == 'B' ? (line[1] == '+' ? 1 : -1) : 0;
+        running += line[0] == 'R' ? (line[1] == '+' ? 1 : -1) : 0;
+        runs += line[0] == 'R' && line[1] == '+';
+        assert_true(running <= 1); /* one candidate timed at a time */
+        if (running && building > most)
+            most = building;
+    }
+    fclose(f);
+    assert_int_equal(runs, 3);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+    for (int i = 0; i < 4; i++)
+        free(builds[i]), free(exes[i]);
+    free(built);
+    return most;
+}
+
+static void test_build_and_run(void **state)
+{
+    (void)state;
+    TuneRunResult ran[4];
+    double quiet_s, overlapped_s;
+    /* overlap 0: no build goes on while a candidate is timed */
+    assert_int_equal(build_and_run_overlap(0, ran, &quiet_s), 0);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(ran[i].status, i == 2 ? TUNE_BUILD_FAIL : TUNE_OK);
+        if (i != 2)
+            assert_float_equal(ran[i].median_ms, 4, 0);
+    }
+    /* overlap 1: one build beside a run, never two; and the whole is
+       shorter (0.3 s steps: 2 builds, then run + build, run + build, run
+       = 1.2 s against 2 + 3 = 1.5 s at least without overlap) */
+    assert_int_equal(build_and_run_overlap(1, ran, &overlapped_s), 1);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(ran[i].status, i == 2 ? TUNE_BUILD_FAIL : TUNE_OK);
+    assert_true(quiet_s >= 1.45);
+    assert_true(overlapped_s < quiet_s);
+}
+
 static void test_median(void **state)
 {
     (void)state;
@@ -789,6 +868,7 @@ int main(void)
         cmocka_unit_test(test_spawn_timeout_kills_group),
         cmocka_unit_test(test_spawn_output_and_status),
         cmocka_unit_test(test_build_many),
+        cmocka_unit_test(test_build_and_run),
         cmocka_unit_test(test_median),
         cmocka_unit_test(test_parse_run),
         cmocka_unit_test(test_run_candidate),
