@@ -164,9 +164,6 @@ static void measure(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], doubl
         }
         remove(exe[i]);
     }
-    if (getenv("CTVM_TUNE_DEBUG"))
-        for (int b = 0; b < nb; b++)
-            fprintf(stderr, "\nbuild %.3f run %.3f\n", res[b].seconds, ran[b].seconds);
     free(exes), free(ran);
     for (int i = 0; i < n; i++) {
         /* every candidate, those refused for the registers without building

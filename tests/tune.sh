@@ -100,6 +100,22 @@ if command -v aarch64-linux-gnu-gcc > /dev/null && command -v qemu-aarch64 > /de
   check "--runner: aarch64 candidates built by aarch64-linux-gnu-gcc and run under qemu-aarch64" runner
 fi
 
+sshrun() { # tools/ssh_runner.sh: copy to the "board", run there, remove; ssh and scp replaced
+  # by stand-ins that keep the command line's meaning (options, host:path, a remote shell
+  # string), so the copy, the quoting, the exit status and the clean-up are what is tested
+  mkdir -p "$T/board" &&
+  printf '%s\n' '#!/bin/sh' 'while [ "${1#-}" != "$1" ]; do case $1 in -q) shift ;; *) shift 2 ;; esac; done' \
+    'cp "$1" "${2#*:}"' > "$T/fake_scp" &&
+  printf '%s\n' '#!/bin/sh' 'while [ "${1#-}" != "$1" ]; do shift 2; done' 'shift' \
+    'echo "$*" >> "$(dirname "$0")/ssh.log"' 'exec sh -c "$*"' > "$T/fake_ssh" &&
+  chmod +x "$T/fake_scp" "$T/fake_ssh" &&
+  CTVM_SSH=$T/fake_ssh CTVM_SCP=$T/fake_scp $TUNE $M/model.onnx -o "$T/s.json" --tasks 1 --trials 4 --repeat 3 \
+    --cflags "-O2 -DCTVM_TUNE_FAULT" --runner "tools/ssh_runner.sh -p 2222 -d $T/board user@board" -q &&
+  records "$T/s.json" 'sum(x["status"] == "wrong" for x in r) >= 2 and all((x["status"] == "ok") == (x["knobs"] == [0,0,0,0]) for x in r) and any(x["status"] == "ok" for x in r)' &&
+  grep -q "'$T/board/ctvm-cand-.*' '3'; rc=" "$T/ssh.log" && [ -z "$(ls -A "$T/board")" ]
+}
+check "--runner tools/ssh_runner.sh: candidates copied to the board, run there (wrong ones recorded), removed" sshrun
+
 badargs() { # bad input: clear error, non-zero exit, no records file
   ! $TUNE $M/model.onnx -o "$T/x.json" --tasks 99 2> "$T/x.log" && grep -q 'tasks takes' "$T/x.log" &&
   ! $TUNE /nonexistent.onnx -o "$T/x.json" 2> /dev/null && [ ! -e "$T/x.json" ] &&
