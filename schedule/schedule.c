@@ -215,7 +215,11 @@ static void apply_tuning(ComputeCtx *cx, ComputeStage *st)
         return;
     for (int i = 0; i < t->n; i++)
         if (strcmp(t->workload[i], key) == 0) {
-            memcpy(st->knob, t->knobs[i], sizeof st->knob);
+            /* 0 = the schedule's own choice: a knob the compute
+               definition set stays unless the record sets it */
+            for (int k = 0; k < (int)(sizeof st->knob / sizeof st->knob[0]); k++)
+                if (t->knobs[i][k] != 0)
+                    st->knob[k] = t->knobs[i][k];
             t->used[i]++;
             return;
         }

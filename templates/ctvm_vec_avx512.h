@@ -5,10 +5,10 @@
  * for the rest of model.c: gcc by `#pragma GCC target`, clang by a target
  * attribute on every function that follows (`#pragma clang attribute`);
  * model.c closes that region after its entry points with CTVM_ISA_END.
- * Either way the code runs only on a CPU with AVX-512F. Other compilers,
- * compilers for another architecture, and clang with -fopenmp on a
- * --threads file (its OpenMP regions do not inherit the attribute) stop at
- * the #error below. Only
+ * Either way the code runs only on a CPU with AVX-512F. Other compilers
+ * and compilers for another architecture stop at the #error below (clang
+ * -fopenmp is fine: the file's one OpenMP region only calls functions that
+ * carry the attribute). Only
  * AVX-512F instructions are used (bitwise float operations go through the
  * integer forms, as and/xor on __m512 need AVX-512DQ). Masks are
  * __mmask16. ctvm_vfma is fused. exp, tanh and sigmoid are computed here
@@ -22,7 +22,7 @@
 
 #if defined(__AVX512F__)
 #define CTVM_ISA_BY 0 /* the command line's flags */
-#elif (defined(__x86_64__) || defined(__i386__)) && defined(__clang__) && !(defined(_OPENMP) && defined(CTVM_THREADS))
+#elif (defined(__x86_64__) || defined(__i386__)) && defined(__clang__)
 #define CTVM_ISA_BY 2 /* #pragma clang attribute, after the intrinsics */
 #elif (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER)
 #define CTVM_ISA_BY 1
@@ -33,8 +33,6 @@
 
 #if !defined(CTVM_ISA_BY) && !defined(__x86_64__) && !defined(__i386__)
 #error "ctvm: generated for target x86_64-avx512: this compiler does not build x86 code (emit the file for this machine's --target)"
-#elif !defined(CTVM_ISA_BY) && defined(__clang__)
-#error "ctvm: generated for target x86_64-avx512 with --threads: clang -fopenmp needs -mavx512f (or -march=native): its OpenMP regions do not inherit a target attribute"
 #elif !defined(CTVM_ISA_BY)
 #error "ctvm: generated for target x86_64-avx512: compile with -mavx512f (or -march=native)"
 #else /* the rest only with the ISA, so the #error is the one message */

@@ -5,10 +5,10 @@
  * for the rest of model.c: gcc by `#pragma GCC target`, clang by a target
  * attribute on every function that follows (`#pragma clang attribute`);
  * model.c closes that region after its entry points with CTVM_ISA_END.
- * Either way the code runs only on a CPU with SSE4.1. Other compilers,
- * compilers for another architecture, and clang with -fopenmp on a
- * --threads file (its OpenMP regions do not inherit the attribute) stop at
- * the #error below. SSE4.1 has no
+ * Either way the code runs only on a CPU with SSE4.1. Other compilers
+ * and compilers for another architecture stop at the #error below (clang
+ * -fopenmp is fine: the file's one OpenMP region only calls functions that
+ * carry the attribute). SSE4.1 has no
  * fma instruction, so ctvm_vfma is an unfused multiply and add. exp, tanh
  * and sigmoid are computed here (no libm): see ctvm_vexp. Assumes
  * runtime_min/ctvm_runtime.h was pasted first (CTVM_INLINE). Every header
@@ -19,7 +19,7 @@
 
 #if defined(__SSE4_1__)
 #define CTVM_ISA_BY 0 /* the command line's flags */
-#elif (defined(__x86_64__) || defined(__i386__)) && defined(__clang__) && !(defined(_OPENMP) && defined(CTVM_THREADS))
+#elif (defined(__x86_64__) || defined(__i386__)) && defined(__clang__)
 #define CTVM_ISA_BY 2 /* #pragma clang attribute, after the intrinsics */
 #elif (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER)
 #define CTVM_ISA_BY 1
@@ -30,8 +30,6 @@
 
 #if !defined(CTVM_ISA_BY) && !defined(__x86_64__) && !defined(__i386__)
 #error "ctvm: generated for target x86_64-sse4: this compiler does not build x86 code (emit the file for this machine's --target)"
-#elif !defined(CTVM_ISA_BY) && defined(__clang__)
-#error "ctvm: generated for target x86_64-sse4 with --threads: clang -fopenmp needs -msse4.1 (or -march=native): its OpenMP regions do not inherit a target attribute"
 #elif !defined(CTVM_ISA_BY)
 #error "ctvm: generated for target x86_64-sse4: compile with -msse4.1 (or -march=native)"
 #else /* the rest only with the ISA, so the #error is the one message */

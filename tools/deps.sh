@@ -9,7 +9,7 @@ pkgs=(gcc make binutils protobuf-c-compiler libprotobuf-c-dev libjansson-dev lib
       # run them, the Cortex-M toolchain with newlib's headers, clang
       gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-riscv64-linux-gnu
       libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-riscv64-cross qemu-user
-      gcc-arm-none-eabi libnewlib-arm-none-eabi clang
+      gcc-arm-none-eabi libnewlib-arm-none-eabi clang libomp-dev
       # run Cortex-M7 firmware bare metal (tests/mcu/run_m7.sh, mps2-an500 board)
       qemu-system-arm)
 missing=()
