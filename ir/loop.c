@@ -372,6 +372,10 @@ Expr *lx_bin(LoopBuilder *lb, BinOp op, Expr *a, Expr *b)
             return a;
         if (op == BO_MUL && b->kind == EX_FLOAT && b->f == 1.0)
             return a;
+        if (op == BO_ADD && a->kind == EX_FLOAT && a->f == 0.0)
+            return b;
+        if (op == BO_MUL && a->kind == EX_FLOAT && a->f == 1.0)
+            return b;
     } else if (t == LT_BOOL && (op == BO_AND || op == BO_OR)) {
         if (a->kind == EX_INT)
             return (op == BO_AND) == (a->i != 0) ? b : a;

@@ -17,7 +17,11 @@
  * two arena scratch outputs V [16, P, IC] and M [16, P, OC] (P tiles),
  * live only while it runs, like pass hidden's scratch values.
  *
- * CTVM_WINOGRAD=0 in the environment turns the pass off (A/B timing). */
+ * F(4x4, 3x3) (U [36, IC, OC], a third scratch output Z of whole output
+ * tiles) where the output is at least 8x8, else F(2x2, 3x3).
+ *
+ * CTVM_WINOGRAD=0 in the environment turns the pass off, CTVM_WINOGRAD=2
+ * keeps it to F(2x2, 3x3) (A/B timing). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,8 +29,15 @@
 #include "passes.h"
 #include "passes/pass_util.h"
 
-/* G = [[1,0,0],[1/2,1/2,1/2],[1/2,-1/2,1/2],[0,0,1]] */
-static const double WG[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+/* G of F(2x2,3x3) and of F(4x4,3x3) (Lavin & Gray's matrices; the rows
+ * of F(4x4)'s match ops/winograd.c's B^T and A^T) */
+static const double WG2[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+static const double WG4[6][3] = {{1.0 / 4, 0, 0},
+                                 {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+                                 {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                 {1.0 / 24, 1.0 / 12, 1.0 / 6},
+                                 {1.0 / 24, -1.0 / 12, 1.0 / 6},
+                                 {0, 0, 1}};
 
 static int scratch(Graph *g, int node, const char *what, int64_t d0, int64_t d1, int64_t d2)
 {
@@ -51,7 +62,7 @@ static int worth_it(int64_t P, int64_t IC, int64_t OC)
     return P >= 32;
 }
 
-static int rewrite(Graph *g, int node, int vl)
+static int rewrite(Graph *g, int node, int vl, int allow4)
 {
     Node *n = &g->nodes[node];
     if (n->n_out != 1 || n->n_in < 2)
@@ -77,6 +88,17 @@ static int rewrite(Graph *g, int node, int vl)
     int64_t P = N * ((OH + 1) / 2) * ((OW + 1) / 2);
     if (IC < 16 || OC < 64 || OH < 4 || OW < 4 || !worth_it(P, IC, OC))
         return 0;
+    /* F(4x4,3x3): 36 products for 16 outputs (F(2x2): 16 for 4), where
+       the transforms stay small beside the products: a tile's output
+       transform costs 324 multiply-adds per output channel against 36*IC
+       in the products (F(2x2): 36 against 16*IC), so IC >= 64; and at least
+       32 tiles, as for F(2x2) (resnet18's 14x14 layers, 16 tiles of 4x4:
+       1.25 -> 1.61 ms; its 56x56 ones 1.39 -> 0.80 ms, 28x28 1.09 -> 0.82) */
+    int64_t P4 = N * ((OH + 3) / 4) * ((OW + 3) / 4);
+    int m = allow4 && IC >= 64 && OH >= 8 && OW >= 8 && worth_it(P4, IC, OC) ? 4 : 2, A = m + 2, T = A * A;
+    if (m == 4)
+        P = P4;
+    const double(*WG)[3] = m == 4 ? WG4 : WG2;
     /* the input before layout's PadHW, when this conv is its only reader */
     int64_t pads[4] = {pd[0], pd[1], pd[2], pd[3]};
     int pn = xv->producer;
@@ -92,7 +114,7 @@ static int rewrite(Graph *g, int node, int vl)
         }
     }
     /* U[t][ic][oc] = sum_{kh,kw} G[xi][kh] G[nu][kw] W[ocb, icb, kh, kw, il, ol] */
-    float *U = malloc((size_t)(16 * IC * OC) * sizeof(float));
+    float *U = malloc((size_t)(T * IC * OC) * sizeof(float));
     if (!U)
         return -1;
     const float *W = wv->data;
@@ -103,16 +125,16 @@ static int rewrite(Graph *g, int node, int vl)
             for (int kh = 0; kh < 3; kh++)
                 for (int kw = 0; kw < 3; kw++)
                     gk[kh][kw] = W[((((ocb * ICb + icb) * 3 + kh) * 3 + kw) * vl + il) * vl + ol];
-            for (int xi = 0; xi < 4; xi++)
-                for (int nu = 0; nu < 4; nu++) {
+            for (int xi = 0; xi < A; xi++)
+                for (int nu = 0; nu < A; nu++) {
                     double s = 0;
                     for (int kh = 0; kh < 3; kh++)
                         for (int kw = 0; kw < 3; kw++)
                             s += WG[xi][kh] * WG[nu][kw] * gk[kh][kw];
-                    U[((int64_t)(xi * 4 + nu) * IC + ic) * OC + oc] = (float)s;
+                    U[((int64_t)(xi * A + nu) * IC + ic) * OC + oc] = (float)s;
                 }
         }
-    int64_t ud[3] = {16, IC, OC};
+    int64_t ud[3] = {T, IC, OC};
     int u = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_wino", g->values[w].name)),
                             DT_FLOAT32, shape_make(3, ud), U);
     free(U);
@@ -122,8 +144,10 @@ static int rewrite(Graph *g, int node, int vl)
     n->in[0] = x;
     n->in[1] = u;
     node_set_ints(g, node, "pads", pads, 4);
-    scratch(g, node, "wino_v", 16, P, IC);
-    scratch(g, node, "wino_m", 16, P, OC);
+    scratch(g, node, "wino_v", T, P, IC);
+    scratch(g, node, "wino_m", T, P, OC);
+    if (m == 4) /* whole output tiles, before the copy that fuses the epilogues */
+        scratch(g, node, "wino_z", OCb, P * 16, vl);
     return 1;
 }
 
@@ -133,12 +157,13 @@ int pass_winograd(Graph *g, Diag *d)
     const char *env = getenv("CTVM_WINOGRAD");
     if (vl <= 1 || (env && strcmp(env, "0") == 0))
         return 0;
+    int allow4 = !(env && strcmp(env, "2") == 0);
     graph_count_uses(g);
     int n_nodes = g->n_nodes;
     for (int i = 0; i < n_nodes; i++) {
         if (g->nodes[i].dead || g->nodes[i].op != OP_CONV_NCHWC)
             continue;
-        if (rewrite(g, i, vl) < 0)
+        if (rewrite(g, i, vl, allow4) < 0)
             return diag_error(d, g, i, "out of memory transforming weights");
     }
     graph_count_uses(g);

@@ -191,6 +191,16 @@ if /usr/bin/python3 tests/odd_shapes.py "$T/odd" > "$T/odd.log" 2>&1; then
       check "odd $t $c" odd "$t" "$c" "$r" "$a"
     done < "$T/odd/cases.txt"
   done
+  # the Winograd cases get the variant their names say (native SIMD target):
+  # F(4x4,3x3) has 36 products, F(2x2,3x3) 16
+  wino_kind() { # case products
+    $EMIT "$T/odd/$1/model.onnx" -o "$T/wk.c" --dump-after winograd | grep 'ctvm.WinogradConv' > "$T/wk.txt" &&
+    [ -s "$T/wk.txt" ] && ! grep -v "_wino\[$2," "$T/wk.txt"
+  }
+  for c in $(grep -o '^wino[0-9]*_[^ ]*' "$T/odd/cases.txt"); do
+    n=16; [[ $c == wino4_* ]] && n=36
+    check "odd $c: pass winograd makes $n-product convs" wino_kind "$c" "$n"
+  done
 else
   cat "$T/odd.log"; bad "generate odd-shape cases (tests/odd_shapes.py)"
 fi

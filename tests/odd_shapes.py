@@ -516,7 +516,7 @@ def conv_add_input_residual(g):  # residual from the graph input (plain NCHW)
 
 
 # --- Winograd F(2x2,3x3) (pass winograd: 3x3 stride 1, >= 64 channels, >= 32
-# tiles of 2x2 outputs, blocked input, SIMD targets): odd output sizes leave
+# tiles of 2x2 outputs, fewer than 32 of 4x4, blocked input, SIMD targets): odd output sizes leave
 # half tiles. A 1x1 conv first, so the 3x3 ones read blocked inputs.
 
 def wino_block(g, shape):
@@ -544,6 +544,32 @@ def wino_c72_oc70_h11w13_asym_nobias(g):  # channels off the blocks, asymmetric 
 @case()
 def wino_c64_h13w15_nopad(g):  # no padding: the last tiles read past the input's end
     x = conv(g, g.input([1, 64, 13, 15]), 64, k=1)
+    g.output(conv(g, x, 64, pads=[0, 0, 0, 0]))
+
+
+# --- Winograd F(4x4,3x3) (>= 64 input channels, >= 32 tiles of 4x4 outputs;
+# tests/e2e.sh checks these four get it): outputs off the 4-grid leave tiles
+# cut at the edge, on both axes.
+
+@case()
+def wino4_c64_h22w26_res_relu(g):
+    g.output(wino_block(g, [1, 64, 22, 26]))
+
+
+@case()
+def wino4_c64_n2_h15w17_res_relu(g):
+    g.output(wino_block(g, [2, 64, 15, 17]))
+
+
+@case()
+def wino4_c72_oc70_h25w27_asym_nobias(g):  # channels off the blocks, asymmetric pads
+    x = relu(g, conv(g, g.input([1, 72, 25, 27]), 72, k=1))
+    g.output(conv(g, x, 70, pads=[1, 0, 0, 2], bias=False))
+
+
+@case()
+def wino4_c64_h30w31_nopad(g):  # no padding: the last tiles read past the input's end
+    x = conv(g, g.input([1, 64, 30, 31]), 64, k=1)
     g.output(conv(g, x, 64, pads=[0, 0, 0, 0]))
 
 

@@ -309,13 +309,6 @@ static void test_missing_flags_error(void **state)
         {"templates/ctvm_vec_avx512.h", "arm-linux-gnueabihf-gcc", "", "x86_64-avx512: this compiler does not build x86"},
         {"templates/ctvm_vec_avx2.h", "clang --target=aarch64-linux-gnu", "",
          "x86_64-avx2: this compiler does not build x86"},
-        /* clang's OpenMP regions do not inherit #pragma clang attribute */
-        {"templates/ctvm_vec_sse4.h", "clang", "-fopenmp -DCTVM_THREADS=2",
-         "x86_64-sse4 with --threads: clang -fopenmp needs -msse4.1"},
-        {"templates/ctvm_vec_avx2.h", "clang", "-fopenmp -DCTVM_THREADS=2",
-         "x86_64-avx2 with --threads: clang -fopenmp needs -mavx2 -mfma"},
-        {"templates/ctvm_vec_avx512.h", "clang", "-fopenmp -DCTVM_THREADS=2 -mavx2 -mfma",
-         "x86_64-avx512 with --threads: clang -fopenmp needs -mavx512f"},
         {"templates/ctvm_vec_neon.h", "gcc", "", "aarch64/armv7-neon: compile for ARM with NEON"},
         {"templates/ctvm_vec_neon.h", "clang", "", "aarch64/armv7-neon: compile for ARM with NEON"},
         /* no FP/SIMD registers at all; clang's arm_neon.h needs NEON from the flags;
