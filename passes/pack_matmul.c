@@ -20,7 +20,9 @@
  * view), so pass fuse makes them the Transpose's epilogue: the panels are
  * turned back into rows, biased and activated in one pass.
  *
- * Taken when: vector target, B constant float32 2-D, N a multiple of NB,
+ * Taken when: vector target, B constant float32 2-D, N >= NB (N off the
+ * grid: the last panel padded with zero columns, Y sliced out of the result,
+ * the consumers left after the Slice),
  * A of rank >= 2 (Gemm: transA = 0), and at least 2^18 multiply-adds. Runs
  * where pass lower_conv does: before the second inference, which infers
  * the new nodes. */
@@ -116,20 +118,23 @@ static int pack_one(Graph *g, int i, int64_t NB)
     if (cin >= 0 && beta != 1.0f && (!g->values[cin].data || g->values[cin].dtype != DT_FLOAT32))
         return 0;
     int64_t K = a->shape.dims[a->shape.rank - 1], N = tb ? b->shape.dims[0] : b->shape.dims[1], M = 1;
-    if ((tb ? b->shape.dims[1] : b->shape.dims[0]) != K || N % NB != 0 || N < NB)
+    if ((tb ? b->shape.dims[1] : b->shape.dims[0]) != K || N < NB)
         return 0;
     for (int d = 0; d < a->shape.rank - 1; d++)
         M *= a->shape.dims[d];
     if ((double)M * (double)N * (double)K < PACK_MIN_WORK)
         return 0;
-    int64_t P = N / NB, total = K * N;
-    float *bp = malloc((size_t)total * sizeof *bp);
+    /* N off the panel grid: the last panel's columns past N are zeros, and a
+       Slice takes the N real ones back (mobilenet_v2's 1280 x 1000
+       classifier: its rows 4000 bytes apart, one page each) */
+    int64_t P = (N + NB - 1) / NB, total = K * P * NB, NP = P * NB;
+    float *bp = calloc((size_t)total, sizeof *bp);
     if (!bp)
         return 0;
     const float *bs = b->data;
     for (int64_t j = 0; j < P; j++)
         for (int64_t k = 0; k < K; k++)
-            for (int64_t c = 0; c < NB; c++) {
+            for (int64_t c = 0; c < NB && j * NB + c < N; c++) {
                 int64_t col = j * NB + c;
                 bp[(j * K + k) * NB + c] = alpha * (tb ? bs[col * K + k] : bs[k * N + col]);
             }
@@ -193,15 +198,26 @@ static int pack_one(Graph *g, int i, int64_t NB)
     }
     int64_t perm[3] = {1, 0, 2};
     int yt = pb_transpose(&B, yp, 3, perm, -1);
-    int yr = pb_reshape(&B, yt, yrank, ydims, cc >= 0 ? -1 : yv);
+    int64_t pdims[CTVM_MAX_RANK];
+    memcpy(pdims, ydims, sizeof pdims);
+    pdims[yrank - 1] = NP;
+    int yr = pb_reshape(&B, yt, yrank, pdims, cc >= 0 || NP != N ? -1 : yv);
+    int ys = yr;
+    if (NP != N) { /* the columns of Y, out of the padded panels */
+        int64_t st = 0, en = N, ax = yrank - 1;
+        int sins[4] = {yr, pb_ints(&B, "starts", 1, &st), pb_ints(&B, "ends", 1, &en), pb_ints(&B, "axes", 1, &ax)};
+        ys = cc >= 0 ? pb_value(&B, "cols") : yv;
+        pb_node(&B, "Slice", 4, sins, ys);
+    }
     if (cc >= 0) {
-        int ains[2] = {yr, cc};
+        int ains[2] = {ys, cc};
         pb_node(&B, "Add", 2, ains, yv);
     }
     g->nodes[B.pos].dead = 1; /* the original product, now after its replacement */
     graph_count_uses(g);
     int span = B.pos - i + 1;
-    sink_epilogue(g, g->values[yr].producer, shape_make(yrank, ydims), M, P, NB); /* Gemm's C too */
+    if (NP == N)
+        sink_epilogue(g, g->values[yr].producer, shape_make(yrank, ydims), M, P, NB); /* Gemm's C too */
     return span;
 }
 

@@ -708,6 +708,41 @@ static Graph *dense_tail_graph(int *x, int *y)
     return g;
 }
 
+/* A Gemm (transB, alpha, beta) whose N = 100 is off AVX2's 16-column panels */
+static Graph *dense_ragged_graph(int *x, int *y)
+{
+    Graph *g = tb_graph(13);
+    *x = tb_input(g, "x", 2, (int64_t[]){66, 64});
+    float *w = ramp(64 * 100, 0.05f), c[100];
+    for (int i = 0; i < 100; i++)
+        c[i] = (float)i * 0.01f;
+    int wv = tb_cf(g, "w", 2, (int64_t[]){100, 64}, w), cv = tb_cf(g, "c", 1, (int64_t[]){100}, c);
+    free(w);
+    *y = graph_add_value(g, "y");
+    int n = tb_node(g, "Gemm", 3, 1, *x, wv, cv, *y);
+    node_set_int(g, n, "transB", 1);
+    node_set_float(g, n, "alpha", 0.5f);
+    node_set_float(g, n, "beta", 2.0f);
+    graph_add_output(g, *y);
+    return g;
+}
+
+/* A batched MatMul [2, 33, 64] x [64, 100] and a Relu after it */
+static Graph *dense_ragged_tail_graph(int *x, int *y)
+{
+    Graph *g = tb_graph(13);
+    *x = tb_input(g, "x", 3, D3(2, 33, 64));
+    float *w = ramp(64 * 100, 0.05f);
+    int wv = tb_cf(g, "w", 2, (int64_t[]){64, 100}, w);
+    free(w);
+    int m = graph_add_value(g, "m");
+    tb_node(g, "MatMul", 2, 1, *x, wv, m);
+    *y = graph_add_value(g, "y");
+    tb_node(g, "Relu", 1, 1, m, *y);
+    graph_add_output(g, *y);
+    return g;
+}
+
 static void test_pack_matmul(void **state)
 {
     (void)state;
@@ -728,6 +763,19 @@ static void test_pack_matmul(void **state)
             assert_int_equal(g->values[n->out[0]].shape.dims[2], 16);
     }
     assert_int_equal(count_op(g, OP_ADD) + count_op(g, OP_RELU) + count_op(g, OP_MUL), 3);
+    graph_free(g);
+    /* N = 100: 7 panels, the last with 12 zero columns, and a Slice back to
+       100 columns (before the bias Add, or the Relu) */
+    g = rewrite_matches(dense_ragged_graph, pass_pack_matmul, "x86_64-avx2", OP_SLICE, 1, 66 * 64, 66 * 100, 1e-4f);
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i].dead && g->nodes[i].op == OP_MATMUL) {
+            const Shape *ps = &g->values[g->nodes[i].out[0]].shape;
+            assert_int_equal(ps->dims[0], 7);
+            assert_int_equal(ps->dims[2], 16);
+        }
+    graph_free(g);
+    g = rewrite_matches(dense_ragged_tail_graph, pass_pack_matmul, "x86_64-avx2", OP_SLICE, 1, 2 * 33 * 64,
+                        66 * 100, 1e-4f);
     graph_free(g);
     /* scalar targets keep the Gemm */
     g = rewrite_matches(dense_graph, pass_pack_matmul, "generic", OP_GEMM, 1, 2 * 33 * 64, 66 * 128, 1e-4f);
