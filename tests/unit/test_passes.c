@@ -667,14 +667,16 @@ static void test_lower_conv(void **state)
     graph_free(g);
 }
 
-static Graph *dense_graph(int *x, int *y)
+/* x [2, 33, 64] viewed as [66, 64] times a constant B [N, 64] (transB),
+ * alpha 0.5, plus beta 2 times a constant C [N] */
+static Graph *gemm_graph(int *x, int *y, int N)
 {
     Graph *g = tb_graph(13);
     *x = tb_input(g, "x", 3, D3(2, 33, 64));
-    float *w = ramp(64 * 128, 0.05f), c[128];
-    for (int i = 0; i < 128; i++)
+    float *w = ramp(64 * N, 0.05f), c[128];
+    for (int i = 0; i < N; i++)
         c[i] = (float)i * 0.01f;
-    int wv = tb_cf(g, "w", 2, (int64_t[]){128, 64}, w), cv = tb_cf(g, "c", 1, (int64_t[]){128}, c);
+    int wv = tb_cf(g, "w", 2, (int64_t[]){N, 64}, w), cv = tb_cf(g, "c", 1, (int64_t[]){N}, c);
     free(w);
     int x2 = graph_add_value(g, "x2");
     tb_node(g, "Reshape", 2, 1, *x, tb_ci1(g, "s", 2, (int64_t[]){66, 64}), x2);
@@ -685,6 +687,17 @@ static Graph *dense_graph(int *x, int *y)
     node_set_float(g, n, "beta", 2.0f);
     graph_add_output(g, *y);
     return g;
+}
+
+static Graph *dense_graph(int *x, int *y)
+{
+    return gemm_graph(x, y, 128);
+}
+
+/* N = 100, off AVX2's 16-column panels */
+static Graph *dense_ragged_graph(int *x, int *y)
+{
+    return gemm_graph(x, y, 100);
 }
 
 /* MatMul, bias Add, Relu and a scale: the elementwise tail moves onto the
@@ -704,25 +717,6 @@ static Graph *dense_tail_graph(int *x, int *y)
     tb_node(g, "Relu", 1, 1, a, r);
     *y = graph_add_value(g, "y");
     tb_node(g, "Mul", 2, 1, r, graph_add_const(g, "half", DT_FLOAT32, shape_make(0, NULL), &half), *y);
-    graph_add_output(g, *y);
-    return g;
-}
-
-/* A Gemm (transB, alpha, beta) whose N = 100 is off AVX2's 16-column panels */
-static Graph *dense_ragged_graph(int *x, int *y)
-{
-    Graph *g = tb_graph(13);
-    *x = tb_input(g, "x", 2, (int64_t[]){66, 64});
-    float *w = ramp(64 * 100, 0.05f), c[100];
-    for (int i = 0; i < 100; i++)
-        c[i] = (float)i * 0.01f;
-    int wv = tb_cf(g, "w", 2, (int64_t[]){100, 64}, w), cv = tb_cf(g, "c", 1, (int64_t[]){100}, c);
-    free(w);
-    *y = graph_add_value(g, "y");
-    int n = tb_node(g, "Gemm", 3, 1, *x, wv, cv, *y);
-    node_set_int(g, n, "transB", 1);
-    node_set_float(g, n, "alpha", 0.5f);
-    node_set_float(g, n, "beta", 2.0f);
     graph_add_output(g, *y);
     return g;
 }
@@ -766,7 +760,7 @@ static void test_pack_matmul(void **state)
     graph_free(g);
     /* N = 100: 7 panels, the last with 12 zero columns, and a Slice back to
        100 columns (before the bias Add, or the Relu) */
-    g = rewrite_matches(dense_ragged_graph, pass_pack_matmul, "x86_64-avx2", OP_SLICE, 1, 66 * 64, 66 * 100, 1e-4f);
+    g = rewrite_matches(dense_ragged_graph, pass_pack_matmul, "x86_64-avx2", OP_SLICE, 1, 2 * 33 * 64, 66 * 100, 1e-4f);
     for (int i = 0; i < g->n_nodes; i++)
         if (!g->nodes[i].dead && g->nodes[i].op == OP_MATMUL) {
             const Shape *ps = &g->values[g->nodes[i].out[0]].shape;
