@@ -581,7 +581,8 @@ def main():
     ap.add_argument("--threads", nargs="*", type=int, default=[1, 2])
     ap.add_argument("--engines", nargs="*", default=ENGINES, help="subset of " + " ".join(ENGINES))
     ap.add_argument("--runs", type=int, default=50, help="timed runs per engine/model/threads")
-    ap.add_argument("--burst", type=int, default=5, help="timed runs per engine per round")
+    ap.add_argument("--burst", type=int, default=1, help="timed runs per engine per round (1: engines alternate "
+                    "run by run, so a host whose throughput changes every few seconds hits them alike)")
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--conv", dest="conv", action="store_true", default=True)
     ap.add_argument("--no-conv", dest="conv", action="store_false", help="skip the conv-layer benchmark")
