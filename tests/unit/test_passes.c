@@ -737,6 +737,21 @@ static Graph *dense_ragged_tail_graph(int *x, int *y)
     return g;
 }
 
+/* x [1, 4096] times a constant B [4096, 4160] of 68 MB: more than pack_matmul
+ * stores as one constant (PACK_PART_BYTES, 64 MB) */
+static Graph *dense_big_graph(int *x, int *y)
+{
+    Graph *g = tb_graph(13);
+    *x = tb_input(g, "x", 2, (int64_t[]){1, 4096});
+    float *w = ramp((int64_t)4096 * 4160, 0.002f);
+    int wv = tb_cf(g, "w", 2, (int64_t[]){4096, 4160}, w);
+    free(w);
+    *y = graph_add_value(g, "y");
+    tb_node(g, "MatMul", 2, 1, *x, wv, *y);
+    graph_add_output(g, *y);
+    return g;
+}
+
 static void test_pack_matmul(void **state)
 {
     (void)state;
@@ -770,6 +785,19 @@ static void test_pack_matmul(void **state)
     graph_free(g);
     g = rewrite_matches(dense_ragged_tail_graph, pass_pack_matmul, "x86_64-avx2", OP_SLICE, 1, 2 * 33 * 64,
                         66 * 100, 1e-4f);
+    graph_free(g);
+    /* B of 68 MB: two constants of whole panels (AVX2: 260 panels of 16
+       columns, 64 MB hold 256), two MatMuls joined by a Concat */
+    g = rewrite_matches(dense_big_graph, pass_pack_matmul, "x86_64-avx2", OP_CONCAT, 1, 4096, 4160, 1e-4f);
+    int parts = 0;
+    for (int i = 0; i < g->n_nodes; i++)
+        if (!g->nodes[i].dead && g->nodes[i].op == OP_MATMUL) {
+            const Value *b = &g->values[g->nodes[i].in[1]];
+            assert_true(b->data != NULL && b->shape.rank == 3 && b->shape.dims[1] == 4096);
+            assert_true(b->shape.dims[0] * 4096 * 16 * 4 <= (64 << 20));
+            parts += (int)b->shape.dims[0];
+        }
+    assert_int_equal(parts, 260);
     graph_free(g);
     /* scalar targets keep the Gemm */
     g = rewrite_matches(dense_graph, pass_pack_matmul, "generic", OP_GEMM, 1, 2 * 33 * 64, 66 * 128, 1e-4f);
