@@ -1,8 +1,10 @@
 /* measure.c - child processes for builds and candidate runs (see measure.h).
  *
- * One event loop serves both tune_spawn (one child) and tune_build_many
- * (up to `jobs` children at once): poll() on every child's output pipe,
- * short sleeps only while a child has closed its output but not exited.
+ * One event loop step (children_step) serves tune_spawn (one child) and
+ * tune_build_and_run (up to `jobs` builds, and a candidate's run beside
+ * them; tune_build_many is it without runs): poll() on every child's
+ * output pipe, short sleeps only while a child has closed its output but
+ * not exited.
  * A child's exit is seen with waitid(WNOWAIT) before it is reaped, so its
  * process group can still be killed safely (the zombie keeps the id from
  * being reused): whatever the shell left running in its group dies with
@@ -147,11 +149,12 @@ static void child_check(Child *c, double t)
 
 /* One round of the event loop over the RUNNING children among act[0..na-1]:
  * waits for output, an exit or the nearest deadline (at most 50 ms), reads
- * and checks them. Returns how many became DONE. pf and who hold na. */
-static int children_step(Child *const *act, int na, struct pollfd *pf, int *who)
+ * and checks them (a child whose output and exit are in becomes DONE). pf
+ * and who hold na. */
+static void children_step(Child *const *act, int na, struct pollfd *pf, int *who)
 {
     double t = now_s();
-    int np = 0, wait_ms = 50, finished = 0;
+    int np = 0, wait_ms = 50;
     for (int i = 0; i < na; i++) {
         Child *c = act[i];
         if (c->state != RUNNING)
@@ -173,50 +176,22 @@ static int children_step(Child *const *act, int na, struct pollfd *pf, int *who)
             if (pf[k].revents)
                 child_read(act[who[k]]);
     t = now_s();
-    for (int i = 0; i < na; i++) {
-        if (act[i]->state != RUNNING)
-            continue;
-        child_check(act[i], t);
-        finished += act[i]->state == DONE;
-    }
-    return finished;
-}
-
-/* Runs cmds[0..n-1] as cs[0..n-1] (out and cap set), `jobs` at a time.
- * act, pf and who hold n. */
-static void run_children(int n, char *const *cmds, int jobs, double timeout_s, Child *cs, Child **act,
-                         struct pollfd *pf, int *who)
-{
-    int next = 0, running = 0, done = 0;
-    while (done < n) {
-        while (running < jobs && next < n) {
-            child_start(&cs[next], cmds[next], timeout_s);
-            if (cs[next].state == RUNNING)
-                running++;
-            else
-                done++;
-            next++;
-        }
-        int na = 0;
-        for (int i = 0; i < next; i++)
-            if (cs[i].state == RUNNING)
-                act[na++] = &cs[i];
-        int f = children_step(act, na, pf, who);
-        running -= f;
-        done += f;
-    }
+    for (int i = 0; i < na; i++)
+        if (act[i]->state == RUNNING)
+            child_check(act[i], t);
 }
 
 int tune_spawn(const char *shell_cmd, double timeout_s, char *out, size_t outcap,
                int *exit_code, int *timed_out)
 {
-    Child c = {.out = outcap ? out : NULL, .cap = out ? outcap : 0}, *act;
-    char *const cmds[1] = {(char *)shell_cmd};
+    Child c = {.out = outcap ? out : NULL, .cap = out ? outcap : 0}, *act = &c;
     struct pollfd pf;
     int who;
     if (c.cap)
         out[0] = '\0';
-    run_children(1, cmds, 1, timeout_s, &c, &act, &pf, &who);
+    child_start(&c, shell_cmd, timeout_s);
+    while (c.state == RUNNING)
+        children_step(&act, 1, &pf, &who);
     if (exit_code)
         *exit_code = c.exit_code;
     if (timed_out)
@@ -226,34 +201,7 @@ int tune_spawn(const char *shell_cmd, double timeout_s, char *out, size_t outcap
 
 int tune_build_many(int n, char *const *cmds, int jobs, double timeout_s, TuneSpawnResult *res)
 {
-    if (n <= 0)
-        return 0;
-    Child *cs = calloc((size_t)n, sizeof *cs), **act = calloc((size_t)n, sizeof *act);
-    struct pollfd *pf = calloc((size_t)n, sizeof *pf);
-    int *who = calloc((size_t)n, sizeof *who);
-    if (!cs || !act || !pf || !who) {
-        for (int i = 0; i < n; i++) {
-            res[i] = (TuneSpawnResult){.exit_code = -1};
-            snprintf(res[i].out, sizeof res[i].out, "cannot start '%s': out of memory", cmds[i]);
-        }
-        free(cs), free(act), free(pf), free(who);
-        return n;
-    }
-    for (int i = 0; i < n; i++) {
-        cs[i].out = res[i].out;
-        cs[i].cap = sizeof res[i].out;
-        res[i].out[0] = '\0';
-    }
-    run_children(n, cmds, jobs > 0 ? jobs : 1, timeout_s, cs, act, pf, who);
-    int failed = 0;
-    for (int i = 0; i < n; i++) {
-        res[i].exit_code = cs[i].exit_code;
-        res[i].timed_out = cs[i].timed_out;
-        res[i].seconds = cs[i].ended - cs[i].start;
-        failed += cs[i].exit_code != 0 || cs[i].timed_out;
-    }
-    free(cs), free(act), free(pf), free(who);
-    return failed;
+    return tune_build_and_run(n, cmds, NULL, NULL, NULL, jobs, 0, timeout_s, res, NULL);
 }
 
 /* ---- the candidate protocol ---- */
@@ -459,23 +407,25 @@ int tune_build_and_run(int n, char *const *build_cmds, const char *runner, char 
     struct pollfd *pf = calloc((size_t)n + 1, sizeof *pf);
     int *who = calloc((size_t)n + 1, sizeof *who);
     char *run_out = malloc(RUN_OUT_CAP);
-    if (!bs || !act || !pf || !who || !run_out) {
+    /* ran_state: 0 not yet, 1 running (in `run`), 2 finished or never to run */
+    int *ran_state = calloc((size_t)n, sizeof *ran_state);
+    if (!bs || !act || !pf || !who || !run_out || !ran_state) {
         for (int i = 0; i < n; i++) {
             built[i] = (TuneSpawnResult){.exit_code = -1};
             snprintf(built[i].out, sizeof built[i].out, "cannot start '%s': out of memory", build_cmds[i]);
-            run_not_started(&ran[i], TUNE_BUILD_FAIL, built[i].out);
+            if (ran)
+                run_not_started(&ran[i], TUNE_BUILD_FAIL, built[i].out);
         }
-        free(bs), free(act), free(pf), free(who), free(run_out);
+        free(bs), free(act), free(pf), free(who), free(run_out), free(ran_state);
         return n;
     }
     for (int i = 0; i < n; i++) {
         bs[i].out = built[i].out;
         bs[i].cap = sizeof built[i].out;
         built[i].out[0] = '\0';
-        run_not_started(&ran[i], TUNE_BUILD_FAIL, "not built");
+        if (ran)
+            run_not_started(&ran[i], TUNE_BUILD_FAIL, "not built");
     }
-    /* ran_state: 0 not yet, 1 running (in `run`), 2 finished or never to run */
-    int *ran_state = calloc((size_t)n, sizeof *ran_state);
     int next_build = 0, run_i = -1, failed = 0;
     char *run_cmd = NULL;
     for (;;) {
@@ -484,7 +434,7 @@ int tune_build_and_run(int n, char *const *build_cmds, const char *runner, char 
             building += bs[i].state == RUNNING;
         /* a built candidate is timed first, when no more than `overlap`
            builds are going on beside it */
-        if (run_i < 0 && building <= overlap) {
+        if (exes && run_i < 0 && building <= overlap) {
             for (int i = 0; i < next_build && run_i < 0; i++) {
                 if (bs[i].state != DONE || ran_state[i] != 0)
                     continue;
@@ -522,7 +472,7 @@ int tune_build_and_run(int n, char *const *build_cmds, const char *runner, char 
             act[na++] = &run;
         if (na == 0) {
             int pending = 0;
-            for (int i = 0; i < n; i++)
+            for (int i = 0; i < n && exes; i++)
                 pending += ran_state[i] == 0;
             if (next_build == n && !pending)
                 break;

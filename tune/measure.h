@@ -64,8 +64,9 @@ int tune_run_candidate(const char *runner, const char *exe, const char *args, do
  * a candidate is being timed at most `overlap` builds go on beside it (0:
  * a run starts only when no build is going on); a candidate whose build
  * ended is timed before another build starts. Fills built[0..n-1] and
- * ran[0..n-1] (TUNE_BUILD_FAIL for those that did not build). Returns how
- * many builds failed. */
+ * ran[0..n-1] (TUNE_BUILD_FAIL for those that did not build). With exes
+ * NULL (and ran NULL) it only builds: tune_build_many. Returns how many
+ * builds failed. */
 int tune_build_and_run(int n, char *const *build_cmds, const char *runner, char *const *exes,
                        const char *args, int jobs, int overlap, double timeout_s,
                        TuneSpawnResult *built, TuneRunResult *ran);
