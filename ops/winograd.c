@@ -118,13 +118,24 @@ static Expr *add_term(LoopBuilder *lb, Expr *sum, Expr *c, Expr *x)
     return sum ? lx_add(lb, sum, term) : term;
 }
 
+/* X at input row ih (inside when hin) and column iw of the tile's patch,
+ * 0 outside the input: columns reach at most maxw */
+static Expr *patch_load(ComputeCtx *cx, const Node *n, const Wino *w, Expr *nn, Expr *icb, Expr *l, Expr *ih,
+                        Expr *hin, Expr *iw, int64_t maxw)
+{
+    LoopBuilder *lb = cx->lb;
+    Shape xs = cx->g->values[n->in[0]].shape;
+    Expr *cond = compute_bound(cx, hin, iw, w->pl, maxw, w->W);
+    Expr *xi5[5] = {nn, icb, ih, iw, l};
+    return lx_select(lb, cond, lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &xs, xi5)),
+                     lx_float(lb, 0.0));
+}
+
 /* m = 2, stage 1's body: the two nonzeros of each row of B^T (top comment) */
 static Expr *input_transform2(ComputeCtx *cx, const Node *n, const Wino *w, Expr *nn, Expr *th, Expr *tw,
                               Expr *icb, Expr *t, Expr *l)
 {
     LoopBuilder *lb = cx->lb;
-    const Graph *g = cx->g;
-    LBuf *X = cx->buf_of(cx, n->in[0]);
     Expr *xi = lx_div(lb, t, lx_int(lb, 4)), *nu = lx_bin(lb, BO_MOD, t, lx_int(lb, 4));
     Expr *row[2], *col[2], *rneg[2], *cneg[2];
     row[0] = lx_bin(lb, BO_MIN, xi, lx_int(lb, 1));
@@ -144,11 +155,7 @@ static Expr *input_transform2(ComputeCtx *cx, const Node *n, const Wino *w, Expr
         Expr *part = NULL;
         for (int b = 0; b < 2; b++) {
             Expr *iw = lx_add(lb, lx_add(lb, lx_muli(lb, tw, 2), col[b]), lx_int(lb, -w->pl));
-            Expr *cond = compute_bound(cx, hin, iw, w->pl, maxw, w->W);
-            Expr *xi5[5] = {nn, icb, ih, iw, l};
-            Shape xs = g->values[n->in[0]].shape;
-            Expr *ld = lx_select(lb, cond, lx_load(lb, X, compute_flat_index(cx, &xs, xi5)), lx_float(lb, 0.0));
-            ld = sgn(lb, cneg[b], ld);
+            Expr *ld = sgn(lb, cneg[b], patch_load(cx, n, w, nn, icb, l, ih, hin, iw, maxw));
             part = part ? lx_add(lb, part, ld) : ld;
         }
         part = sgn(lb, rneg[a], part);
@@ -162,8 +169,6 @@ static Expr *input_transform4(ComputeCtx *cx, const Node *n, const Wino *w, Expr
                               Expr *icb, Expr *t, Expr *l)
 {
     LoopBuilder *lb = cx->lb;
-    LBuf *X = cx->buf_of(cx, n->in[0]);
-    Shape xs = cx->g->values[n->in[0]].shape;
     Expr *xi = lx_div(lb, t, lx_int(lb, 6)), *nu = lx_bin(lb, BO_MOD, t, lx_int(lb, 6));
     int64_t maxh = 4 * (w->TH - 1) + 5 - w->pt, maxw = 4 * (w->TW - 1) + 5 - w->pl;
     Expr *sum = NULL;
@@ -173,10 +178,8 @@ static Expr *input_transform4(ComputeCtx *cx, const Node *n, const Wino *w, Expr
         Expr *cr = coef(lb, &BT4[0][0], 6, 6, xi, i);
         for (int j = 0; j < 6; j++) {
             Expr *iw = lx_add(lb, lx_add(lb, lx_muli(lb, tw, 4), lx_int(lb, j)), lx_int(lb, -w->pl));
-            Expr *cond = compute_bound(cx, hin, iw, w->pl, maxw, w->W);
-            Expr *xi5[5] = {nn, icb, ih, iw, l};
-            Expr *ld = lx_select(lb, cond, lx_load(lb, X, compute_flat_index(cx, &xs, xi5)), lx_float(lb, 0.0));
-            sum = add_term(lb, sum, lx_mul(lb, cr, coef(lb, &BT4[0][0], 6, 6, nu, j)), ld);
+            sum = add_term(lb, sum, lx_mul(lb, cr, coef(lb, &BT4[0][0], 6, 6, nu, j)),
+                           patch_load(cx, n, w, nn, icb, l, ih, hin, iw, maxw));
         }
     }
     return sum;
@@ -212,14 +215,13 @@ static int output_tiles4(ComputeCtx *cx, ComputeDef *def, const Node *n, const W
 }
 
 /* m = 2, Y at one pixel: 9 values of M (top comment) */
-static Expr *output_pixel2(LoopBuilder *lb, LBuf *M, const Wino *wp, Expr *yn, Expr *ocb, Expr *oh, Expr *ow, Expr *ol)
+static Expr *output_pixel2(LoopBuilder *lb, LBuf *M, const Wino *w, Expr *yn, Expr *ocb, Expr *oh, Expr *ow, Expr *ol)
 {
-    Wino w = *wp;
     Expr *two = lx_int(lb, 2);
     Expr *ra = lx_bin(lb, BO_MOD, oh, two), *cb = lx_bin(lb, BO_MOD, ow, two);
-    Expr *tp = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, yn, w.TH), lx_div(lb, oh, two)), w.TW),
+    Expr *tp = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, yn, w->TH), lx_div(lb, oh, two)), w->TW),
                       lx_div(lb, ow, two));
-    Expr *base = lx_add(lb, lx_muli(lb, tp, w.OC), lx_add(lb, lx_muli(lb, ocb, w.L), ol));
+    Expr *base = lx_add(lb, lx_muli(lb, tp, w->OC), lx_add(lb, lx_muli(lb, ocb, w->L), ol));
     Expr *sa = lx_select(lb, lx_bin(lb, BO_EQ, ra, lx_int(lb, 1)), lx_float(lb, -1.0), lx_float(lb, 1.0));
     Expr *sb = lx_select(lb, lx_bin(lb, BO_EQ, cb, lx_int(lb, 1)), lx_float(lb, -1.0), lx_float(lb, 1.0));
     Expr *r3[3];
@@ -227,7 +229,7 @@ static Expr *output_pixel2(LoopBuilder *lb, LBuf *M, const Wino *wp, Expr *yn, E
         Expr *m3[3];
         for (int q = 0; q < 3; q++) {
             Expr *ti = lx_add(lb, lx_muli(lb, lx_add(lb, ra, lx_int(lb, r)), 4), lx_add(lb, cb, lx_int(lb, q)));
-            m3[q] = lx_load(lb, M, lx_add(lb, lx_muli(lb, ti, w.P * w.OC), base));
+            m3[q] = lx_load(lb, M, lx_add(lb, lx_muli(lb, ti, w->P * w->OC), base));
         }
         r3[r] = lx_add(lb, m3[0], lx_mul(lb, sb, lx_add(lb, m3[1], m3[2])));
     }

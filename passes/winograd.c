@@ -17,8 +17,10 @@
  * two arena scratch outputs V [16, P, IC] and M [16, P, OC] (P tiles),
  * live only while it runs, like pass hidden's scratch values.
  *
- * F(4x4, 3x3) (U [36, IC, OC], a third scratch output Z of whole output
- * tiles) where the output is at least 8x8, else F(2x2, 3x3).
+ * Those sizes are F(2x2, 3x3)'s; F(4x4, 3x3) (U [36, IC, OC], V and M
+ * [36, P, .] over tiles of 4x4, and a third scratch output Z of whole
+ * output tiles) is taken where it pays: >= 64 input channels, output at
+ * least 8x8 and >= 32 tiles of 4x4 (rule and measurements in rewrite).
  *
  * CTVM_WINOGRAD=0 in the environment turns the pass off, CTVM_WINOGRAD=2
  * keeps it to F(2x2, 3x3) (A/B timing). */
