@@ -36,8 +36,8 @@ char *driver_join_args(int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         int quote = strpbrk(argv[i], " '\"[]*?") != NULL;
         p += sprintf(p, "%s%s", i ? " " : "", quote ? "'" : "");
-        for (const char *c = argv[i]; *c; c++) /* no comment terminator in the stamp */
-            *p++ = (c[0] == '*' && c[1] == '/') ? '+' : *c;
+        for (const char *c = argv[i]; *c; c++) /* escaped for the stamp by emit_c/c_text.h */
+            *p++ = *c;
         p += sprintf(p, "%s", quote ? "'" : "");
     }
     return s;

@@ -215,8 +215,12 @@ int emit_kernel_bench(Graph *g, const EmitOptions *o, const EmitTask *task, cons
     fclose(kf);
     Stmt *both[2] = {cand, ref};
     int uses_vec = emit_uses_vec(tg, both, 2, ktext);
-    fprintf(out, "/* ctvm-tune candidate: %s (group of node '%s'), knobs %d %d %d %d, target %s, %d thread(s) */\n",
-            key, g->nodes[anchor].name, knobs[0], knobs[1], knobs[2], knobs[3], tg->name, threads);
+    fputs("/* ctvm-tune candidate: ", out);
+    c_text_print(out, key, C_COMMENT);
+    fputs(" (group of node '", out);
+    c_text_print(out, g->nodes[anchor].name, C_COMMENT);
+    fprintf(out, "'), knobs %d %d %d %d, target %s, %d thread(s) */\n", knobs[0], knobs[1], knobs[2], knobs[3],
+            tg->name, threads);
     if (threads > 1)
         fprintf(out, "#define CTVM_THREADS %d\n", threads);
     fputs("#ifndef _POSIX_C_SOURCE\n#define _POSIX_C_SOURCE 200112L\n#endif\n#include <stdint.h>\n#include <stdio.h>\n"

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "c_text.h"
 #include "emit_loop.h"
 #include "emit_weights.h"
 #include "ir/graph.h"
@@ -30,8 +31,6 @@ double emit_group_flops(const Graph *g, int anchor);
 /* 1 when some value has a storage type without a C type (float16, ...) */
 int emit_uses_narrow_types(const Graph *g);
 
-/* src with every character outside [A-Za-z0-9] as '_' (kernel names) */
-void emit_sanitize(char *dst, size_t cap, const char *src);
 /* How a kernel call passes a buffer: in0, out1, (float *)(ws + 64), weights */
 void emit_call_arg(FILE *f, const LBuf *b, const WeightBlob *blob);
 /* The parameter list of NAME_run (with_ws 0) or NAME_run_ws (1) */

@@ -22,6 +22,11 @@ int diag_error(Diag *d, const Graph *g, int node_id, const char *fmt, ...)
     } else {
         snprintf(d->last, sizeof d->last, "%s: %s: %s", tool, file, reason);
     }
+    /* names in the message come from the model file: no terminal control
+       sequences (ESC, CR, ...) reach the user's terminal */
+    for (char *c = d->last; *c; c++)
+        if ((unsigned char)*c < 0x20 ? *c != '\n' && *c != '\t' : *c == 0x7f)
+            *c = '?';
     d->n_errors++;
     if (!d->quiet)
         fprintf(stderr, "%s\n", d->last);

@@ -28,6 +28,12 @@ p=$(echo "$out" | sed -n 's/^tune: \([0-9]*\) passed, \([0-9]*\) failed/\1/p')
 f=$(echo "$out" | sed -n 's/^tune: \([0-9]*\) passed, \([0-9]*\) failed/\2/p')
 [ -n "$p" ] || f=$(( ${f:-0} + 1 ))
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+# model names that attack the generated C (tests/hostile_names.sh)
+out=$(bash tests/hostile_names.sh 2>&1 | tee /dev/stderr | tail -1)
+p=$(echo "$out" | sed -n 's/^hostile names: \([0-9]*\) passed, \([0-9]*\) failed/\1/p')
+f=$(echo "$out" | sed -n 's/^hostile names: \([0-9]*\) passed, \([0-9]*\) failed/\2/p')
+[ -n "$p" ] || f=$(( ${f:-0} + 1 ))
+pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 if [ "${CTVM_SKIP_ZOO:-0}" != 1 ]; then
   # the zoo's representative subset (zoo/README.md): exported, checked against ONNX Runtime
   if bash zoo/zoo.sh --ci; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL zoo subset (zoo/zoo.sh --ci)"; fi
