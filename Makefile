@@ -6,7 +6,10 @@
 
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -Wall -Wextra -D_GNU_SOURCE -I. -Ibuild/gen
+LDFLAGS ?=
+# CFLAGS and LDFLAGS are the caller's (make san / make fuzz set sanitizers
+# there); what every object needs comes on top
+ALL_CFLAGS = $(CFLAGS) -std=c11 -Wall -Wextra -D_GNU_SOURCE -I. -I$(B)/gen
 LDLIBS  := -lprotobuf-c -ljansson -lzip -lopenblas -lm
 B       := build
 
@@ -22,9 +25,16 @@ EMBEDDED := $(sort $(wildcard runtime_min/*.h runtime_min/*.c templates/*.h temp
 
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
+# the fuzz targets (fuzz/): built with libFuzzer by `make fuzz`, and with
+# fuzz/replay_main.c into every build so their regression inputs replay in `make test`
+FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
+REPLAY_BIN := $(patsubst fuzz/%.c,$(B)/fuzz/replay_%,$(FUZZ_SRC))
+FUZZ_SECONDS ?= 60
+FB := build-fuzz
+SAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-.PHONY: all test unit e2e demo deps bench clean conformance conformance-ci zoo zoo-ci
-all: $(B)/ctvm-emit $(B)/ctvm-run $(B)/ctvm-tune $(TEST_BIN)
+.PHONY: all test unit e2e demo deps bench clean conformance conformance-ci zoo zoo-ci fuzz fuzz-build fuzz-lib san
+all: $(B)/ctvm-emit $(B)/ctvm-run $(B)/ctvm-tune $(TEST_BIN) $(REPLAY_BIN)
 
 deps:
 	@bash tools/deps.sh
@@ -43,26 +53,51 @@ $(EMBED_C): $(B)/embed $(EMBEDDED)
 
 $(B)/obj/gen/onnx.pb-c.o: $(GEN_C)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -w -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -w -c -o $@ $<
 
 $(B)/obj/gen/embedded.o: $(EMBED_C)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 $(B)/obj/%.o: %.c $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(LIB): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
 $(B)/ctvm-%: cli/ctvm_%.c cli/driver.c cli/driver.h $(LIB)
-	$(CC) $(CFLAGS) -o $@ $< cli/driver.c $(LIB) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< cli/driver.c $(LIB) $(LDLIBS)
 
 $(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB)
 	@mkdir -p $(B)/tests
-	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+
+$(B)/fuzz/replay_%: fuzz/%.c fuzz/fuzz_util.h fuzz/replay_main.c $(LIB)
+	@mkdir -p $(B)/fuzz
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< fuzz/replay_main.c $(LIB) $(LDLIBS)
+
+# libFuzzer targets (clang): the library built with ASan+UBSan and coverage
+# into $(FB), each target linked with -fsanitize=fuzzer
+$(FB)/fuzz/%: fuzz/%.c fuzz/fuzz_util.h fuzz-lib
+	@mkdir -p $(FB)/fuzz
+	clang $(SAN_FLAGS) -fsanitize=fuzzer -std=c11 -D_GNU_SOURCE -I. -I$(FB)/gen -o $@ $< $(FB)/libctvm.a $(LDLIBS)
+
+fuzz-lib:
+	@$(MAKE) --no-print-directory B=$(FB) CC=clang CFLAGS='$(SAN_FLAGS) -fsanitize=fuzzer-no-link' $(FB)/libctvm.a
+
+fuzz-build: $(patsubst fuzz/%.c,$(FB)/fuzz/%,$(FUZZ_SRC))
+
+# every fuzz target for FUZZ_SECONDS on its corpus (fuzz/run.sh)
+fuzz: fuzz-build
+	@bash fuzz/run.sh $(FUZZ_SECONDS)
+
+# the compiler, its unit tests and the replay binaries under ASan+UBSan in
+# build-san/, then tests/san.sh (unit tests, e2e small models, a conformance sample)
+san:
+	@$(MAKE) --no-print-directory B=build-san CFLAGS='$(SAN_FLAGS)' LDFLAGS='-fsanitize=address,undefined' all
+	@bash tests/san.sh
 
 unit: $(TEST_BIN)
 	@bash tests/run_unit.sh $(TEST_BIN)

@@ -8,6 +8,7 @@
 #include "ir/target.h"
 #include "schedule/schedule_key.h"
 #include "tune/records.h"
+#include "tune/records_tuning.h"
 
 static void usage(FILE *f)
 {
@@ -58,34 +59,16 @@ static int section_name_ok(const char *s)
     return 1;
 }
 
-/* Per workload, the knobs tune_records_choose picks among the records of
-   this version, target and thread count, for the schedules; the ignored
-   records are reported. */
+/* The knobs per workload from the records of this version, target and
+   thread count; the records of other thread counts are reported. */
 static int load_tuning(const char *path, const CompileOptions *o, TuneRecordSet *set, SchedTuning *t)
 {
     if (tune_records_load_report("ctvm-emit", path, target_find(o->emit.target)->name, CTVM_VERSION, set) != 0)
         return -1;
-    t->workload = calloc((size_t)set->n + 1, sizeof(char *));
-    t->knobs = calloc((size_t)set->n + 1, sizeof *t->knobs);
-    t->used = calloc((size_t)set->n + 1, sizeof(int));
-    if (!t->workload || !t->knobs || !t->used)
+    int other_threads;
+    if (tune_records_tuning(set, o->emit.threads, t, &other_threads) != 0) {
+        fprintf(stderr, "ctvm-emit: %s: out of memory\n", path);
         return -1;
-    int other_threads = 0;
-    for (int i = 0; i < set->n; i++) {
-        const TuneRecord *r = &set->rec[i];
-        if (r->threads != o->emit.threads) {
-            other_threads++;
-            continue;
-        }
-        int seen = 0;
-        for (int k = 0; k < t->n && !seen; k++)
-            seen = !strcmp(t->workload[k], r->workload);
-        const TuneRecord *best = seen ? NULL : tune_records_choose(set, r->workload, r->threads, 0.02);
-        if (!best)
-            continue;
-        t->workload[t->n] = best->workload;
-        memcpy(t->knobs[t->n], best->knobs, sizeof t->knobs[t->n]);
-        t->n++;
     }
     if (other_threads)
         fprintf(stderr, "ctvm-emit: %s: %d records are for another thread count than %d (not used)\n", path,
@@ -227,7 +210,7 @@ int main(int argc, char **argv)
                 records, matched, tuning.n, target_find(o.emit.target)->name, o.emit.threads,
                 o.emit.threads > 1 ? "s" : "", kernels);
     }
-    free(tuning.workload), free(tuning.knobs), free(tuning.used);
+    tune_tuning_free(&tuning);
     tune_records_free(&set);
     return rc == 0 ? 0 : 1;
 }

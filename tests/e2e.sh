@@ -10,11 +10,14 @@
 # (default ~/.cache/ctvm/models); CTVM_SKIP_SEED=1 skips them.
 set -u
 cd "$(dirname "$0")/.."
-EMIT=build/ctvm-emit
+# CTVM_BIN: the folder of the ctvm binaries under test (default build; tests/san.sh
+# gives build-san, the compiler built with ASan+UBSan)
+BIN=${CTVM_BIN:-build}
+EMIT=$BIN/ctvm-emit
 # CTVM_CFLAGS replaces ctvm-run's -O2 for every generated build, e.g. a whole
 # run under UBSan: CTVM_CFLAGS="-O1 -fsanitize=undefined,alignment -fno-sanitize-recover=all"
 # (a check's own --cflags, given later, wins).
-RUN() { build/ctvm-run ${CTVM_CFLAGS:+--cflags "$CTVM_CFLAGS"} "$@"; }
+RUN() { $BIN/ctvm-run ${CTVM_CFLAGS:+--cflags "$CTVM_CFLAGS"} "$@"; }
 T=$(mktemp -d /tmp/ctvm-e2e-XXXXXX)
 trap 'rm -rf "$T"' EXIT
 pass=0; fail=0; failed=()

@@ -12,7 +12,8 @@
 # passed, N failed" last.
 set -u
 cd "$(dirname "$0")/.."
-ROOT=$PWD EMIT=$PWD/build/ctvm-emit RUN=$PWD/build/ctvm-run TUNE=$PWD/build/ctvm-tune
+BIN=$PWD/${CTVM_BIN:-build} # CTVM_BIN as in tests/e2e.sh
+ROOT=$PWD EMIT=$BIN/ctvm-emit RUN=$BIN/ctvm-run TUNE=$BIN/ctvm-tune
 . tools/stamp.sh
 T=$(mktemp -d /tmp/ctvm-hostile-XXXXXX)
 trap 'rm -rf "$T"' EXIT
