@@ -20,6 +20,7 @@
 
 #include "driver.h"
 #include "ir/target.h"
+#include "frontend/out_file.h"
 #include "frontend/tensor_io.h"
 
 #define MAX_IO 64
@@ -268,6 +269,9 @@ int main(int argc, char **argv)
     if (app_threads && !threads_given) /* a team of that size needs a threaded model */
         threads = app_threads > 1 ? app_threads : 2;
     d.file = model;
+    char why[200];
+    if (output && out_target_check(output, why, sizeof why) != 0) /* before any work */
+        return diag_error(&d, NULL, -1, "cannot write '%s': %s", output, why), 2;
     char dir[4096];
     if (keep) {
         snprintf(dir, sizeof dir, "%s", keep);

@@ -81,20 +81,20 @@ static const char *kind_of(mode_t m)
 int out_target_check(const char *path, char *why, size_t cap)
 {
     if (!path || !*path) {
-        snprintf(why, cap, "cannot write '': the output path is empty");
+        snprintf(why, cap, "the output path is empty");
         return -1;
     }
     struct stat st;
     if (lstat(path, &st) != 0) {
         if (errno == ENOENT)
             return 0;
-        snprintf(why, cap, "cannot write '%s': %s", path, strerror(errno));
+        snprintf(why, cap, "%s", strerror(errno));
         return -1;
     }
     if (S_ISREG(st.st_mode))
         return 0;
-    snprintf(why, cap, "cannot write '%s': it is %s; only a regular file is replaced%s", path,
-             kind_of(st.st_mode), S_ISLNK(st.st_mode) ? " (give the path it points to)" : "");
+    snprintf(why, cap, "it is %s; only a regular file is written%s", kind_of(st.st_mode),
+             S_ISLNK(st.st_mode) ? " (give the path it points to)" : "");
     return -1;
 }
 
@@ -143,9 +143,9 @@ int out_open(OutFile *o, const char *path, Diag *d)
     o->path = path;
     o->f = NULL;
     o->slot = -1;
-    char why[PATH_MAX + 200];
+    char why[200];
     if (out_target_check(path, why, sizeof why) != 0)
-        return diag_error(d, NULL, -1, "%s", why);
+        return diag_error(d, NULL, -1, "cannot write '%s': %s", path, why);
     int slot = 0;
     while (slot < OUT_SLOTS && slot_taken[slot])
         slot++;
@@ -267,7 +267,7 @@ static int unplace(OutFile *const *fs, const int *placed, int n)
 
 int out_commit_all(OutFile *const *fs, int n, Diag *d)
 {
-    char why[PATH_MAX + 200];
+    char why[200];
     if (n > OUT_SLOTS) { /* cannot be: each file holds a slot */
         drop_all(fs, n);
         return diag_error(d, NULL, -1, "cannot write '%s': too many output files at once", fs[0]->path);
@@ -280,7 +280,7 @@ int out_commit_all(OutFile *const *fs, int n, Diag *d)
         }
     for (int i = 0; i < n; i++)
         if (out_target_check(fs[i]->path, why, sizeof why) != 0) {
-            diag_error(d, NULL, -1, "%s", why);
+            diag_error(d, NULL, -1, "cannot write '%s': %s", fs[i]->path, why);
             drop_all(fs, n);
             return -1;
         }
@@ -327,18 +327,17 @@ int out_open_append(const char *path, char *why, size_t cap)
         return -1;
     int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
     if (fd < 0) {
-        snprintf(why, cap, "cannot write '%s': %s", path, strerror(errno));
+        snprintf(why, cap, "%s", strerror(errno));
         return -1;
     }
     struct stat st;
     if (fstat(fd, &st) != 0) {
-        snprintf(why, cap, "cannot write '%s': %s", path, strerror(errno));
+        snprintf(why, cap, "%s", strerror(errno));
         close(fd);
         return -1;
     }
     if (!S_ISREG(st.st_mode)) { /* changed since the check */
-        snprintf(why, cap, "cannot write '%s': it is %s; only a regular file is appended to", path,
-                 kind_of(st.st_mode));
+        snprintf(why, cap, "it is %s; only a regular file is written", kind_of(st.st_mode));
         close(fd);
         return -1;
     }

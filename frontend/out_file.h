@@ -35,8 +35,9 @@ typedef struct OutFile {
     int slot;         /* its temporary file's name in the cleanup table; -1 none */
 } OutFile;
 
-/* 0 if `path` names nothing or a regular file; else -1 with why[] saying
- * "'PATH' is a directory; ..." (also for a symbolic link). */
+/* 0 if `path` names nothing or a regular file; else -1 with the reason in
+ * why[], e.g. "it is a directory; only a regular file is written" (also
+ * for a symbolic link). */
 int out_target_check(const char *path, char *why, size_t cap);
 
 /* 1 if a and b name the same file (same folder and the same last name). */
@@ -62,7 +63,7 @@ void out_drop(OutFile *o);
 /* For appending (tuning records): opens `path` O_RDWR | O_APPEND, created
  * 0644 if it does not exist, only if it is a regular file (no symbolic link
  * followed, a FIFO refused without blocking). The descriptor, or -1 with
- * why[] set. */
+ * the reason in why[]. */
 int out_open_append(const char *path, char *why, size_t cap);
 
 #endif
