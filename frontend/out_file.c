@@ -13,8 +13,9 @@
 #include <unistd.h>
 
 /* ---- the temporary files a signal must remove ----
- * A name is stored before its slot is marked live, and the handler only
- * unlinks live names and re-raises: all async-signal-safe. */
+ * The handler only unlinks the names of live slots and re-raises: all
+ * async-signal-safe. A slot's name is written while it is not live, except
+ * by mkostemp (see out_open). */
 enum { OUT_SLOTS = 8 };
 static char temp_name[OUT_SLOTS][PATH_MAX];
 static volatile sig_atomic_t temp_live[OUT_SLOTS];
@@ -156,6 +157,11 @@ int out_open(OutFile *o, const char *path, Diag *d)
         return diag_error(d, NULL, -1, "cannot write '%s': the path is too long", path);
     install_handlers();
     slot_taken[slot] = 1;
+    /* live before the file exists: mkostemp writes each name it tries into
+       temp_name[slot] before creating it, so a signal arriving as it is
+       created still finds the name (one arriving after a name was taken by
+       someone else, a 1 in 2^35 collision, would remove that file) */
+    temp_live[slot] = 1;
     int fd = mkostemp(temp_name[slot], O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
@@ -163,7 +169,6 @@ int out_open(OutFile *o, const char *path, Diag *d)
         return diag_error(d, NULL, -1, "cannot write '%s': cannot create a temporary file beside it: %s",
                           path, strerror(e));
     }
-    temp_live[slot] = 1;
     o->slot = slot;
     if (fchmod(fd, file_mode()) != 0 || !(o->f = fdopen(fd, "wb"))) {
         int e = errno;
