@@ -1,6 +1,7 @@
 /* out_file.h - every file ctvm writes goes through here: model.c and model.h
- * (cli/driver.c), ctvm-run's --output .npz and .npy files (npz_io.c,
- * npy_write.c), and ctvm-tune's records, appended (tune/records.c).
+ * (cli/driver.c), .npz and .npy files such as ctvm-run's --output
+ * (npz_io.c, npy_write.c), ctvm-run's input files in its work folder, and
+ * ctvm-tune's records, appended (tune/records.c, out_open_append).
  *
  * Rules, so a path from the command line can never destroy what is there:
  * - Only a regular file, or a name where nothing is, is ever written. A
