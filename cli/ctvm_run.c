@@ -20,6 +20,7 @@
 
 #include "driver.h"
 #include "ir/target.h"
+#include "frontend/out_file.h"
 #include "frontend/tensor_io.h"
 
 #define MAX_IO 64
@@ -139,13 +140,18 @@ static const Tensor *pick(const Tensor *ts, int n, const char *name, int i)
     return i < n ? &ts[i] : NULL;
 }
 
-static int write_raw(const char *path, const void *data, size_t bytes)
+/* Writes data to path through out_file.h (--keep DIR may be the user's
+ * folder); -1 after a diagnostic. */
+static int write_raw(const char *path, const void *data, size_t bytes, Diag *d)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f)
+    OutFile o;
+    if (out_open(&o, path, d) != 0)
         return -1;
-    size_t w = fwrite(data, 1, bytes, f);
-    return fclose(f) == 0 && w == bytes ? 0 : -1;
+    if (fwrite(data, 1, bytes, o.f) != bytes) {
+        out_drop(&o);
+        return diag_error(d, NULL, -1, "cannot write '%s': write error", path);
+    }
+    return out_commit(&o, d);
 }
 
 /* Runs cmd; *out gets all it printed (read to the end, so a long profile
@@ -268,6 +274,9 @@ int main(int argc, char **argv)
     if (app_threads && !threads_given) /* a team of that size needs a threaded model */
         threads = app_threads > 1 ? app_threads : 2;
     d.file = model;
+    char why[200];
+    if (output && out_target_check(output, why, sizeof why) != 0) /* before any work */
+        return diag_error(&d, NULL, -1, "cannot write '%s': %s", output, why), 2;
     char dir[4096];
     if (keep) {
         snprintf(dir, sizeof dir, "%s", keep);
@@ -355,10 +364,8 @@ int main(int argc, char **argv)
         }
         char p[4200];
         snprintf(p, sizeof p, "%s/in%d.bin", dir, i);
-        if (write_raw(p, t->data, (size_t)io.in_bytes[i]) != 0) {
-            diag_error(&d, NULL, -1, "cannot write %s", p);
+        if (write_raw(p, t->data, (size_t)io.in_bytes[i], &d) != 0)
             goto done;
-        }
     }
     snprintf(cmd, sizeof cmd, "%s%s'%s' '%s' '%s' %d 2>&1", runner, *runner ? " " : "", exe, dir, dir,
              print_time ? repeat : 1);

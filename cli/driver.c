@@ -1,11 +1,12 @@
-/* driver.c - load -> passes -> emit, with atomic output files (driver.h). */
+/* driver.c - load -> passes -> emit, writing model.c/model.h through
+ * frontend/out_file.h (driver.h). */
 #include "driver.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "frontend/out_file.h"
 #include "ir/target.h"
 #include "passes/passes.h"
 
@@ -43,29 +44,6 @@ char *driver_join_args(int argc, char **argv)
     return s;
 }
 
-/* Opens path.tmp next to path; the caller renames or removes it. */
-static FILE *open_tmp(const char *path, char *tmp, size_t cap, Diag *d)
-{
-    snprintf(tmp, cap, "%s.tmp%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        diag_error(d, NULL, -1, "cannot write %s", path);
-    return f;
-}
-
-static int finish(FILE *f, const char *tmp, const char *path, int ok, Diag *d)
-{
-    if (!f)
-        return ok ? -1 : 0;
-    int closed = fclose(f) == 0;
-    if (ok && closed && rename(tmp, path) == 0)
-        return 0;
-    remove(tmp);
-    if (ok)
-        diag_error(d, NULL, -1, "cannot write %s", path);
-    return -1;
-}
-
 Graph *driver_prepare(const CompileOptions *o, Diag *d)
 {
     Graph *g = onnx_load(o->model, &o->load, d);
@@ -85,31 +63,46 @@ Graph *driver_prepare(const CompileOptions *o, Diag *d)
     return g;
 }
 
+/* The outputs can be written: each a regular file or new (out_file.h), and
+ * not both the same file. Checked before the model is even loaded. */
+static int check_outputs(const CompileOptions *o, Diag *d)
+{
+    char why[200];
+    const char *outs[2] = {o->out_c, o->out_h};
+    for (int i = 0; i < 2 && outs[i]; i++)
+        if (out_target_check(outs[i], why, sizeof why) != 0)
+            return diag_error(d, NULL, -1, "cannot write '%s': %s", outs[i], why);
+    if (o->out_h && out_same_target(o->out_c, o->out_h))
+        return diag_error(d, NULL, -1, "-o '%s' and --header '%s' name the same file", o->out_c,
+                          o->out_h);
+    return 0;
+}
+
 int driver_compile(const CompileOptions *o, Diag *d)
 {
+    if (check_outputs(o, d) != 0)
+        return -1;
     Graph *g = driver_prepare(o, d);
     if (!g)
         return -1;
-    int rc = 0;
+    char hash[32] = "";
+    hash_file(o->model, hash, sizeof hash);
+    EmitOptions eo = o->emit;
+    eo.model_hash = hash;
+    OutFile c, h = {.slot = -1};
+    int rc = out_open(&c, o->out_c, d);
+    if (rc == 0 && o->out_h && out_open(&h, o->out_h, d) != 0) {
+        out_drop(&c);
+        rc = -1;
+    }
     if (rc == 0) {
-        char hash[32] = "";
-        hash_file(o->model, hash, sizeof hash);
-        EmitOptions eo = o->emit;
-        eo.model_hash = hash;
-        char tmp_c[4200], tmp_h[4200];
-        FILE *fc = open_tmp(o->out_c, tmp_c, sizeof tmp_c, d);
-        FILE *fh = fc && o->out_h ? open_tmp(o->out_h, tmp_h, sizeof tmp_h, d) : NULL;
-        if (!fc || (o->out_h && !fh))
-            rc = -1;
-        else
-            rc = emit_model(g, &eo, fc, fh, d);
-        if (fc && ferror(fc))
-            rc = diag_error(d, NULL, -1, "error writing %s", o->out_c);
-        int rc_c = finish(fc, tmp_c, o->out_c, rc == 0, d);
-        int rc_h = o->out_h ? finish(fh, tmp_h, o->out_h, rc == 0 && rc_c == 0, d) : 0;
-        if (rc == 0 && (rc_c || rc_h)) {
-            remove(o->out_c);
-            rc = -1;
+        rc = emit_model(g, &eo, c.f, o->out_h ? h.f : NULL, d);
+        if (rc == 0) {
+            OutFile *const both[2] = {&c, &h};
+            rc = out_commit_all(both, o->out_h ? 2 : 1, d);
+        } else {
+            out_drop(&c);
+            out_drop(&h);
         }
     }
     graph_free(g);

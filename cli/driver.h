@@ -1,7 +1,8 @@
 /* driver.h - the whole compilation, shared by ctvm-emit and ctvm-run:
  * load (frontend) -> passes -> emit_c, writing model.c (and model.h) through
- * temporary files renamed into place only on success, so a failed run never
- * leaves a partial output file. */
+ * frontend/out_file.h: only a regular file (or a new one) is replaced, by
+ * temporary files renamed into place together only on success, so a failed
+ * or killed run leaves no partial output and the user's files as they were. */
 #ifndef CTVM_CLI_DRIVER_H
 #define CTVM_CLI_DRIVER_H
 

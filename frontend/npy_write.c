@@ -3,14 +3,15 @@
  * The header is the dict numpy itself writes, padded with spaces and a final
  * newline so that the data starts on a 64-byte boundary (numpy >= 1.x does
  * the same). Data is written little-endian (native order here); types numpy
- * lacks are written as tensor_io.h says (npy_descr.c, npy_elems.c). */
-#include <errno.h>
+ * lacks are written as tensor_io.h says (npy_descr.c, npy_elems.c). Files
+ * are written through out_file.h. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "npy_format.h"
+#include "out_file.h"
 #include "tensor_io.h"
 
 unsigned char *npy_encode(const Tensor *t, size_t *len, const char **why)
@@ -62,16 +63,12 @@ int tensor_write_npy(const char *path, const Tensor *t, Diag *d)
     if (!buf)
         return diag_error(d, NULL, -1, "%s: cannot write tensor '%s': %s", path,
                           t->name ? t->name : "", why);
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        free(buf);
-        return diag_error(d, NULL, -1, "cannot create '%s': %s", path, strerror(errno));
+    OutFile o;
+    int rc = out_open(&o, path, d);
+    if (rc == 0 && fwrite(buf, 1, len, o.f) != len) {
+        out_drop(&o);
+        rc = diag_error(d, NULL, -1, "cannot write '%s': write error", path);
     }
-    size_t put = fwrite(buf, 1, len, f);
     free(buf);
-    if (fclose(f) != 0 || put != len) {
-        remove(path);
-        return diag_error(d, NULL, -1, "%s: write error", path);
-    }
-    return 0;
+    return rc == 0 ? out_commit(&o, d) : -1;
 }

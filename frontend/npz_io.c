@@ -3,14 +3,15 @@
  * Reading accepts both np.savez (stored) and np.savez_compressed (deflated)
  * archives; libzip inflates and checks CRCs. Every entry must be an .npy
  * file; entry "x.npy" becomes tensor "x". Writing produces a stored archive
- * like np.savez; libzip writes to a temporary file and renames it on
- * zip_close, and zip_discard drops it on failure, so no partial file stays. */
+ * like np.savez: libzip builds it in memory and out_file.h writes it (only
+ * over a regular file, through a temporary file renamed into place). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zip.h>
 
 #include "file_util.h"
+#include "out_file.h"
 #include "npy_format.h"
 #include "tensor_io.h"
 
@@ -136,27 +137,66 @@ static int add_entry(zip_t *za, const Tensor *t, int i, const char *path, Diag *
     return 0;
 }
 
-int tensor_write_npz(const char *path, const Tensor *ts, int n, Diag *d)
+/* The archive's bytes, built in memory by libzip: *bytes malloc'd. */
+static int npz_image(const Tensor *ts, int n, const char *path, unsigned char **bytes,
+                     size_t *len, Diag *d)
 {
-    int errcode = 0;
-    zip_t *za = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &errcode);
+    zip_error_t ze;
+    zip_error_init(&ze);
+    zip_source_t *src = zip_source_buffer_create(NULL, 0, 0, &ze);
+    zip_t *za = src ? zip_open_from_source(src, ZIP_TRUNCATE, &ze) : NULL;
     if (!za) {
-        zip_error_t ze;
-        zip_error_init_with_code(&ze, errcode);
         diag_error(d, NULL, -1, "cannot create '%s': %s", path, zip_error_strerror(&ze));
         zip_error_fini(&ze);
+        zip_source_free(src);
         return -1;
     }
-    for (int i = 0; i < n; i++) {
-        if (add_entry(za, &ts[i], i, path, d)) {
-            zip_discard(za);
-            return -1;
-        }
-    }
+    zip_error_fini(&ze);
+    zip_source_keep(src); /* kept past zip_close, which writes the archive into it */
+    for (int i = 0; i < n; i++)
+        if (add_entry(za, &ts[i], i, path, d))
+            goto fail;
     if (zip_close(za) != 0) {
         diag_error(d, NULL, -1, "cannot write '%s': %s", path, zip_strerror(za));
-        zip_discard(za);
-        return -1;
+        goto fail;
+    }
+    za = NULL;
+    zip_stat_t st;
+    if (zip_source_stat(src, &st) != 0 || !(st.valid & ZIP_STAT_SIZE) ||
+        zip_source_open(src) != 0) {
+        diag_error(d, NULL, -1, "cannot write '%s': %s", path,
+                   zip_error_strerror(zip_source_error(src)));
+        goto fail;
+    }
+    *len = (size_t)st.size;
+    *bytes = malloc(*len ? *len : 1);
+    zip_int64_t got = *bytes ? zip_source_read(src, *bytes, st.size) : -1;
+    zip_source_close(src);
+    zip_source_free(src);
+    if (got < 0 || (zip_uint64_t)got != st.size) {
+        free(*bytes);
+        return diag_error(d, NULL, -1, "cannot write '%s': out of memory", path);
     }
     return 0;
+fail:
+    if (za)
+        zip_discard(za);
+    zip_source_free(src);
+    return -1;
+}
+
+int tensor_write_npz(const char *path, const Tensor *ts, int n, Diag *d)
+{
+    unsigned char *bytes;
+    size_t len;
+    if (npz_image(ts, n, path, &bytes, &len, d) != 0)
+        return -1;
+    OutFile o;
+    int rc = out_open(&o, path, d);
+    if (rc == 0 && fwrite(bytes, 1, len, o.f) != len) {
+        out_drop(&o);
+        rc = diag_error(d, NULL, -1, "cannot write '%s': write error", path);
+    }
+    free(bytes);
+    return rc == 0 ? out_commit(&o, d) : -1;
 }

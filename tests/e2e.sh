@@ -450,7 +450,7 @@ refuse() { # name file expected-text [extra args]
   if $EMIT "$f" -o "$T/bad.c" "$@" 2> "$T/err"; then echo "accepted $f"; return 1; fi
   cat "$T/err"
   [ ! -e "$T/bad.c" ] || { echo "left an output file"; return 1; }
-  ls "$T" | grep -q '^bad.c.tmp' && { echo "left a temp file"; return 1; }
+  ls "$T" | grep -q '^bad\.c\.tmp' && { echo "left a temp file"; return 1; } # bad.c.tmp-XXXXXX
   grep -q -- "$want" "$T/err"
 }
 head -c 3000 golden/small_cnn/model.onnx > "$T/truncated.onnx"
@@ -480,6 +480,59 @@ check "--bind of a file of the wrong type refused, naming the input" refuse \
   $ND/test_reshape_reordered_all_dims/model.onnx "input 'shape' is int64, the file holds float32" --bind shape=$RS/input_0.pb
 check "--bind of a name that is no input refused" refuse \
   $ND/test_reshape_reordered_all_dims/model.onnx "'shap', which is not an input" --bind shap=$RS/input_1.pb
+
+# --- output paths: only a regular file or a new one is written (frontend/out_file.h) ---
+O=$T/out; mkdir -p "$O"
+no_temp() { ! compgen -G "$O/*.tmp*" > /dev/null || { echo "left a temp file:"; ls "$O"; return 1; }; }
+out_refused() { # path test-op want [ctvm-emit args]: refused, path still passes `test op`, no temp left
+  local p=$1 op=$2 want=$3; shift 3
+  if $EMIT golden/small_cnn/model.onnx -o "$p" "$@" 2> "$T/err"; then echo "accepted -o $p"; return 1; fi
+  cat "$T/err"; grep -q -- "$want" "$T/err" || return 1
+  test "$op" "$p" || { echo "$p is no longer what it was:"; ls -l "$p"; return 1; }
+  no_temp
+}
+mkdir "$O/empty"
+check "-o of an empty directory refused, the directory kept" out_refused "$O/empty" -d "cannot write '$O/empty': it is a directory"
+mknod "$O/null" c 1 3 2> /dev/null && # as root (CI); never the real /dev/null
+  check "-o of a character device refused, the device kept" out_refused "$O/null" -c "cannot write '$O/null': it is a character device"
+mkfifo "$O/fifo"
+check "-o of a FIFO refused, the FIFO kept" out_refused "$O/fifo" -p "cannot write '$O/fifo': it is a FIFO"
+echo "the user's file" > "$O/real.c"; ln -s real.c "$O/link.c"
+link_refused() { out_refused "$O/link.c" -L "it is a symbolic link" && grep -qx "the user's file" "$O/real.c"; }
+check "-o of a symbolic link refused, the file it points to unchanged" link_refused
+header_fails() { # model.c written earlier stays as it was when model.h cannot be written
+  $EMIT golden/small_cnn/model.onnx -o "$O/keep.c" && cp "$O/keep.c" "$O/keep.prev" && mkdir -p "$O/hdir" &&
+  out_refused "$O/keep.c" -f "cannot write '$O/hdir': it is a directory" --header "$O/hdir" --prefix other &&
+  cmp "$O/keep.c" "$O/keep.prev" && test -d "$O/hdir"
+}
+check "an existing model.c is unchanged when --header cannot be written" header_fails
+same_file() { echo previous > "$O/same.c"; out_refused "$O/same.c" -f "name the same file" --header "$O/./same.c" &&
+  grep -qx previous "$O/same.c"; }
+check "-o and --header naming the same file refused" same_file
+run_output_link() { # ctvm-run --output: a symbolic link refused, the file it points to unchanged
+  ln -sf real.c "$O/out.npz"
+  if RUN $G/model.onnx --inputs $G/inputs.npz --output "$O/out.npz" 2> "$T/err"; then echo accepted; return 1; fi
+  cat "$T/err"; grep -q "cannot write '$O/out.npz': it is a symbolic link" "$T/err" && test -L "$O/out.npz" &&
+    grep -qx "the user's file" "$O/real.c" && no_temp
+}
+check "ctvm-run --output of a symbolic link refused, the file it points to unchanged" run_output_link
+tune_fifo() { # ctvm-tune -o: appended to, but only a regular file; a FIFO neither read (it hung) nor written
+  if timeout 20 build/ctvm-tune $G/model.onnx -o "$O/fifo" 2> "$T/err"; then echo accepted; return 1; fi
+  cat "$T/err"; grep -q "cannot write '$O/fifo': it is a FIFO" "$T/err" && test -p "$O/fifo"
+}
+check "ctvm-tune -o of a FIFO refused at once" tune_fifo
+killed_mid_emit() { # SIG: a run killed while it writes leaves no temp file, no header, model.c as it was
+  rm -f "$O"/k.*; echo previous > "$O/k.c"
+  env --default-signal=INT,TERM $EMIT "$T/big.onnx" -o "$O/k.c" --header "$O/k.h" & local pid=$! i
+  for i in $(seq 1000); do compgen -G "$O/k.c.tmp*" > /dev/null && break; sleep 0.01; done
+  kill -STOP $pid # held while a temp file exists: the signal arrives mid-emission
+  compgen -G "$O/k.c.tmp*" > /dev/null || { kill -CONT $pid; wait $pid; echo "no temp file seen: emission too fast?"; return 1; }
+  kill -"$1" $pid; kill -CONT $pid; wait $pid; local st=$?
+  [ $st -eq $((128 + $(kill -l "$1"))) ] || { echo "exit status $st, not killed by SIG$1"; return 1; }
+  grep -qx previous "$O/k.c" && [ ! -e "$O/k.h" ] && no_temp
+}
+check "SIGTERM while emitting a 32 MB model: no temp file, no header, model.c unchanged" killed_mid_emit TERM
+check "SIGINT while emitting a 32 MB model: no temp file, no header, model.c unchanged" killed_mid_emit INT
 
 echo
 [ "$fail" -eq 0 ] || printf 'failed: %s\n' "${failed[@]}"

@@ -2,11 +2,13 @@
  *
  * Writing: one compact object per line, keys in a fixed order, appended
  * with a single write(2) on an O_APPEND descriptor, so concurrent or
- * interrupted runs never interleave half lines. Reading: every line is
+ * interrupted runs never interleave half lines; only to a regular file or
+ * a new one (out_open_append). Reading: every line is
  * checked field by field; what is not a record is counted and reported
  * with its line number instead of stopping the load. */
 #include "records.h"
 #include "measure.h"
+#include "frontend/out_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -175,10 +177,10 @@ int tune_record_append(const char *path, const TuneRecord *r, char *err, size_t 
         free(text);
         return fail(err, errcap, "cannot append to %s: out of memory", path);
     }
-    int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    int fd = out_open_append(path, why, sizeof why); /* a regular file or a new one only */
     int rc = 0;
     if (fd < 0) {
-        rc = fail(err, errcap, "cannot append to %s: %s", path, strerror(errno));
+        rc = fail(err, errcap, "cannot append to %s: %s", path, why);
     } else {
         int partial = ends_in_partial_line(fd);
         size_t n = 0;
