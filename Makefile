@@ -33,7 +33,7 @@ FUZZ_SECONDS ?= 60
 FB := build-fuzz
 SAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-.PHONY: all test unit e2e demo deps bench clean conformance conformance-ci zoo zoo-ci fuzz fuzz-build fuzz-lib san
+.PHONY: all test unit e2e demo deps bench clean conformance conformance-ci zoo zoo-ci fuzz fuzz-build fuzz-lib san san-build
 all: $(B)/ctvm-emit $(B)/ctvm-run $(B)/ctvm-tune $(TEST_BIN) $(REPLAY_BIN)
 
 deps:
@@ -95,9 +95,11 @@ fuzz: fuzz-build
 
 # the compiler, its unit tests and the replay binaries under ASan+UBSan in
 # build-san/, then tests/san.sh (unit tests, e2e small models, a conformance sample)
-san:
-	@$(MAKE) --no-print-directory B=build-san CFLAGS='$(SAN_FLAGS)' LDFLAGS='-fsanitize=address,undefined' all
+san: san-build
 	@bash tests/san.sh
+
+san-build:
+	@$(MAKE) --no-print-directory B=build-san CFLAGS='$(SAN_FLAGS)' LDFLAGS='-fsanitize=address,undefined' all
 
 unit: $(TEST_BIN)
 	@bash tests/run_unit.sh $(TEST_BIN)

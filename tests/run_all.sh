@@ -2,7 +2,8 @@
 # run_all.sh - every test: the cmocka unit tests (build/tests/test_*) and the
 # end-to-end tests (tests/e2e.sh, tests/tune.sh), the zoo's CI subset (zoo/zoo.sh --ci;
 # CTVM_SKIP_ZOO=1 skips it) and the fast ONNX conformance run
-# (tests/conformance/ci.sh; CTVM_SKIP_CONFORMANCE=1 skips it). Prints the
+# (tests/conformance/ci.sh; CTVM_SKIP_CONFORMANCE=1 skips it), the sanitizer
+# stage and the fuzz targets for a minute each (CTVM_SKIP_SAN=1 skips them). Prints the
 # combined "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -16,6 +17,12 @@ for t in build/tests/test_*; do
   pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
   if [ $rc -ne 0 ] && [ -z "$f" ]; then fail=$((fail + 1)); echo "$out" | tail -20; fi
   echo "  ($t: ${p:-0} passed, ${f:-0} failed)"
+done
+# the inputs the fuzzers found crashes with (fuzz/regressions/), replayed
+for r in build/fuzz/replay_*; do
+  [ -x "$r" ] || continue
+  if "$r" "fuzz/regressions/${r##*/replay_}" > build/replay.log 2>&1; then pass=$((pass + 1)); echo "ok   $(tail -1 build/replay.log) (${r##*/})"
+  else fail=$((fail + 1)); echo "FAIL ${r##*/} on fuzz/regressions/${r##*/replay_}"; tail -20 build/replay.log; fi
 done
 out=$(bash tests/e2e.sh 2>&1 | tee /dev/stderr | tail -1)
 p=$(echo "$out" | sed -n 's/^e2e: \([0-9]*\) passed, \([0-9]*\) failed/\1/p')
@@ -34,6 +41,22 @@ p=$(echo "$out" | sed -n 's/^hostile names: \([0-9]*\) passed, \([0-9]*\) failed
 f=$(echo "$out" | sed -n 's/^hostile names: \([0-9]*\) passed, \([0-9]*\) failed/\2/p')
 [ -n "$p" ] || f=$(( ${f:-0} + 1 ))
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+if [ "${CTVM_SKIP_SAN:-0}" != 1 ]; then
+  # the sanitizer stage (tests/san.sh) and every fuzz target for
+  # CTVM_FUZZ_SECONDS (default 60) each (fuzz/run.sh); CTVM_SKIP_SAN=1 skips both
+  if make --no-print-directory -j2 san-build fuzz-build > build/san-build.log 2>&1; then
+    for stage in "san:tests/san.sh" "fuzz:fuzz/run.sh ${CTVM_FUZZ_SECONDS:-60}"; do
+      key=${stage%%:*}
+      out=$(bash ${stage#*:} 2>&1 | tee /dev/stderr | tail -1)
+      p=$(echo "$out" | sed -n "s/^$key: \([0-9]*\) passed, \([0-9]*\) failed/\1/p")
+      f=$(echo "$out" | sed -n "s/^$key: \([0-9]*\) passed, \([0-9]*\) failed/\2/p")
+      [ -n "$p" ] || f=$(( ${f:-0} + 1 ))
+      pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+    done
+  else
+    tail -30 build/san-build.log; fail=$((fail + 1)); echo "FAIL building the sanitizer and fuzz binaries"
+  fi
+fi
 if [ "${CTVM_SKIP_ZOO:-0}" != 1 ]; then
   # the zoo's representative subset (zoo/README.md): exported, checked against ONNX Runtime
   if bash zoo/zoo.sh --ci; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL zoo subset (zoo/zoo.sh --ci)"; fi
