@@ -517,7 +517,7 @@ run_output_link() { # ctvm-run --output: a symbolic link refused, the file it po
 }
 check "ctvm-run --output of a symbolic link refused, the file it points to unchanged" run_output_link
 tune_fifo() { # ctvm-tune -o: appended to, but only a regular file; a FIFO neither read (it hung) nor written
-  if timeout 20 build/ctvm-tune $G/model.onnx -o "$O/fifo" 2> "$T/err"; then echo accepted; return 1; fi
+  if timeout 20 $BIN/ctvm-tune $G/model.onnx -o "$O/fifo" 2> "$T/err"; then echo accepted; return 1; fi
   cat "$T/err"; grep -q "cannot write '$O/fifo': it is a FIFO" "$T/err" && test -p "$O/fifo"
 }
 check "ctvm-tune -o of a FIFO refused at once" tune_fifo
