@@ -6,7 +6,10 @@
 
 CC      ?= gcc
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -Wall -Wextra -D_GNU_SOURCE -I. -Ibuild/gen
+# kept when CFLAGS is given on the command line (e.g. a sanitizer build:
+# make B=build-san CC=clang CFLAGS='-O1 -g -fsanitize=address,undefined' LDFLAGS=-fsanitize=address,undefined)
+override CFLAGS += -std=c11 -Wall -Wextra -D_GNU_SOURCE -I. -I$(B)/gen
+LDFLAGS ?=
 LDLIBS  := -lprotobuf-c -ljansson -lzip -lopenblas -lm
 B       := build
 
@@ -58,11 +61,11 @@ $(LIB): $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(B)/ctvm-%: cli/ctvm_%.c cli/driver.c cli/driver.h $(LIB)
-	$(CC) $(CFLAGS) -o $@ $< cli/driver.c $(LIB) $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< cli/driver.c $(LIB) $(LDLIBS)
 
 $(B)/tests/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(LIB)
 	@mkdir -p $(B)/tests
-	$(CC) $(CFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(LDLIBS) -lcmocka
 
 unit: $(TEST_BIN)
 	@bash tests/run_unit.sh $(TEST_BIN)
