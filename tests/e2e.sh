@@ -478,6 +478,25 @@ check "--bind of a file of the wrong type refused, naming the input" refuse \
 check "--bind of a name that is no input refused" refuse \
   $ND/test_reshape_reordered_all_dims/model.onnx "'shap', which is not an input" --bind shap=$RS/input_1.pb
 
+# sizes: folding capped (default 1 GiB + 8x the model's constants, --max-fold-bytes),
+# no value past 2^31-1 elements; refused in little memory (no ulimit -v under ASan,
+# whose shadow memory it would forbid)
+small_mem() { ( grep -qa __asan_init "$EMIT" || ulimit -v 1000000; "$@" ); }
+check "99-byte Tile folding to 4 GiB refused in little memory, naming node, bytes and limit" small_mem refuse \
+  "$T/fold_tile.onnx" "node 'big_tile' (Tile): folding it makes 4294967296 bytes.*over the limit of 1073741920 bytes.*--max-fold-bytes"
+check "ConstantOfShape folding to 4 GiB refused in little memory, naming node and limit" small_mem refuse \
+  "$T/fold_fill.onnx" "node 'big_fill' (ConstantOfShape): folding it makes 4294967296 bytes.*over the limit"
+check "ConstantOfShape of 4 TB refused in little memory, naming node and the element limit" small_mem refuse \
+  "$T/fold_fill_4tb.onnx" "node 'huge_fill' (ConstantOfShape): value 'y' of shape \[1048576,1048576\] has 1099511627776 elements.*at most 2147483647"
+check "--max-fold-bytes under what a valid model folds refused, naming node and option" refuse \
+  "$T/fold_16m.onnx" "node 'tile16m' (Tile): folding it makes 16777216 bytes.*set by --max-fold-bytes" --max-fold-bytes 8M
+fold_ok() { $EMIT "$T/fold_16m.onnx" -o "$T/fold.c" "$@" && [ -s "$T/fold.c" ]; }
+check "a model folding 16 MB accepted by default and with --max-fold-bytes 17M" \
+  eval 'fold_ok && fold_ok --max-fold-bytes 17M'
+check "an element count overflowing int64 through inference refused, naming node and limit" refuse \
+  "$T/huge_sum.onnx" "node 'huge_sum' (Sum): value 'y' of shape \[2097152,2097152,2097152\] has more than 2^63 elements.*at most 2147483647"
+check "an input declared [2^32,2^32,2^32] refused" refuse "$T/huge_input.onnx" "4294967296.*at most 2147483647"
+
 echo
 [ "$fail" -eq 0 ] || printf 'failed: %s\n' "${failed[@]}"
 echo "e2e: $pass passed, $fail failed"
