@@ -89,8 +89,8 @@ int opu_fold_reserve(Graph *g, int node, Diag *d, int64_t bytes)
         snprintf(why, sizeof why, "the default: 1 GiB + %d x the model's %lld bytes of constants",
                  CTVM_FOLD_BASE_FACTOR, (long long)g->fold_base);
     return diag_error(d, g, node,
-                      "folding it makes %lld bytes of constants (%lld folded before it), over "
-                      "the limit of %lld bytes folded per compile (%s); raise it with "
+                      "its folded constants take %lld bytes (%lld folded before), over the "
+                      "limit of %lld bytes folded per compile (%s); raise it with "
                       "--max-fold-bytes N",
                       (long long)bytes, (long long)g->fold_bytes, (long long)limit, why);
 }

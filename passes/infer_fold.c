@@ -48,7 +48,8 @@ static int check_size(Graph *g, int node, int vid, Diag *d)
 }
 
 /* The model's own constant bytes, the base of the default folding cap:
- * constants (initializers, --bind) and tensor attributes (Constant). */
+ * constants (initializers, --bind) and tensor attributes (Constant), in
+ * subgraphs too. */
 static int64_t model_const_bytes(const Graph *g)
 {
     int64_t sum = 0, b;
@@ -59,7 +60,10 @@ static int64_t model_const_bytes(const Graph *g)
         for (int k = 0; k < g->nodes[i].n_attrs; k++) {
             const Attr *a = &g->nodes[i].attrs[k];
             int64_t n;
-            if (a->kind == ATTR_TENSOR && a->t && shape_numel(&a->t->shape, &n) &&
+            if (a->kind == ATTR_GRAPH && a->graph) {
+                b = model_const_bytes(a->graph);
+                sum = b > INT64_MAX - sum ? INT64_MAX : sum + b;
+            } else if (a->kind == ATTR_TENSOR && a->t && shape_numel(&a->t->shape, &n) &&
                 dtype_bytes(a->t->dtype, n, &b))
                 sum = b > INT64_MAX - sum ? INT64_MAX : sum + b;
         }

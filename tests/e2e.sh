@@ -483,13 +483,15 @@ check "--bind of a name that is no input refused" refuse \
 # whose shadow memory it would forbid)
 small_mem() { ( grep -qa __asan_init "$EMIT" || ulimit -v 1000000; "$@" ); }
 check "99-byte Tile folding to 4 GiB refused in little memory, naming node, bytes and limit" small_mem refuse \
-  "$T/fold_tile.onnx" "node 'big_tile' (Tile): folding it makes 4294967296 bytes.*over the limit of 1073741920 bytes.*--max-fold-bytes"
+  "$T/fold_tile.onnx" "node 'big_tile' (Tile): its folded constants take 4294967296 bytes.*over the limit of 1073741920 bytes.*--max-fold-bytes"
 check "ConstantOfShape folding to 4 GiB refused in little memory, naming node and limit" small_mem refuse \
-  "$T/fold_fill.onnx" "node 'big_fill' (ConstantOfShape): folding it makes 4294967296 bytes.*over the limit"
+  "$T/fold_fill.onnx" "node 'big_fill' (ConstantOfShape): its folded constants take 4294967296 bytes.*over the limit"
 check "ConstantOfShape of 4 TB refused in little memory, naming node and the element limit" small_mem refuse \
   "$T/fold_fill_4tb.onnx" "node 'huge_fill' (ConstantOfShape): value 'y' of shape \[1048576,1048576\] has 1099511627776 elements.*at most 2147483647"
 check "--max-fold-bytes under what a valid model folds refused, naming node and option" refuse \
-  "$T/fold_16m.onnx" "node 'tile16m' (Tile): folding it makes 16777216 bytes.*set by --max-fold-bytes" --max-fold-bytes 8M
+  "$T/fold_16m.onnx" "node 'tile16m' (Tile): its folded constants take 16777216 bytes.*set by --max-fold-bytes" --max-fold-bytes 8M
+check "a Loop copying its 64 KB initializer 4096 times refused by --max-fold-bytes 16M, naming the Loop" refuse \
+  "$T/loop_copies.onnx" "node 'unrolled' (Loop): its folded constants take 65536 bytes.*limit of 16777216 bytes" --max-fold-bytes 16M
 fold_ok() { $EMIT "$T/fold_16m.onnx" -o "$T/fold.c" "$@" && [ -s "$T/fold.c" ]; }
 check "a model folding 16 MB accepted by default and with --max-fold-bytes 17M" \
   eval 'fold_ok && fold_ok --max-fold-bytes 17M'

@@ -61,3 +61,15 @@ save13([helper.make_node("Reshape", ["x", "sa"], ["a"], name="ra"),
 # an input declared [2^32, 2^32, 2^32]
 save13([helper.make_node("Relu", ["x"], ["y"], name="relu")], "huge_input", [],
        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1 << 32] * 3)])
+# a Loop unrolled 4096 times, each iteration a new copy of its body's 64 KB initializer
+body = helper.make_graph(
+    [helper.make_node("Identity", ["cond_in"], ["cond_out"], name="keep"),
+     helper.make_node("Add", ["v_in", "w"], ["v_out"], name="add_w")], "body",
+    [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+     helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+     helper.make_tensor_value_info("v_in", TensorProto.FLOAT, [16384])],
+    [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+     helper.make_tensor_value_info("v_out", TensorProto.FLOAT, [16384])],
+    [numpy_helper.from_array(np.ones([16384], np.float32), "w")])
+save13([helper.make_node("Loop", ["m", "", "x"], ["y"], name="unrolled", body=body)], "loop_copies",
+       [i64("m", 4096)], [helper.make_tensor_value_info("x", TensorProto.FLOAT, [16384])])
