@@ -497,6 +497,12 @@ check "a model folding 16 MB accepted by default and with --max-fold-bytes 17M" 
   eval 'fold_ok && fold_ok --max-fold-bytes 17M'
 check "an element count overflowing int64 through inference refused, naming node and limit" refuse \
   "$T/huge_sum.onnx" "node 'huge_sum' (Sum): value 'y' of shape \[2097152,2097152,2097152\] has more than 2^63 elements.*at most 2147483647"
+check "Range from -2^62 to 2^62 refused without int64 overflow" refuse \
+  "$T/range_extreme.onnx" "node 'long_range' (Range): the range has 2^63 elements or more.*at most 2147483647"
+check "Split sizes summing past int64 refused without overflow" refuse \
+  "$T/split_extreme.onnx" "node 'split_sum' (Split): split sizes add up to more than 2^63"
+check "pool stride and pads of 2^62 refused without overflow" refuse \
+  "$T/pool_extreme.onnx" "node 'pool' (MaxPool): strides must be at most 2147483647"
 check "an input declared [2^32,2^32,2^32] refused" refuse "$T/huge_input.onnx" "4294967296.*at most 2147483647"
 
 echo

@@ -73,3 +73,13 @@ body = helper.make_graph(
     [numpy_helper.from_array(np.ones([16384], np.float32), "w")])
 save13([helper.make_node("Loop", ["m", "", "x"], ["y"], name="unrolled", body=body)], "loop_copies",
        [i64("m", 4096)], [helper.make_tensor_value_info("x", TensorProto.FLOAT, [16384])])
+# int64 arithmetic on attribute and constant values at their extremes (UBSan
+# found signed overflow in each): Range bounds, Split sizes, pool strides/pads
+save13([helper.make_node("Range", ["a", "b", "d"], ["y"], name="long_range")], "range_extreme",
+       [i64("a", -(1 << 62)), i64("b", 1 << 62), i64("d", 1)])
+four = numpy_helper.from_array(np.ones([4], np.float32), "four")
+split = helper.make_node("Split", ["four", "s"], ["y", "z"], name="split_sum")
+save13([split], "split_extreme", [four, i64("s", [2**63 - 1, 2**63 - 1])])
+save13([helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2], strides=[2**62, 1],
+                         pads=[2**62, 0, 2**62, 0])], "pool_extreme", [],
+       [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4])])
