@@ -492,6 +492,8 @@ check "--max-fold-bytes under what a valid model folds refused, naming node and 
   "$T/fold_16m.onnx" "node 'tile16m' (Tile): its folded constants take 16777216 bytes.*set by --max-fold-bytes" --max-fold-bytes 8M
 check "a Loop copying its 64 KB initializer 4096 times refused by --max-fold-bytes 16M, naming the Loop" refuse \
   "$T/loop_copies.onnx" "node 'unrolled' (Loop): its folded constants take 65536 bytes.*limit of 16777216 bytes" --max-fold-bytes 16M
+check "a kernel of over 256 buffers refused (read past KernelParams under UBSan before)" refuse \
+  "$T/loop_copies.onnx" "node 'unrolled#0:add_w' (Add): kernel needs more than 256 buffers"
 fold_ok() { $EMIT "$T/fold_16m.onnx" -o "$T/fold.c" "$@" && [ -s "$T/fold.c" ]; }
 check "a model folding 16 MB accepted by default and with --max-fold-bytes 17M" \
   eval 'fold_ok && fold_ok --max-fold-bytes 17M'
