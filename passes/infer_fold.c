@@ -122,7 +122,7 @@ static int infer_node(Graph *g, int i, Diag *d)
 
 int pass_infer_fold(Graph *g, Diag *d)
 {
-    if (g->fold_base == 0)
+    if (g->fold_base == 0 && g->fold_bytes == 0) /* once: before anything is folded */
         g->fold_base = model_const_bytes(g);
     for (int k = 0; k < g->n_inputs; k++)
         if (check_size(g, -1, g->inputs[k], d))
