@@ -37,6 +37,8 @@ static void usage(FILE *f)
           "                           it becomes a constant, so inputs that decide shapes (a\n"
           "                           Reshape shape, Slice starts, TopK k...) can be inputs;\n"
           "                           the compiled model no longer has it (repeatable)\n"
+          "  --max-fold-bytes N       bytes of constants folding may make (K/M/G suffixes;\n"
+          "                           default 1G + 8 x the model's own constant bytes)\n"
           "  --tuning-records FILE    apply ctvm-tune's best knobs per workload (records of this\n"
           "                           ctvm version, target and thread count; others are ignored)\n"
           "  --main test|bench        compile in the test/bench main (defines CTVM_MAIN)\n"
@@ -152,6 +154,9 @@ int main(int argc, char **argv)
                 return 2;
             }
             o.emit.main_mode = 1;
+        } else if (TAKE("--max-fold-bytes")) {
+            if (driver_parse_max_fold_bytes("ctvm-emit", val, &o) != 0)
+                return 2;
         } else if (TAKE("--tuning-records")) {
             records = val;
         } else if (TAKE("--dump-after")) {

@@ -51,6 +51,7 @@ static void usage(FILE *f)
           "  --input-shapes SPEC  --prefix NAME (for a .c file)  --keep DIR (keep build files)\n"
           "  --bind NAME=FILE       as ctvm-emit: input NAME becomes the constant in FILE and\n"
           "                         is not read from --inputs (repeatable)\n"
+          "  --max-fold-bytes N     as ctvm-emit: bytes of constants folding may make\n"
           "  --profile              time every kernel (CTVM_PROFILE) and print the table\n"
           "  --target T             as ctvm-emit (default native); adds the target's flags\n"
           "  --no-isa-flags         leave out the target's ISA flags (-mavx2 -mfma, -mfpu=neon-vfpv4\n"
@@ -255,6 +256,9 @@ int main(int argc, char **argv)
             cflags = argv[++i];
         } else if (!strcmp(a, "--input-shapes") && val) {
             if (onnx_parse_input_shapes(argv[++i], &co.load, &d) != 0)
+                return 2;
+        } else if (!strcmp(a, "--max-fold-bytes") && val) {
+            if (driver_parse_max_fold_bytes("ctvm-run", argv[++i], &co) != 0)
                 return 2;
         } else if (!strcmp(a, "--bind") && val) {
             if (onnx_parse_bind(argv[++i], &co.load, &d) != 0)

@@ -56,6 +56,7 @@ static void usage(FILE *f)
           "  --seed N            search seed (default 1): the same seed, records and timings\n"
           "                      give the same candidates\n"
           "  --input-shapes SPEC as ctvm-emit\n"
+          "  --max-fold-bytes N  as ctvm-emit\n"
           "  -q                  no progress lines\n",
           f);
 }
@@ -291,6 +292,9 @@ int main(int argc, char **argv)
             seed = strtoull(val, NULL, 10);
         } else if (TAKE("--input-shapes")) {
             if (onnx_parse_input_shapes(val, &co.load, &d) != 0)
+                return 2;
+        } else if (TAKE("--max-fold-bytes")) {
+            if (driver_parse_max_fold_bytes("ctvm-tune", val, &co) != 0)
                 return 2;
         } else if (!strcmp(a, "--hot-cache")) {
             hot = 1;

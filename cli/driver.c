@@ -2,6 +2,7 @@
  * frontend/out_file.h (driver.h). */
 #include "driver.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,24 @@ static int hash_file(const char *path, char *hex, size_t cap)
             h = (h ^ buf[i]) * 1099511628211ull;
     fclose(f);
     snprintf(hex, cap, "%016llx", (unsigned long long)h);
+    return 0;
+}
+
+int driver_parse_max_fold_bytes(const char *tool, const char *val, CompileOptions *o)
+{
+    char *end;
+    errno = 0;
+    long long n = strtoll(val, &end, 10);
+    int shift = *end == 'K' || *end == 'k' ? 10 : *end == 'M' || *end == 'm' ? 20
+              : *end == 'G' || *end == 'g' ? 30 : 0;
+    if (shift)
+        end++;
+    if (errno || end == val || *end || n < 1 || n > (INT64_MAX >> shift)) {
+        fprintf(stderr, "%s: --max-fold-bytes takes a positive byte count such as 4000000000, "
+                        "512M or 4G, not '%s'\n", tool, val);
+        return -1;
+    }
+    o->max_fold_bytes = (int64_t)n << shift;
     return 0;
 }
 
@@ -51,6 +70,7 @@ Graph *driver_prepare(const CompileOptions *o, Diag *d)
         return NULL;
     g->target = target_find(o->emit.target);
     g->threads = o->emit.threads > 0 ? o->emit.threads : 1;
+    g->max_fold_bytes = o->max_fold_bytes;
     if (!g->target) {
         diag_error(d, NULL, -1, "unknown target '%s'", o->emit.target ? o->emit.target : "");
         graph_free(g);

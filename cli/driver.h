@@ -14,6 +14,7 @@ typedef struct CompileOptions {
     const char *out_c;      /* model.c */
     const char *out_h;      /* model.h or NULL */
     const char *dump_after; /* --dump-after PASS (to stdout) or NULL */
+    int64_t max_fold_bytes; /* --max-fold-bytes (0: the default, ir/graph.h) */
     OnnxLoadOptions load;
     EmitOptions emit;
 } CompileOptions;
@@ -23,6 +24,10 @@ typedef struct CompileOptions {
 Graph *driver_prepare(const CompileOptions *o, Diag *d);
 /* 0 on success; -1 after printing a diagnostic. */
 int driver_compile(const CompileOptions *o, Diag *d);
+/* --max-fold-bytes VAL: a byte count, optionally with a K, M or G suffix
+ * (powers of 1024), into o->max_fold_bytes. 0 ok; -1 after printing
+ * "tool: --max-fold-bytes takes ..." to stderr. */
+int driver_parse_max_fold_bytes(const char *tool, const char *val, CompileOptions *o);
 /* "a b c" from argv, quoted where needed (for the stamp). */
 char *driver_join_args(int argc, char **argv);
 

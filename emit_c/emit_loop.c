@@ -12,7 +12,7 @@ static void add_param(KernelParams *p, LBuf *b, int written)
 {
     if (b->kind == LB_LOCAL)
         return;
-    for (int i = 0; i < p->n; i++)
+    for (int i = 0; i < p->n && i < EMIT_MAX_PARAMS; i++) /* n counts on past the cap: an error later */
         if (p->buf[i] == b) {
             p->written[i] |= written;
             return;

@@ -419,7 +419,8 @@ int emit_model(Graph *g, const EmitOptions *o, FILE *out, FILE *hout, Diag *d)
 
     for (int v = 0; v < g->n_values; v++) { /* the C code indexes with int */
         int64_t numel;
-        if (shape_numel(&g->values[v].shape, &numel) && numel > 0x7fffffff)
+        if (shape_is_static(&g->values[v].shape) &&
+            (!shape_numel(&g->values[v].shape, &numel) || numel > CTVM_MAX_NUMEL))
             return diag_error(d, g, g->values[v].producer, "value '%s' has 2^31 or more elements",
                               g->values[v].name);
     }

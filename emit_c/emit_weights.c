@@ -66,9 +66,12 @@ int64_t weights_add(WeightBlob *w, const void *data, int64_t bytes)
         w->bytes = p;
         w->cap = cap;
     }
-    memset(w->bytes + w->size, 0, (size_t)(off - w->size));
-    memcpy(w->bytes + off, data, (size_t)bytes);
-    w->size = need;
+    if (need > w->size) { /* else nothing to copy, and bytes may still be NULL */
+        memset(w->bytes + w->size, 0, (size_t)(off - w->size));
+        if (bytes > 0)
+            memcpy(w->bytes + off, data, (size_t)bytes);
+        w->size = need;
+    }
     return off;
 }
 

@@ -22,6 +22,15 @@
 
 struct Target;
 
+/* The default cap on the bytes of constants one compile may fold
+ * (Graph.max_fold_bytes, --max-fold-bytes): 1 GiB plus 8 times the model's
+ * own constant bytes (Graph.fold_base), so that a file of a few bytes cannot
+ * fold into gigabytes while real models pass: torch exports fold copies of
+ * shared weights (Identity: 2.6x a BERT's weights), and int8 weights
+ * dequantized to float32 and then transposed take 8x. */
+#define CTVM_FOLD_MAX_BYTES_DEFAULT ((int64_t)1 << 30)
+#define CTVM_FOLD_BASE_FACTOR 8
+
 typedef enum AttrKind {
     ATTR_FLOAT, ATTR_INT, ATTR_STRING, ATTR_TENSOR,
     ATTR_FLOATS, ATTR_INTS, ATTR_STRINGS,
@@ -113,6 +122,13 @@ typedef struct Graph {
     int64_t arena_bytes;  /* workspace size from plan_memory */
     const struct Target *target; /* code-generation target (ir/target.h); NULL: generic */
     int threads;          /* --threads: parallel loops use this many threads */
+    /* constant folding's budget (ops/op_util.h opu_fold_reserve): bytes of
+     * constants folded so far; the model's own constant bytes (initializers,
+     * bound inputs, tensor attributes; set by pass infer_fold); the cap
+     * (--max-fold-bytes; 0: the default above) */
+    int64_t fold_bytes;
+    int64_t fold_base;
+    int64_t max_fold_bytes;
 } Graph;
 
 Graph *graph_new(const char *path);

@@ -9,6 +9,8 @@
 #include <stdint.h>
 
 #define CTVM_MAX_RANK 8
+/* Most elements of one tensor: the generated C indexes tensors with int. */
+#define CTVM_MAX_NUMEL INT64_C(0x7fffffff)
 
 typedef struct Shape {
     int rank;                     /* -1: unknown */

@@ -71,8 +71,12 @@ static int eval_blas(Graph *g, int node, Diag *d)
             W = xv->shape.dims[3], M = yv->shape.dims[1], OH = yv->shape.dims[2],
             OW = yv->shape.dims[3];
     int64_t cg = C / group, mg = M / group, kk = cg * k[0] * k[1], ohw = OH * OW, col_n;
-    if (!i64_mul(kk, ohw, &col_n))
-        return diag_error(d, g, node, "im2col buffer too large");
+    int64_t col_bytes;
+    if (!i64_mul(kk, ohw, &col_n) || !i64_mul(col_n, (int64_t)sizeof(float), &col_bytes) ||
+        col_bytes > opu_fold_limit(g)) /* scratch of folding, bounded like its constants */
+        return diag_error(d, g, node, "folding it needs an im2col buffer of %lld x %lld floats, over the limit "
+                          "of %lld bytes folded per compile; raise it with --max-fold-bytes N",
+                          (long long)kk, (long long)ohw, (long long)opu_fold_limit(g));
     float *y = opu_alloc_out(g, node, 0, d);
     if (!y)
         return -1;

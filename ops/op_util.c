@@ -58,8 +58,41 @@ void *opu_alloc_out(Graph *g, int node, int i, Diag *d)
         diag_error(d, g, node, "output %d has no static size", i);
         return NULL;
     }
+    if (opu_fold_reserve(g, node, d, bytes) != 0)
+        return NULL;
     v->data = arena_alloc(g->arena, bytes ? (size_t)bytes : 1);
     return v->data;
+}
+
+int64_t opu_fold_limit(const Graph *g)
+{
+    if (g->max_fold_bytes > 0)
+        return g->max_fold_bytes;
+    int64_t scaled, limit;
+    if (__builtin_mul_overflow(g->fold_base, (int64_t)CTVM_FOLD_BASE_FACTOR, &scaled) ||
+        __builtin_add_overflow(scaled, CTVM_FOLD_MAX_BYTES_DEFAULT, &limit))
+        return INT64_MAX;
+    return limit;
+}
+
+int opu_fold_reserve(Graph *g, int node, Diag *d, int64_t bytes)
+{
+    int64_t limit = opu_fold_limit(g), total;
+    if (bytes >= 0 && !__builtin_add_overflow(g->fold_bytes, bytes, &total) && total <= limit) {
+        g->fold_bytes = total;
+        return 0;
+    }
+    char why[160];
+    if (g->max_fold_bytes > 0)
+        snprintf(why, sizeof why, "set by --max-fold-bytes");
+    else
+        snprintf(why, sizeof why, "the default: 1 GiB + %d x the model's %lld bytes of constants",
+                 CTVM_FOLD_BASE_FACTOR, (long long)g->fold_base);
+    return diag_error(d, g, node,
+                      "its folded constants take %lld bytes (%lld folded before), over the "
+                      "limit of %lld bytes folded per compile (%s); raise it with "
+                      "--max-fold-bytes N",
+                      (long long)bytes, (long long)g->fold_bytes, (long long)limit, why);
 }
 
 int opu_norm_axis(Graph *g, int node, Diag *d, int64_t axis, int rank, const char *what,

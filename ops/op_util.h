@@ -27,8 +27,18 @@ void opu_set_out(Graph *g, int node, int i, DType t, Shape s);
 
 /* Allocate the bytes of output i from g->arena (at least 1 byte, zeroed) and
  * store them in Value.data. NULL when the output is omitted; an error (and
- * NULL) when its size is unknown or overflows. */
+ * NULL) when its size is unknown or overflows, or when opu_fold_reserve
+ * refuses its bytes. */
 void *opu_alloc_out(Graph *g, int node, int i, Diag *d);
+
+/* Constant folding's budget: count `bytes` more of constants made at compile
+ * time for node (folded outputs, unrolled loop bodies' initializers), or,
+ * when that would take the compile's total over opu_fold_limit(g), report
+ * the bytes wanted, the limit and the option that raises it. 0 or -1.
+ * Checked before allocating. */
+int opu_fold_reserve(Graph *g, int node, Diag *d, int64_t bytes);
+/* g->max_fold_bytes, or when 0 the default of ir/graph.h from g->fold_base. */
+int64_t opu_fold_limit(const Graph *g);
 
 /* axis in [-rank, rank) -> [0, rank); error naming `what` otherwise. */
 int opu_norm_axis(Graph *g, int node, Diag *d, int64_t axis, int rank, const char *what,

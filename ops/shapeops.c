@@ -234,7 +234,14 @@ static int infer_range(Graph *g, int node, Diag *d)
                 dl = tensor_get_i64(t, v[2]->data, 0);
         if (dl == 0)
             return diag_error(d, g, node, "delta must not be 0");
-        len = dl > 0 ? (l > s ? (l - s + dl - 1) / dl : 0) : (s > l ? (s - l - dl - 1) / -dl : 0);
+        /* ceil(|l - s| / |dl|) in uint64: no signed overflow for any int64 bounds */
+        uint64_t span = dl > 0 ? (l > s ? (uint64_t)l - (uint64_t)s : 0) : (s > l ? (uint64_t)s - (uint64_t)l : 0);
+        uint64_t step = dl > 0 ? (uint64_t)dl : 0 - (uint64_t)dl;
+        uint64_t n = span / step + (span % step != 0);
+        if (n > (uint64_t)INT64_MAX)
+            return diag_error(d, g, node, "the range has 2^63 elements or more; the generated C indexes "
+                                          "tensors with int, so at most %lld", (long long)CTVM_MAX_NUMEL);
+        len = (int64_t)n;
     } else if (dtype_is_float(t)) {
         double s = tensor_get_f64(t, v[0]->data, 0), l = tensor_get_f64(t, v[1]->data, 0),
                dl = tensor_get_f64(t, v[2]->data, 0);
@@ -260,7 +267,8 @@ static int eval_range(Graph *g, int node, Diag *d)
     DType t = yv->dtype;
     for (int64_t i = 0; i < yv->shape.dims[0]; i++) {
         if (dtype_is_int(t))
-            tensor_set_i64(t, y, i, tensor_get_i64(t, s->data, 0) + i * tensor_get_i64(t, dl->data, 0));
+            tensor_set_i64(t, y, i, (int64_t)((uint64_t)tensor_get_i64(t, s->data, 0) + /* wraps: no UB */
+                                               (uint64_t)i * (uint64_t)tensor_get_i64(t, dl->data, 0)));
         else
             tensor_set_f64(t, y, i, tensor_get_f64(t, s->data, 0) + (double)i * tensor_get_f64(t, dl->data, 0));
     }

@@ -61,7 +61,8 @@ int op_split_infer(Graph *g, int node, Diag *d)
     for (int i = 0; i < ns; i++) {
         if (sizes[i] < 0)
             return diag_error(d, g, node, "negative split size %lld", (long long)sizes[i]);
-        sum += sizes[i];
+        if (__builtin_add_overflow(sum, sizes[i], &sum))
+            return diag_error(d, g, node, "split sizes add up to more than 2^63, axis has %lld", (long long)dim);
     }
     if (sum != dim)
         return diag_error(d, g, node, "split sizes add up to %lld, axis has %lld",

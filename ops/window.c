@@ -2,6 +2,7 @@
  * input rank, type and kernel_shape the conv-like ops share (see window.h). */
 #include "ops/window.h"
 
+#include <stdint.h>
 #include <string.h>
 
 #include "ops/op_util.h"
@@ -21,6 +22,8 @@ static int read_list(Graph *g, int node, Diag *d, const char *name, int want, in
         if (v[i] < min)
             return diag_error(d, g, node, "%s must be %s, got %lld", name, min ? "positive" : "non-negative",
                               (long long)v[i]);
+        if (v[i] > INT32_MAX) /* so the window arithmetic below cannot overflow int64 */
+            return diag_error(d, g, node, "%s must be at most %d, got %lld", name, INT32_MAX, (long long)v[i]);
         out[i] = v[i];
     }
     return 0;
@@ -51,8 +54,9 @@ int window_resolve(Graph *g, int node, Diag *d, int n, const int64_t *in, const 
     if (strcmp(ap, "NOTSET"))
         memset(w->pads, 0, sizeof w->pads);
     for (int i = 0; i < n; i++) {
-        if (kernel[i] < 1)
-            return diag_error(d, g, node, "kernel size must be positive");
+        if (kernel[i] < 1 || kernel[i] > INT32_MAX)
+            return diag_error(d, g, node, "kernel size must be from 1 to %d, got %lld", INT32_MAX,
+                              (long long)kernel[i]);
         if (in[i] < 1)
             return diag_error(d, g, node, "spatial input extent must be positive");
         w->kernel[i] = kernel[i];

@@ -34,6 +34,7 @@
 
 typedef struct Inline {
     Graph *g;
+    int node;           /* the control-flow node (diagnostics) */
     const Graph *body;
     int *map;           /* body value id -> graph value id (-1: not yet) */
     const char *prefix; /* for fresh names */
@@ -56,7 +57,10 @@ static int map_value(Inline *in, int bv, Diag *d)
             diag_error(d, g, -1, "subgraph value '%s' is not defined in an enclosing graph", v->name);
         return in->map[bv] = id;
     }
-    if (v->data) { /* a body initializer or folded constant */
+    if (v->data) { /* a body initializer or folded constant: a new copy per inlining */
+        int64_t bytes;
+        if (value_bytes(v, &bytes) && opu_fold_reserve(g, in->node, d, bytes) != 0)
+            return -1;
         int id = graph_add_const(g, arena_printf(g->arena, "%s:%s", in->prefix, v->name), v->dtype, v->shape, v->data);
         return in->map[bv] = id;
     }
@@ -112,9 +116,10 @@ static Graph *clone_subgraph(Inline *in, const Graph *sub)
 /* Copies the body's nodes into the graph (appended). formals[k] is the value
  * body input k stands for. Output k of the body is returned in outs[k].
  * Returns the number of nodes added, or -1. */
-static int inline_body(Graph *g, const Graph *body, const int *formals, const char *prefix, int *outs, Diag *d)
+static int inline_body(Graph *g, int node, const Graph *body, const int *formals, const char *prefix, int *outs,
+                       Diag *d)
 {
-    Inline in = {g, body, arena_array(g->arena, (size_t)body->n_values + 1, sizeof(int)), prefix};
+    Inline in = {g, node, body, arena_array(g->arena, (size_t)body->n_values + 1, sizeof(int)), prefix};
     for (int v = 0; v < body->n_values; v++)
         in.map[v] = -1;
     for (int k = 0; k < body->n_inputs; k++)
@@ -286,8 +291,8 @@ static int expand_if_runtime(Cursor *c, int node)
     int m = n->n_out;
     int *to = arena_array(g->arena, (size_t)m + 1, sizeof(int)), *eo = arena_array(g->arena, (size_t)m + 1, sizeof(int));
     int first = g->n_nodes;
-    if (inline_body(g, tb, NULL, arena_printf(g->arena, "%s#then", name), to, d) < 0 ||
-        inline_body(g, eb, NULL, arena_printf(g->arena, "%s#else", name), eo, d) < 0)
+    if (inline_body(g, c->at, tb, NULL, arena_printf(g->arena, "%s#then", name), to, d) < 0 ||
+        inline_body(g, c->at, eb, NULL, arena_printf(g->arena, "%s#else", name), eo, d) < 0)
         return -1;
     for (int k = 0; k < m; k++) {
         int y = g->nodes[node].out[k];
@@ -320,7 +325,7 @@ static int expand_if(Cursor *c, int node)
     const char *name = n->name;
     int *outs = arena_array(g->arena, (size_t)body->n_outputs + 1, sizeof(int));
     int first = g->n_nodes;
-    if (inline_body(g, body, NULL, arena_printf(g->arena, "%s#%s", name, cond ? "then" : "else"), outs, d) < 0)
+    if (inline_body(g, c->at, body, NULL, arena_printf(g->arena, "%s#%s", name, cond ? "then" : "else"), outs, d) < 0)
         return -1;
     for (int k = 0; k < g->nodes[node + 0].n_out; k++)
         if (g->nodes[node].out[k] >= 0)
@@ -364,7 +369,7 @@ static int expand_loop(Cursor *c, int node)
                                                                shape_make(0, NULL), &(uint8_t){1});
     for (int64_t it = 0; cond && (trip < 0 || it < trip); it++) {
         if (it >= MAX_UNROLL)
-            return diag_error(d, g, node, "more than %d iterations: too many to unroll", MAX_UNROLL);
+            return diag_error(d, g, c->at, "more than %d iterations: too many to unroll", MAX_UNROLL);
         const char *pre = arena_printf(g->arena, "%s#%lld", name, (long long)it);
         int first = g->n_nodes;
         int *formals = arena_array(g->arena, (size_t)n_carried + 3, sizeof(int));
@@ -373,11 +378,11 @@ static int expand_loop(Cursor *c, int node)
         for (int k = 0; k < n_carried; k++)
             formals[2 + k] = carried[k];
         int *outs = arena_array(g->arena, (size_t)body->n_outputs + 1, sizeof(int));
-        if (inline_body(g, body, formals, pre, outs, d) < 0 || place(c, first) < 0)
+        if (inline_body(g, c->at, body, formals, pre, outs, d) < 0 || place(c, first) < 0)
             return -1;
         const Value *cv = &g->values[outs[0]];
         if (!cv->data)
-            return diag_error(d, g, node, "the condition computed by iteration %lld is not a compile-time constant "
+            return diag_error(d, g, c->at, "the condition computed by iteration %lld is not a compile-time constant "
                                           "(data-dependent control flow)", (long long)it);
         cond = tensor_get_i64(cv->dtype, cv->data, 0) != 0;
         cond_v = outs[0];
@@ -501,7 +506,7 @@ static int expand_scan(Cursor *c, int node)
                                                  arena_printf(g->arena, "%s:in%d", pre, k));
             }
             int *outs = arena_array(g->arena, (size_t)body->n_outputs + 1, sizeof(int));
-            if (inline_body(g, body, formals, pre, outs, d) < 0)
+            if (inline_body(g, c->at, body, formals, pre, outs, d) < 0)
                 return -1;
             for (int k = 0; k < n_state; k++)
                 states[k] = outs[k];

@@ -10,15 +10,65 @@
  * Concat chains turn into the constant shape input of a Reshape whose data
  * input stays a runtime value. Idempotent: folded nodes are dead, live ones
  * are re-inferred from normalised attributes that are a fixed point.
+ * Every graph input and every inferred output must have at most
+ * CTVM_MAX_NUMEL elements (the generated C indexes with int), so no later
+ * stage multiplies dims that overflow; folding is capped by opu_fold_reserve.
  * If, Loop and Scan are expanded into straight-line nodes where they stand
  * (passes/control_flow.c), which are then inferred like any other.
  * Ends with graph_count_uses. */
+#include <stdio.h>
+
 #include "ops/dynprop.h"
 #include "ops/ops.h"
 #include "ops/ops_fold.h"
 #include "ops/op_util.h"
 #include "passes/control_flow.h"
 #include "passes/passes.h"
+
+/* Value vid (made by node, or -1 for a graph input) indexable by the
+ * generated C: its element count fits CTVM_MAX_NUMEL (so its bytes and any
+ * product of its dims fit int64 too). */
+static int check_size(Graph *g, int node, int vid, Diag *d)
+{
+    const Value *v = &g->values[vid];
+    if (!shape_is_static(&v->shape))
+        return 0;
+    int64_t numel;
+    int fits = shape_numel(&v->shape, &numel);
+    if (fits && numel <= CTVM_MAX_NUMEL)
+        return 0;
+    char count[64] = "more than 2^63";
+    if (fits)
+        snprintf(count, sizeof count, "%lld", (long long)numel);
+    return diag_error(d, g, node,
+                      "%s '%s' of shape %s has %s elements; the generated C indexes tensors "
+                      "with int, so at most %lld",
+                      node < 0 ? "input" : "value", v->name, opu_shape_str(&v->shape), count,
+                      (long long)CTVM_MAX_NUMEL);
+}
+
+/* The model's own constant bytes, the base of the default folding cap:
+ * constants (initializers, --bind) and tensor attributes (Constant), in
+ * subgraphs too. */
+static int64_t model_const_bytes(const Graph *g)
+{
+    int64_t sum = 0, b;
+    for (int v = 0; v < g->n_values; v++)
+        if (g->values[v].data && value_bytes(&g->values[v], &b))
+            sum = b > INT64_MAX - sum ? INT64_MAX : sum + b;
+    for (int i = 0; i < g->n_nodes; i++)
+        for (int k = 0; k < g->nodes[i].n_attrs; k++) {
+            const Attr *a = &g->nodes[i].attrs[k];
+            int64_t n;
+            if (a->kind == ATTR_GRAPH && a->graph) {
+                b = model_const_bytes(a->graph);
+                sum = b > INT64_MAX - sum ? INT64_MAX : sum + b;
+            } else if (a->kind == ATTR_TENSOR && a->t && shape_numel(&a->t->shape, &n) &&
+                dtype_bytes(a->t->dtype, n, &b))
+                sum = b > INT64_MAX - sum ? INT64_MAX : sum + b;
+        }
+    return sum;
+}
 
 static int check_inputs(Graph *g, int node, Diag *d)
 {
@@ -48,6 +98,9 @@ static int infer_node(Graph *g, int i, Diag *d)
         return cf_expand(g, i, d, infer_node);
     if (check_inputs(g, i, d) || ops_infer(g, i, d) || dyn_infer(g, i, d))
         return -1;
+    for (int k = 0; k < g->nodes[i].n_out; k++)
+        if (g->nodes[i].out[k] >= 0 && check_size(g, i, g->nodes[i].out[k], d))
+            return -1;
     if (!ops_can_fold(g, &g->nodes[i]))
         return 1;
     int r = ops_eval(g, i, d);
@@ -69,6 +122,11 @@ static int infer_node(Graph *g, int i, Diag *d)
 
 int pass_infer_fold(Graph *g, Diag *d)
 {
+    if (g->fold_base == 0 && g->fold_bytes == 0) /* once: before anything is folded */
+        g->fold_base = model_const_bytes(g);
+    for (int k = 0; k < g->n_inputs; k++)
+        if (check_size(g, -1, g->inputs[k], d))
+            return -1;
     for (int i = 0; i < g->n_nodes;) {
         int r = infer_node(g, i, d);
         if (r < 0)

@@ -18,6 +18,9 @@
 #include "passes.h"
 
 enum { ALIGN = 64 };
+/* Workspace bound: offsets stay far from int64 overflow (every value is at
+ * most 2^31 elements, so only a graph of millions of them gets near it). */
+#define CTVM_MAX_ARENA_BYTES (INT64_C(1) << 62)
 
 typedef struct Block {
     int64_t off, size;
@@ -157,7 +160,13 @@ int pass_plan_memory(Graph *g, Diag *d)
                     return diag_error(d, g, val->producer, "value '%s' has no static size", val->name);
                 }
                 bytes = align_up(bytes ? bytes : 1);
-                int64_t off = first_fit(live, n_live, bytes);
+                int64_t off = first_fit(live, n_live, bytes), end;
+                if (__builtin_add_overflow(base, off, &end) || __builtin_add_overflow(end, bytes, &end) ||
+                    end > CTVM_MAX_ARENA_BYTES) {
+                    free(order), free(def), free(last), free(live);
+                    return diag_error(d, g, val->producer, "the workspace would exceed %lld bytes at value '%s'",
+                                      (long long)CTVM_MAX_ARENA_BYTES, val->name);
+                }
                 val->offset = base + off;
                 live[n_live].off = off;
                 live[n_live].size = bytes;

@@ -533,6 +533,34 @@ killed_mid_emit() { # SIG: a run killed while it writes leaves no temp file, no 
 }
 check "SIGTERM while emitting a 32 MB model: no temp file, no header, model.c unchanged" killed_mid_emit TERM
 check "SIGINT while emitting a 32 MB model: no temp file, no header, model.c unchanged" killed_mid_emit INT
+# sizes: folding capped (default 1 GiB + 8x the model's constants, --max-fold-bytes),
+# no value past 2^31-1 elements; refused in little memory (no ulimit -v under ASan,
+# whose shadow memory it would forbid)
+small_mem() { ( grep -qa __asan_init "$EMIT" || ulimit -v 1000000; "$@" ); }
+check "99-byte Tile folding to 4 GiB refused in little memory, naming node, bytes and limit" small_mem refuse \
+  "$T/fold_tile.onnx" "node 'big_tile' (Tile): its folded constants take 4294967296 bytes.*over the limit of 1073741920 bytes.*--max-fold-bytes"
+check "ConstantOfShape folding to 4 GiB refused in little memory, naming node and limit" small_mem refuse \
+  "$T/fold_fill.onnx" "node 'big_fill' (ConstantOfShape): its folded constants take 4294967296 bytes.*over the limit"
+check "ConstantOfShape of 4 TB refused in little memory, naming node and the element limit" small_mem refuse \
+  "$T/fold_fill_4tb.onnx" "node 'huge_fill' (ConstantOfShape): value 'y' of shape \[1048576,1048576\] has 1099511627776 elements.*at most 2147483647"
+check "--max-fold-bytes under what a valid model folds refused, naming node and option" refuse \
+  "$T/fold_16m.onnx" "node 'tile16m' (Tile): its folded constants take 16777216 bytes.*set by --max-fold-bytes" --max-fold-bytes 8M
+check "a Loop copying its 64 KB initializer 4096 times refused by --max-fold-bytes 16M, naming the Loop" refuse \
+  "$T/loop_copies.onnx" "node 'unrolled' (Loop): its folded constants take 65536 bytes.*limit of 16777216 bytes" --max-fold-bytes 16M
+check "a kernel of over 256 buffers refused (read past KernelParams under UBSan before)" refuse \
+  "$T/loop_copies.onnx" "node 'unrolled#0:add_w' (Add): kernel needs more than 256 buffers"
+fold_ok() { $EMIT "$T/fold_16m.onnx" -o "$T/fold.c" "$@" && [ -s "$T/fold.c" ]; }
+check "a model folding 16 MB accepted by default and with --max-fold-bytes 17M" \
+  eval 'fold_ok && fold_ok --max-fold-bytes 17M'
+check "an element count overflowing int64 through inference refused, naming node and limit" refuse \
+  "$T/huge_sum.onnx" "node 'huge_sum' (Sum): value 'y' of shape \[2097152,2097152,2097152\] has more than 2^63 elements.*at most 2147483647"
+check "Range from -2^62 to 2^62 refused without int64 overflow" refuse \
+  "$T/range_extreme.onnx" "node 'long_range' (Range): the range has 2^63 elements or more.*at most 2147483647"
+check "Split sizes summing past int64 refused without overflow" refuse \
+  "$T/split_extreme.onnx" "node 'split_sum' (Split): split sizes add up to more than 2^63"
+check "pool stride and pads of 2^62 refused without overflow" refuse \
+  "$T/pool_extreme.onnx" "node 'pool' (MaxPool): strides must be at most 2147483647"
+check "an input declared [2^32,2^32,2^32] refused" refuse "$T/huge_input.onnx" "4294967296.*at most 2147483647"
 
 echo
 [ "$fail" -eq 0 ] || printf 'failed: %s\n' "${failed[@]}"

@@ -1,6 +1,7 @@
 """make_bad_models.py - ONNX models for the refusal tests of tests/e2e.sh
-(an unsupported operator, a symbolic input dimension, a big model to kill
-while it is emitted). Run with /usr/bin/python3."""
+(an unsupported operator, a symbolic input dimension, folding bombs and sizes
+past what the generated C indexes, a big model to kill while it is emitted).
+Run with /usr/bin/python3."""
 import sys
 
 import numpy as np
@@ -38,3 +39,63 @@ for i in range(k):
     prev = nxt
 g = helper.make_graph(nodes, "big", [x], [y], inits)
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/big.onnx")
+
+# --- sizes: folding bombs and element counts past int (passes/infer_fold.c) ---
+def save13(nodes, name, inits, inputs=()):
+    yv = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    g = helper.make_graph(nodes, name, list(inputs), [yv], inits)
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/{name}.onnx")
+
+
+def i64(name, vals):
+    return numpy_helper.from_array(np.array(vals, np.int64), name)
+
+
+one = numpy_helper.from_array(np.zeros([1], np.float32), "one")
+# under 100 bytes each: a Tile and a ConstantOfShape that fold to 4 GiB
+save13([helper.make_node("Tile", ["one", "r"], ["y"], name="big_tile")], "fold_tile",
+       [one, i64("r", [1 << 30])])
+save13([helper.make_node("ConstantOfShape", ["s"], ["y"], name="big_fill")], "fold_fill",
+       [i64("s", [1 << 30])])
+# ... and one asking for 4 TB (2^40 elements)
+save13([helper.make_node("ConstantOfShape", ["s"], ["y"], name="huge_fill")], "fold_fill_4tb",
+       [i64("s", [1 << 20, 1 << 20])])
+# a valid model that folds 16 MB (a Tile summed to a scalar) added to its input
+save13([helper.make_node("Tile", ["one", "r"], ["t"], name="tile16m"),
+        helper.make_node("ReduceSum", ["t"], ["s"], name="sum16m", keepdims=0),
+        helper.make_node("Add", ["x", "s"], ["y"], name="add")], "fold_16m",
+       [one, i64("r", [1 << 22])], [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])])
+# an element count that overflows int64 only through inference: three
+# [2^21]-element views of one small input broadcast together to [2^21]^3
+n = 1 << 21
+save13([helper.make_node("Reshape", ["x", "sa"], ["a"], name="ra"),
+        helper.make_node("Reshape", ["x", "sb"], ["b"], name="rb"),
+        helper.make_node("Reshape", ["x", "sc"], ["c"], name="rc"),
+        helper.make_node("Sum", ["a", "b", "c"], ["y"], name="huge_sum")], "huge_sum",
+       [i64("sa", [n, 1, 1]), i64("sb", [1, n, 1]), i64("sc", [1, 1, n])],
+       [helper.make_tensor_value_info("x", TensorProto.FLOAT, [n])])
+# an input declared [2^32, 2^32, 2^32]
+save13([helper.make_node("Relu", ["x"], ["y"], name="relu")], "huge_input", [],
+       [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1 << 32] * 3)])
+# a Loop unrolled 4096 times, each iteration a new copy of its body's 64 KB initializer
+body = helper.make_graph(
+    [helper.make_node("Identity", ["cond_in"], ["cond_out"], name="keep"),
+     helper.make_node("Add", ["v_in", "w"], ["v_out"], name="add_w")], "body",
+    [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+     helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+     helper.make_tensor_value_info("v_in", TensorProto.FLOAT, [16384])],
+    [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+     helper.make_tensor_value_info("v_out", TensorProto.FLOAT, [16384])],
+    [numpy_helper.from_array(np.ones([16384], np.float32), "w")])
+save13([helper.make_node("Loop", ["m", "", "x"], ["y"], name="unrolled", body=body)], "loop_copies",
+       [i64("m", 4096)], [helper.make_tensor_value_info("x", TensorProto.FLOAT, [16384])])
+# int64 arithmetic on attribute and constant values at their extremes (UBSan
+# found signed overflow in each): Range bounds, Split sizes, pool strides/pads
+save13([helper.make_node("Range", ["a", "b", "d"], ["y"], name="long_range")], "range_extreme",
+       [i64("a", -(1 << 62)), i64("b", 1 << 62), i64("d", 1)])
+four = numpy_helper.from_array(np.ones([4], np.float32), "four")
+split = helper.make_node("Split", ["four", "s"], ["y", "z"], name="split_sum")
+save13([split], "split_extreme", [four, i64("s", [2**63 - 1, 2**63 - 1])])
+save13([helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2], strides=[2**62, 1],
+                         pads=[2**62, 0, 2**62, 0])], "pool_extreme", [],
+       [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4])])

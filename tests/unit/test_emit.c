@@ -5,7 +5,8 @@
  * blob spanning several 4092-byte rows); constants split over several
  * parts, read back through weights_print_ref's expressions; emit_model on a small graph run
  * through every pass: API names, runtime banner, and a compiled, linked run
- * whose outputs are checked. */
+ * whose outputs are checked; a zero-byte first constant (no NULL pointer
+ * reaches memset/memcpy: run under UBSan to see it). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -387,6 +388,44 @@ static void test_emit_arena_caller(void **state)
                     1);
 }
 
+/* A zero-byte constant first in the blob: weights_add must not hand the
+ * blob's NULL pointer to memset/memcpy (UBSan: null pointer passed as
+ * argument), and the model around it still compiles. */
+static void test_emit_zero_byte_first_constant(void **state)
+{
+    (void)state;
+    WeightBlob w;
+    memset(&w, 0, sizeof w);
+    assert_int_equal(weights_add(&w, NULL, 0), 0);
+    assert_int_equal(w.size, 0);
+    const unsigned char one[2] = {7, 9};
+    assert_int_equal(weights_add(&w, one, 2), 0);
+    assert_memory_equal(w.bytes, one, 2);
+    weights_free(&w);
+
+    Graph *g = tb_graph(13);
+    g->name = "empty_first";
+    int64_t d03[2] = {0, 3}, d23[2] = {2, 3};
+    int e = tb_cf(g, "empty", 2, d03, NULL); /* the model's first initializer: 0 bytes */
+    int x = tb_input(g, "x", 2, d23);
+    int y = graph_add_value(g, "y");
+    int n = tb_node(g, "Concat", 2, 1, e, x, y);
+    node_set_int(g, n, "axis", 0);
+    graph_add_output(g, y);
+    Diag d = quiet();
+    graph_count_uses(g);
+    if (passes_run(g, &d, NULL, NULL) != 0)
+        fail_msg("passes: %s", d.last);
+    char *t = emit_text(g, "enet");
+    graph_free(g);
+    CcDir c;
+    assert_int_equal(cc_dir_open(&c), 0);
+    int rc = cc_compile(&c, t, 1);
+    cc_dir_close(&c);
+    free(t);
+    assert_int_equal(rc, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -398,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_emit_model_text),
         cmocka_unit_test(test_emit_model_runs),
         cmocka_unit_test(test_emit_arena_caller),
+        cmocka_unit_test(test_emit_zero_byte_first_constant),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
