@@ -279,7 +279,7 @@ static int run_argv(Arena *a, const ArgList *cmd, char **text)
 int main(int argc, char **argv)
 {
     const char *model = NULL, *output = NULL, *keep = NULL, *prefix = NULL;
-    const char *cc = getenv("CC") && getenv("CC")[0] ? getenv("CC") : NULL, *cflags = "-O2", *target = "native", *runner = NULL;
+    const char *cc = getenv("CC"), *cflags = "-O2", *target = "native", *runner = NULL;
     int threads = 1, profile = 0, isa_flags = 1, app_threads = 0, app_barrier = 0, threads_given = 0;
     char *inputs[MAX_IO], *golden[MAX_IO];
     int n_inputs = 0, n_golden = 0, print_time = 0, repeat = 1, elementwise = 0;
@@ -424,7 +424,7 @@ int main(int argc, char **argv)
                                  "%s -O2 %s -c (see README)", tg->name, tg->cc, tg->cflags);
         goto done;
     }
-    if (!cc)
+    if (!cc || !cc[strspn(cc, " \t\n")]) /* unset, or $CC empty */
         cc = tg ? tg->cc : "gcc";
     if (!runner)
         runner = cross ? tg->runner : "";
