@@ -11,6 +11,8 @@
  * Exit status (RUN_* below): 0 all pass, 1 a mismatch, 2 bad usage, 3 the
  * compiler refused the model, 4 building the generated C failed, 5 running
  * it failed, 6 any other failure (unreadable inputs, missing outputs). */
+#include <errno.h>
+#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +23,10 @@
 #include "driver.h"
 #include "ir/target.h"
 #include "frontend/out_file.h"
+#include "frontend/c_literal.h"
+#include "frontend/file_util.h"
 #include "frontend/tensor_io.h"
+#include "tune/spawn.h"
 
 #define MAX_IO 64
 
@@ -36,13 +41,15 @@ typedef struct ModelIO { /* parsed from the generated file's stamp and API block
     long in_size[MAX_IO], out_size[MAX_IO];
     long in_bytes[MAX_IO], out_bytes[MAX_IO];
     DType in_dtype[MAX_IO], out_dtype[MAX_IO];
-    Shape out_shape[MAX_IO];
+    Shape in_shape[MAX_IO], out_shape[MAX_IO];
 } ModelIO;
 
 static void usage(FILE *f)
 {
     fputs("usage: ctvm-run model.onnx|model.c --inputs FILE [FILE...] [options]\n"
-          "  --inputs FILE...       .npz (by name), .npy or .pb (in input order)\n"
+          "  --inputs FILE...       .npz (entries by name), .npy or .pb (in input order; a .pb's\n"
+          "                         tensor name, when set, must be the input's); each must have\n"
+          "                         the input's exact dtype and shape\n"
           "  --golden FILE...       expected outputs (.npz by name, .npy/.pb in order)\n"
           "  --rtol R --atol A      pass when max|err| <= A + R*max|ref| (default 1e-3, 1e-4)\n"
           "  --elementwise          pass when every |err| <= A + R*|ref| (allclose; NaN == NaN)\n"
@@ -64,10 +71,41 @@ static void usage(FILE *f)
           "                         (default N, at least 2); --app-barrier passes a pthread\n"
           "                         barrier instead of the model's own\n"
           "  --cc CC --cflags FLAGS (default: $CC or the target's gcc, -O2)\n"
-          "  --runner CMD           run the binary through CMD (default: the target's qemu)\n",
+          "  --runner CMD           run the binary through CMD (default: the target's qemu)\n"
+          "                         CC, $CC, FLAGS and CMD are split on blanks into words and run\n"
+          "                         without a shell: quotes, $VARS, globs and ; are not interpreted\n",
           f);
 }
 
+/* "{1, 3, 32, 32}" (or "{}") into s; -1 when it is not that. */
+static int parse_dims(const char *v, Shape *s)
+{
+    *s = shape_unknown();
+    s->rank = 0;
+    if (*v++ != '{')
+        return -1;
+    for (;;) {
+        while (*v == ' ')
+            v++;
+        if (*v == '}')
+            return 0;
+        char *e;
+        long long dim = strtoll(v, &e, 10);
+        if (e == v || s->rank >= CTVM_MAX_RANK)
+            return -1;
+        s->dims[s->rank++] = dim;
+        v = e;
+        while (*v == ' ')
+            v++;
+        if (*v == ',')
+            v++;
+        else if (*v != '}')
+            return -1;
+    }
+}
+
+/* The API block's `#define P_INPUT<i>_<FIELD> value` (and OUTPUT) lines
+ * into io; names and dtypes are C string literals (c_literal_read). */
 static int parse_api(const char *path, ModelIO *io)
 {
     FILE *f = fopen(path, "r");
@@ -75,9 +113,10 @@ static int parse_api(const char *path, ModelIO *io)
         return -1;
     memset(io, 0, sizeof *io);
     char line[8192];
+    int bad = 0;
     while (fgets(line, sizeof line, f)) {
-        char p[128], rest[256];
-        int i;
+        char p[128], kind[16], field[16], dt[64];
+        int i, off = 0;
         char t[64];
         if (!io->prefix[0] && sscanf(line, " * target: %63[^;]; API prefix: %127s", t, p) == 2) {
             snprintf(io->prefix, sizeof io->prefix, "%s", p);
@@ -88,57 +127,134 @@ static int parse_api(const char *path, ModelIO *io)
         if (!io->prefix[0] || strncmp(line, "#define ", 8) || strncmp(line + 8, io->prefix, strlen(io->prefix)))
             continue;
         const char *m = line + 8 + strlen(io->prefix);
-        if (sscanf(m, "_NUM_INPUTS %d", &i) == 1) io->n_in = i;
-        else if (sscanf(m, "_NUM_OUTPUTS %d", &i) == 1) io->n_out = i;
-        else if (sscanf(m, "_INPUT%d_NAME \"%255[^\"]\"", &i, rest) == 2 && i < MAX_IO)
-            snprintf(io->in_name[i], 256, "%s", rest);
-        else if (sscanf(m, "_OUTPUT%d_NAME \"%255[^\"]\"", &i, rest) == 2 && i < MAX_IO)
-            snprintf(io->out_name[i], 256, "%s", rest);
-        else if (sscanf(m, "_INPUT%d_DTYPE \"%255[^\"]\"", &i, rest) == 2 && i < MAX_IO)
-            io->in_dtype[i] = dtype_from_name(rest);
-        else if (sscanf(m, "_OUTPUT%d_DTYPE \"%255[^\"]\"", &i, rest) == 2 && i < MAX_IO)
-            io->out_dtype[i] = dtype_from_name(rest);
-        else if (sscanf(m, "_INPUT%d_BYTES %ld", &i, &io->in_bytes[i < MAX_IO ? i : 0]) == 2) {
-        } else if (sscanf(m, "_OUTPUT%d_BYTES %ld", &i, &io->out_bytes[i < MAX_IO ? i : 0]) == 2) {
-        } else if (sscanf(m, "_INPUT%d_SIZE %ld", &i, &io->in_size[i < MAX_IO ? i : 0]) == 2) {
-        } else if (sscanf(m, "_OUTPUT%d_SIZE %ld", &i, &io->out_size[i < MAX_IO ? i : 0]) == 2) {
-        } else if (sscanf(m, "_OUTPUT%d_SHAPE {%255[^}]}", &i, rest) == 2 && i < MAX_IO) {
-            Shape s = shape_unknown();
-            s.rank = 0;
-            for (char *tok = strtok(rest, ", "); tok && s.rank < CTVM_MAX_RANK; tok = strtok(NULL, ", "))
-                s.dims[s.rank++] = atoll(tok);
-            io->out_shape[i] = s;
+        if (sscanf(m, "_NUM_INPUTS %d", &i) == 1) {
+            io->n_in = i;
+            continue;
+        }
+        if (sscanf(m, "_NUM_OUTPUTS %d", &i) == 1) {
+            io->n_out = i;
+            continue;
+        }
+        if (sscanf(m, "_%15[A-Z]%d_%15[A-Z] %n", kind, &i, field, &off) != 3 || !off || i < 0 || i >= MAX_IO)
+            continue;
+        int in = !strcmp(kind, "INPUT");
+        if (!in && strcmp(kind, "OUTPUT"))
+            continue;
+        const char *v = m + off;
+        if (!strcmp(field, "NAME")) {
+            bad |= c_literal_read(v, in ? io->in_name[i] : io->out_name[i], sizeof io->in_name[i], NULL) < 0;
+        } else if (!strcmp(field, "DTYPE")) {
+            bad |= c_literal_read(v, dt, sizeof dt, NULL) < 0;
+            *(in ? &io->in_dtype[i] : &io->out_dtype[i]) = dtype_from_name(dt);
+        } else if (!strcmp(field, "SIZE")) {
+            *(in ? &io->in_size[i] : &io->out_size[i]) = atol(v);
+        } else if (!strcmp(field, "BYTES")) {
+            *(in ? &io->in_bytes[i] : &io->out_bytes[i]) = atol(v);
+        } else if (!strcmp(field, "SHAPE")) {
+            bad |= parse_dims(v, in ? &io->in_shape[i] : &io->out_shape[i]) != 0;
         }
     }
     fclose(f);
-    return io->prefix[0] && io->n_in <= MAX_IO && io->n_out <= MAX_IO ? 0 : -1;
+    return !bad && io->prefix[0] && io->n_in >= 0 && io->n_in <= MAX_IO && io->n_out >= 0 && io->n_out <= MAX_IO ? 0 : -1;
 }
 
-/* Tensors from several files, in order. */
-static int read_all(char **files, int n_files, Arena *a, Tensor **out, int *n_out, Diag *d)
+/* The tensors of several files, in order, each with the file it came from
+ * and whether it is an .npz entry (matched by name) or not (.npy and .pb
+ * go by position). */
+typedef struct TensorFiles {
+    Tensor *t;
+    const char **file;
+    int *npz;
+    int n;
+} TensorFiles;
+
+static int read_all(char **files, int n_files, Arena *a, TensorFiles *tf, Diag *d)
 {
-    Tensor *all = arena_array(a, MAX_IO, sizeof(Tensor));
-    int n = 0;
+    tf->t = arena_array(a, MAX_IO, sizeof *tf->t);
+    tf->file = arena_array(a, MAX_IO, sizeof *tf->file);
+    tf->npz = arena_array(a, MAX_IO, sizeof *tf->npz);
+    tf->n = 0;
     for (int i = 0; i < n_files; i++) {
         Tensor *t;
         int k;
         if (tensor_read_file(files[i], a, &t, &k, d) != 0)
             return -1;
-        for (int j = 0; j < k && n < MAX_IO; j++)
-            all[n++] = t[j];
+        for (int j = 0; j < k && tf->n < MAX_IO; j++, tf->n++) {
+            tf->t[tf->n] = t[j];
+            tf->file[tf->n] = files[i];
+            tf->npz[tf->n] = file_has_suffix(files[i], ".npz");
+        }
     }
-    *out = all;
-    *n_out = n;
     return 0;
 }
 
-/* The tensor for name (exact match), else position i. */
-static const Tensor *pick(const Tensor *ts, int n, const char *name, int i)
+/* "in.npz entry 'x'" or "in.npy": where tensor k came from, for messages. */
+static const char *tensor_origin(const TensorFiles *tf, int k, char *buf, size_t cap)
 {
-    for (int k = 0; k < n; k++)
-        if (ts[k].name && strcmp(ts[k].name, name) == 0)
-            return &ts[k];
-    return i < n ? &ts[i] : NULL;
+    if (tf->npz[k])
+        snprintf(buf, cap, "%s entry '%s'", tf->file[k], tf->t[k].name ? tf->t[k].name : "");
+    else
+        snprintf(buf, cap, "%s", tf->file[k]);
+    return buf;
+}
+
+/* The index in tf of the tensor for the input called name: the .npz entry
+ * of that name, else the next .npy/.pb tensor (*next counts them), whose
+ * name (a .pb's), when it has one, must be name. -1 after a diag_error. */
+static int input_tensor(const TensorFiles *tf, const char *name, int *next, Diag *d)
+{
+    int n_npz = 0;
+    for (int k = 0; k < tf->n; k++) {
+        n_npz += tf->npz[k];
+        if (tf->npz[k] && tf->t[k].name && !strcmp(tf->t[k].name, name))
+            return k;
+    }
+    while (*next < tf->n && tf->npz[*next])
+        ++*next;
+    if (*next < tf->n) {
+        int k = (*next)++;
+        const char *has = tf->t[k].name;
+        if (has && has[0] && strcmp(has, name))
+            return diag_error(d, NULL, -1, "input '%s': %s holds the tensor '%s', not '%s'", name, tf->file[k], has,
+                              name);
+        return k;
+    }
+    if (!n_npz)
+        return diag_error(d, NULL, -1, "no input file for input '%s' (the files given hold %d tensor%s)", name, tf->n,
+                          tf->n == 1 ? "" : "s");
+    char list[1024] = "";
+    size_t len = 0;
+    for (int k = 0; k < tf->n && len < sizeof list; k++) {
+        if (!tf->npz[k])
+            continue;
+        int first = k == 0 || !tf->npz[k - 1] || tf->file[k - 1] != tf->file[k];
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s%s'%s'", first && len ? "; " : first ? "" : ", ",
+                                first ? tf->file[k] : "", first ? " holds " : "", tf->t[k].name ? tf->t[k].name : "");
+    }
+    return diag_error(d, NULL, -1, "input '%s': no .npz entry of that name (%s)", name, list);
+}
+
+/* The reference tensor for an output: name match, else position i. */
+static Tensor *pick(const TensorFiles *tf, const char *name, int i)
+{
+    for (int k = 0; k < tf->n; k++)
+        if (tf->t[k].name && strcmp(tf->t[k].name, name) == 0)
+            return &tf->t[k];
+    return i < tf->n ? &tf->t[i] : NULL;
+}
+
+/* Removes the temporary folder and what is in it, without a shell and
+ * without following a symbolic link out of it (FTW_PHYS: a link is
+ * removed, not what it points to). */
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
+
+static int remove_tree(const char *dir)
+{
+    return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
 /* Writes data to path through out_file.h (--keep DIR may be the user's
@@ -155,30 +271,16 @@ static int write_raw(const char *path, const void *data, size_t bytes, Diag *d)
     return out_commit(&o, d);
 }
 
-/* Runs cmd; *out gets all it printed (read to the end, so a long profile
- * table never leaves the child writing into a closed pipe). */
-static int run_cmd(Arena *a, const char *cmd, char **out)
+/* Runs argv (no shell: tune/spawn.h); *text gets all it printed, kept in
+ * the arena. Returns the exit status (non-zero also when it could not be
+ * started: *text says why). */
+static int run_argv(Arena *a, const ArgList *cmd, char **text)
 {
-    size_t cap = 1 << 16, n = 0;
-    char *buf = arena_alloc(a, cap);
-    *out = buf;
-    buf[0] = 0;
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return -1;
-    for (;;) {
-        if (cap - n < 4096) {
-            buf = arena_grow(a, buf, cap, cap * 2, 1);
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, p);
-        if (got == 0)
-            break;
-        n += got;
-    }
-    buf[n] = 0;
-    *out = buf;
-    return pclose(p);
+    char *out = NULL;
+    int rc = cmd->failed || !cmd->argv ? -1 : spawn_capture(cmd->argv, &out);
+    *text = arena_printf(a, "%s", out ? out : cmd->failed ? "out of memory" : "");
+    free(out);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -250,6 +352,10 @@ int main(int argc, char **argv)
             }
         } else if (!strcmp(a, "--cc") && val) {
             cc = argv[++i];
+            if (!cc[strspn(cc, " \t\n")]) {
+                fprintf(stderr, "ctvm-run: --cc names no compiler\n");
+                return 2;
+            }
         } else if (!strcmp(a, "--runner") && val) {
             runner = argv[++i];
         } else if (!strcmp(a, "--cflags") && val) {
@@ -282,24 +388,26 @@ int main(int argc, char **argv)
     if (output && out_target_check(output, why, sizeof why) != 0) /* before any work */
         return diag_error(&d, NULL, -1, "cannot write '%s': %s", output, why), 2;
     char dir[4096];
+    /* a folder named -x would reach the compiler as an option: ./-x */
     if (keep) {
-        snprintf(dir, sizeof dir, "%s", keep);
+        snprintf(dir, sizeof dir, "%s%s", keep[0] == '-' ? "./" : "", keep);
         mkdir(dir, 0755);
     } else {
-        const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-        snprintf(dir, sizeof dir, "%s/ctvm-run-XXXXXX", tmp);
+        const char *tmp = getenv("TMPDIR") && getenv("TMPDIR")[0] ? getenv("TMPDIR") : "/tmp";
+        snprintf(dir, sizeof dir, "%s%s/ctvm-run-XXXXXX", tmp[0] == '-' ? "./" : "", tmp);
         if (!mkdtemp(dir)) {
             perror("ctvm-run: mkdtemp");
             return 1;
         }
     }
-    char model_c[4200], exe[4200], cmd[16384];
+    char model_c[4200], exe[4200];
     char *text = NULL;
+    ArgList cmd = {0};
     int rc = RUN_OTHER;
     Arena *arena = arena_new();
     size_t len = strlen(model);
     if (len > 2 && strcmp(model + len - 2, ".c") == 0) {
-        snprintf(model_c, sizeof model_c, "%s", model);
+        snprintf(model_c, sizeof model_c, "%s", model); /* never starts with '-' (an option) */
     } else {
         snprintf(model_c, sizeof model_c, "%s/model.c", dir);
         co.model = model;
@@ -329,41 +437,68 @@ int main(int argc, char **argv)
                                  "%s -O2 %s -c (see README)", tg->name, tg->cc, tg->cflags);
         goto done;
     }
-    if (!cc)
+    if (!cc || !cc[strspn(cc, " \t\n")]) /* unset, or $CC empty */
         cc = tg ? tg->cc : "gcc";
     if (!runner)
         runner = cross ? tg->runner : "";
-    char team_flags[96] = "";
-    if (app_threads) {
-        if (io.threads < 2) {
-            diag_error(&d, NULL, -1, "--app-threads needs a model emitted with --threads 2 or more");
-            goto done;
-        }
-        snprintf(team_flags, sizeof team_flags, " -pthread -DCTVM_MAIN_TEAM=%d%s", app_threads,
-                 app_barrier ? " -DCTVM_MAIN_TEAM_PBARRIER" : "");
+    if (app_threads && io.threads < 2) {
+        diag_error(&d, NULL, -1, "--app-threads needs a model emitted with --threads 2 or more");
+        goto done;
     }
-    snprintf(cmd, sizeof cmd, "%s %s %s%s%s%s%s -std=c99 -DCTVM_MAIN -o '%s' '%s' -lm 2>&1", cc, cflags,
-             tg && (isa_flags || !tg->isa_in_file) ? tg->cflags : "",
-             io.threads > 1 && !app_threads ? " -fopenmp" : "", team_flags, profile ? " -DCTVM_PROFILE" : "",
-             cross ? " -static" : "", exe, model_c);
-    if (run_cmd(arena, cmd, &text) != 0) {
+    /* cc cflags [target flags] [-fopenmp] [team] [-DCTVM_PROFILE] [-static] -std=c99 -DCTVM_MAIN
+       -o exe model.c -lm: each option split on blanks into words, no shell */
+    arglist_add_words(&cmd, cc);
+    arglist_add_words(&cmd, cflags);
+    if (tg && (isa_flags || !tg->isa_in_file))
+        arglist_add_words(&cmd, tg->cflags);
+    if (io.threads > 1 && !app_threads)
+        arglist_add(&cmd, "-fopenmp");
+    if (app_threads) {
+        char team[48];
+        snprintf(team, sizeof team, "-DCTVM_MAIN_TEAM=%d", app_threads);
+        arglist_add(&cmd, "-pthread");
+        arglist_add(&cmd, team);
+        if (app_barrier)
+            arglist_add(&cmd, "-DCTVM_MAIN_TEAM_PBARRIER");
+    }
+    if (profile)
+        arglist_add(&cmd, "-DCTVM_PROFILE");
+    if (cross)
+        arglist_add(&cmd, "-static");
+    arglist_add(&cmd, "-std=c99");
+    arglist_add(&cmd, "-DCTVM_MAIN");
+    arglist_add(&cmd, "-o");
+    arglist_add(&cmd, exe);
+    arglist_add(&cmd, model_c);
+    arglist_add(&cmd, "-lm");
+    if (run_argv(arena, &cmd, &text) != 0) {
         diag_error(&d, NULL, -1, "building the generated code failed:\n%s", text);
         rc = RUN_BUILD;
         goto done;
     }
-    Tensor *in_t;
-    int n_in_t;
-    if (read_all(inputs, n_inputs, arena, &in_t, &n_in_t, &d) != 0)
+    TensorFiles in_t;
+    if (read_all(inputs, n_inputs, arena, &in_t, &d) != 0)
         goto done;
-    for (int i = 0; i < io.n_in; i++) {
-        Tensor *t = (Tensor *)pick(in_t, n_in_t, io.in_name[i], i);
-        int64_t numel = 0;
-        if (t && t->dtype == DT_UINT16 && io.in_dtype[i] == DT_BFLOAT16)
+    for (int i = 0, next = 0; i < io.n_in; i++) {
+        int k = input_tensor(&in_t, io.in_name[i], &next, &d);
+        if (k < 0)
+            goto done;
+        Tensor *t = &in_t.t[k];
+        int64_t numel = 0, bytes = 0;
+        if (t->dtype == DT_UINT16 && io.in_dtype[i] == DT_BFLOAT16)
             t->dtype = DT_BFLOAT16; /* onnx < 1.14 test data: bfloat16 bits typed uint16 */
-        if (!t || !shape_numel(&t->shape, &numel) || numel != io.in_size[i] || t->dtype != io.in_dtype[i]) {
-            diag_error(&d, NULL, -1, "no %s tensor of %ld elements for input '%s'%s%s", dtype_name(io.in_dtype[i]),
-                       io.in_size[i], io.in_name[i], t && t->dtype != io.in_dtype[i] ? ": got " : "",
-                       t && t->dtype != io.in_dtype[i] ? dtype_name(t->dtype) : "");
+        /* exactly the input's dtype and shape: no reshaping implied ([3072] or [3,32,32,1]
+           for [1,3,32,32], a scalar for [1]) */
+        if (t->dtype != io.in_dtype[i] || !shape_equal(&t->shape, &io.in_shape[i])) {
+            char want[96], got[96], from[1024];
+            diag_error(&d, NULL, -1, "input '%s' is %s %s; %s holds %s %s", io.in_name[i], dtype_name(io.in_dtype[i]),
+                       shape_str(&io.in_shape[i], want, sizeof want), tensor_origin(&in_t, k, from, sizeof from),
+                       dtype_name(t->dtype), shape_str(&t->shape, got, sizeof got));
+            goto done;
+        }
+        if (!shape_numel(&t->shape, &numel) || !dtype_bytes(t->dtype, numel, &bytes) || bytes != io.in_bytes[i]) {
+            diag_error(&d, NULL, -1, "input '%s': the file's %lld bytes are not the %ld the model's API declares",
+                       io.in_name[i], (long long)bytes, io.in_bytes[i]);
             goto done;
         }
         char p[4200];
@@ -371,9 +506,15 @@ int main(int argc, char **argv)
         if (write_raw(p, t->data, (size_t)io.in_bytes[i], &d) != 0)
             goto done;
     }
-    snprintf(cmd, sizeof cmd, "%s%s'%s' '%s' '%s' %d 2>&1", runner, *runner ? " " : "", exe, dir, dir,
-             print_time ? repeat : 1);
-    if (run_cmd(arena, cmd, &text) != 0) {
+    char repeats[32];
+    snprintf(repeats, sizeof repeats, "%d", print_time ? repeat : 1);
+    arglist_free(&cmd);
+    arglist_add_words(&cmd, runner);
+    arglist_add(&cmd, exe);
+    arglist_add(&cmd, dir);
+    arglist_add(&cmd, dir);
+    arglist_add(&cmd, repeats);
+    if (run_argv(arena, &cmd, &text) != 0) {
         diag_error(&d, NULL, -1, "running the model failed:\n%s", text);
         rc = RUN_CRASH;
         goto done;
@@ -424,21 +565,29 @@ int main(int argc, char **argv)
         goto done;
     rc = RUN_OK;
     if (n_golden) {
-        Tensor *ref;
-        int n_ref;
-        if (read_all(golden, n_golden, arena, &ref, &n_ref, &d) != 0) {
+        TensorFiles ref;
+        if (read_all(golden, n_golden, arena, &ref, &d) != 0) {
             rc = RUN_OTHER;
             goto done;
         }
         for (int i = 0; i < io.n_out; i++) {
-            Tensor *r = (Tensor *)pick(ref, n_ref, io.out_name[i], i);
+            Tensor *r = pick(&ref, io.out_name[i], i);
             int64_t numel = 0;
+            char want[96], got[96];
             if (r && r->dtype == DT_UINT16 && outs[i].dtype == DT_BFLOAT16)
                 r->dtype = DT_BFLOAT16; /* as for the inputs above */
-            if (!r || !shape_numel(&r->shape, &numel) || numel != io.out_size[i] ||
+            if (!r) {
+                printf("output '%s': no reference (the golden files hold %d tensor%s): FAIL\n", io.out_name[i], ref.n,
+                       ref.n == 1 ? "" : "s");
+                rc = RUN_MISMATCH;
+                continue;
+            }
+            if (!shape_numel(&r->shape, &numel) || numel != io.out_size[i] ||
                 (r->shape.rank == io.out_shape[i].rank && !shape_equal(&r->shape, &io.out_shape[i]))) {
-                printf("output '%s': no reference of shape %s: FAIL\n", io.out_name[i], shape_str(&io.out_shape[i],
-                       (char[96]){0}, 96));
+                char from[1024];
+                printf("output '%s' is %s %s; %s holds %s %s: FAIL\n", io.out_name[i], dtype_name(outs[i].dtype),
+                       shape_str(&io.out_shape[i], want, sizeof want), tensor_origin(&ref, (int)(r - ref.t), from, sizeof from),
+                       dtype_name(r->dtype), shape_str(&r->shape, got, sizeof got));
                 rc = RUN_MISMATCH;
                 continue;
             }
@@ -494,11 +643,9 @@ int main(int argc, char **argv)
         }
     }
 done:
-    if (!keep) {
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "ctvm-run: could not remove %s\n", dir);
-    }
+    arglist_free(&cmd);
+    if (!keep && remove_tree(dir) != 0)
+        fprintf(stderr, "ctvm-run: could not remove %s\n", dir);
     arena_free(arena);
     return rc;
 }

@@ -24,6 +24,7 @@
 #include "tune/measure.h"
 #include "tune/records.h"
 #include "tune/search.h"
+#include "tune/spawn.h"
 #include "tune/space.h"
 
 #define MAX_TASKS 512
@@ -44,6 +45,8 @@ static void usage(FILE *f)
           "                      are added; cross targets link -static)\n"
           "  --runner CMD        run candidates through CMD, e.g. 'qemu-aarch64 -L /usr/aarch64-linux-gnu'\n"
           "                      or an ssh wrapper (default: the target's qemu off this machine)\n"
+          "                      CC, F and CMD are split on blanks into words and run without a\n"
+          "                      shell: quotes, $VARS, globs and ; are not interpreted\n"
           "  --timeout S         per build and per run (default 20)\n"
           "  --repeat N          timed samples per candidate, median kept (default 10)\n"
           "  --jobs N            candidates built at once (default: the cores)\n"
@@ -98,7 +101,8 @@ static void fill_record(const Tuner *t, const int *knobs, TuneRecord *r)
 static void measure(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], double *ms, TuneStatus *st)
 {
     Tuner *t = user;
-    char **cmds = calloc((size_t)n + 1, sizeof(char *));
+    ArgList *cmds = calloc((size_t)n + 1, sizeof *cmds);
+    char ***argvs = calloc((size_t)n + 1, sizeof *argvs);
     char(*exe)[512] = calloc((size_t)n + 1, sizeof *exe), (*src_of)[512] = calloc((size_t)n + 1, sizeof *src_of);
     int *idx = calloc((size_t)n + 1, sizeof(int)), nb = 0;
     TuneRecord *rec = calloc((size_t)n + 1, sizeof *rec);
@@ -127,20 +131,39 @@ static void measure(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], doubl
             snprintf(rec[i].error, sizeof rec[i].error, "cannot write the candidate program c%d.c", k);
             continue;
         }
-        cmds[nb] = malloc(4096);
-        snprintf(cmds[nb], 4096, "%s %s %s%s%s%s -o '%s' '%s' -lm", t->cc, t->cflags, tg ? tg->cflags : "",
-                 t->threads > 1 ? " -fopenmp" : "", cross ? " -static" : "", t->hot ? "" : " -DCTVM_TUNE_FLUSH", exe[i],
-                 src);
+        /* cc cflags target-flags [-fopenmp] [-static] [-DCTVM_TUNE_FLUSH] -o exe src -lm,
+           each option split on blanks into words: no shell */
+        ArgList *c = &cmds[nb];
+        arglist_add_words(c, t->cc);
+        arglist_add_words(c, t->cflags);
+        arglist_add_words(c, tg ? tg->cflags : "");
+        if (t->threads > 1)
+            arglist_add(c, "-fopenmp");
+        if (cross)
+            arglist_add(c, "-static");
+        if (!t->hot)
+            arglist_add(c, "-DCTVM_TUNE_FLUSH");
+        arglist_add(c, "-o");
+        arglist_add(c, exe[i]);
+        arglist_add(c, src);
+        arglist_add(c, "-lm");
+        if (c->failed || !c->argv) {
+            snprintf(rec[i].error, sizeof rec[i].error, "not built: out of memory");
+            arglist_free(c);
+            continue;
+        }
+        argvs[nb] = c->argv;
         idx[nb++] = i;
     }
-    char args[32];
-    snprintf(args, sizeof args, "%d", t->repeat);
+    char repeat[32];
+    snprintf(repeat, sizeof repeat, "%d", t->repeat);
+    char *args[] = {repeat, NULL};
     char **exes = calloc((size_t)nb + 1, sizeof(char *));
     TuneRunResult *ran = calloc((size_t)nb + 1, sizeof *ran);
     for (int b = 0; b < nb; b++)
         exes[b] = exe[idx[b]];
     if (nb)
-        tune_build_and_run(nb, cmds, t->runner, exes, args, t->jobs, t->overlap, t->timeout, res, ran);
+        tune_build_and_run(nb, argvs, t->runner, exes, args, t->jobs, t->overlap, t->timeout, res, ran);
     for (int b = 0; b < nb; b++) {
         int i = idx[b];
         if (res[b].exit_code != 0 || res[b].timed_out) {
@@ -179,8 +202,8 @@ static void measure(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], doubl
             remove(src_of[i]);
     }
     for (int b = 0; b < nb; b++)
-        free(cmds[b]);
-    free(cmds), free(exe), free(src_of), free(idx), free(rec), free(res);
+        arglist_free(&cmds[b]);
+    free(cmds), free(argvs), free(exe), free(src_of), free(idx), free(rec), free(res);
 }
 
 /* Confirmation rounds: the fastest single measurement of the task against
@@ -274,6 +297,10 @@ int main(int argc, char **argv)
             tasks_arg = val;
         } else if (TAKE("--cc")) {
             cc = val;
+            if (!cc[strspn(cc, " \t\n")]) {
+                fprintf(stderr, "ctvm-tune: --cc names no compiler\n");
+                return 2;
+            }
         } else if (TAKE("--cflags")) {
             cflags = val;
         } else if (TAKE("--runner")) {

@@ -561,6 +561,68 @@ check "Split sizes summing past int64 refused without overflow" refuse \
 check "pool stride and pads of 2^62 refused without overflow" refuse \
   "$T/pool_extreme.onnx" "node 'pool' (MaxPool): strides must be at most 2147483647"
 check "an input declared [2^32,2^32,2^32] refused" refuse "$T/huge_input.onnx" "4294967296.*at most 2147483647"
+# --- ctvm-run checks its inputs: exact dtype, shape and name, nothing reshaped -----
+run_refuse() { # expected-text ctvm-run-args...: exit 6, the text on stderr
+  local want=$1; shift
+  RUN "$@" 2> "$T/err"; local rc=$?
+  cat "$T/err"; [ $rc -eq 6 ] && grep -qF -- "$want" "$T/err"
+}
+SC=golden/small_cnn
+check "ctvm-run refuses an .npy of shape [3,32,32,1] for a [1,3,32,32] input, naming both" run_refuse \
+  "input 'input' is float32 [1,3,32,32]; $T/in_nhwc.npy holds float32 [3,32,32,1]" $SC/model.onnx --inputs "$T/in_nhwc.npy"
+check "ctvm-run refuses an .npy of shape [3072] for a [1,3,32,32] input, naming both" run_refuse \
+  "input 'input' is float32 [1,3,32,32]; $T/in_flat.npy holds float32 [3072]" $SC/model.onnx --inputs "$T/in_flat.npy"
+check "ctvm-run refuses an input of another dtype, naming both" run_refuse \
+  "input 'input' is float32 [1,3,32,32]; $T/in_f64.npy holds float64 [1,3,32,32]" $SC/model.onnx --inputs "$T/in_f64.npy"
+check "ctvm-run refuses an .npz without an entry of the input's name, naming the entries" run_refuse \
+  "input 'input': no .npz entry of that name ($T/in_other_name.npz holds 'image', 'mask')" $SC/model.onnx --inputs "$T/in_other_name.npz"
+check "ctvm-run refuses a .pb whose tensor has another name, naming both" run_refuse \
+  "input 'input': $T/in_other_name.pb holds the tensor 'image', not 'input'" $SC/model.onnx --inputs "$T/in_other_name.pb"
+check "ctvm-run refuses a scalar for a [1] input" run_refuse \
+  "input 'x' is float32 [1]; $T/scalar.npy holds float32 []" "$T/one.onnx" --inputs "$T/scalar.npy"
+golden_shape() { # a reference of another shape: FAIL naming both shapes
+  /usr/bin/python3 -c 'import numpy as np, sys; np.savez(sys.argv[1], output=np.load(sys.argv[2])["output"].reshape(2, 5))' \
+    "$T/ref25.npz" $SC/outputs.npz &&
+  { RUN $SC/model.onnx --inputs $SC/inputs.npz --golden "$T/ref25.npz" > "$T/out"; [ $? -eq 1 ]; } && cat "$T/out" &&
+  grep -qF "output 'output' is float32 [1,10]; $T/ref25.npz entry 'output' holds float32 [2,5]: FAIL" "$T/out"
+}
+check "ctvm-run reports a golden output of another shape, naming both" golden_shape
+escaped_names() { # names written as escaped C string literals are read back byte for byte
+  $EMIT $SC/model.onnx -o "$T/esc.c" --main test &&
+  sed -i -e 's|^#define model_INPUT0_NAME "input"$|#define model_INPUT0_NAME "in\\"put\\?\\\\\\012\\303\\251"|' \
+    -e 's|^#define model_OUTPUT0_NAME "output"$|#define model_OUTPUT0_NAME "out\\"put\\x3f"|' "$T/esc.c" &&
+  grep -F 'model_INPUT0_NAME "in\"put\?\\\012\303\251"' "$T/esc.c" && grep -F 'model_OUTPUT0_NAME "out\"put\x3f"' "$T/esc.c" &&
+  /usr/bin/python3 -c 'import numpy as np, sys
+np.savez(sys.argv[1], **{"in\"put?\\\né": np.load(sys.argv[3])["input"]})
+np.savez(sys.argv[2], **{"out\"put?": np.load(sys.argv[4])["output"]})' "$T/esc_in.npz" "$T/esc_ref.npz" $SC/inputs.npz $SC/outputs.npz &&
+  RUN "$T/esc.c" --inputs "$T/esc_in.npz" --golden "$T/esc_ref.npz" --output "$T/esc_out.npz" &&
+  /usr/bin/python3 -c 'import numpy as np, sys; k = list(np.load(sys.argv[1]).keys()); print(k); sys.exit(k != ["out\"put?"])' "$T/esc_out.npz"
+}
+check "ctvm-run reads escaped C string literal names (\\\" \\? \\\\ octal hex) from the API block" escaped_names
+
+# --- no shell: paths and option words reach the compiler and the model as argv words ---
+noshell_c() { # a generated .c in a folder whose name is a shell payload
+  local d="$T/x';touch PWNED;'"
+  rm -f "$T/PWNED" && mkdir -p "$d" && $EMIT $SC/model.onnx -o "$d/model.c" --main test &&
+  (cd "$T" && "$OLDPWD/build/ctvm-run" "$d/model.c" --inputs "$OLDPWD/$SC/inputs.npz" --golden "$OLDPWD/$SC/outputs.npz") &&
+  [ ! -e "$T/PWNED" ] && [ ! -e PWNED ]
+}
+check "ctvm-run: a .c path holding x';touch PWNED;' builds and runs, and runs no payload" noshell_c
+noshell_onnx() { # a model path with spaces and $( ), a TMPDIR holding a quote payload, words in --cc/--cflags/--runner
+  local m="$T/my model \$(touch PWNED2)" tmp="$T/tmp';touch PWNED3;'"
+  rm -f "$T/PWNED2" "$T/PWNED3" && mkdir -p "$m" "$tmp" && cp $SC/model.onnx "$m/model.onnx" &&
+  (cd "$T" && TMPDIR="$tmp" "$OLDPWD/build/ctvm-run" "$m/model.onnx" --inputs "$OLDPWD/$SC/inputs.npz" \
+     --golden "$OLDPWD/$SC/outputs.npz" --cc "env CTVM_UNUSED=1  gcc" --cflags " -O2  -DCTVM_UNUSED=1 " \
+     --runner "env CTVM_UNUSED=1") &&
+  [ ! -e "$T/PWNED2" ] && [ ! -e "$T/PWNED3" ] && [ -z "$(ls -A "$tmp")" ]
+}
+check "ctvm-run: a model path with spaces and \$( ), a TMPDIR with a quote: no payload runs, the temp folder is removed" noshell_onnx
+noshell_flags() { # option text is split into words, never given to a shell: $( ) is a word for gcc
+  rm -f "$T/PWNED4" &&
+  { RUN $SC/model.onnx --inputs $SC/inputs.npz --cflags "-O2 \$(touch $T/PWNED4)" > "$T/out" 2>&1; [ $? -eq 4 ]; } &&
+  grep -qF '$(touch' "$T/out" && [ ! -e "$T/PWNED4" ]
+}
+check "ctvm-run: --cflags '\$(touch ...)' is a compiler argument, not a command" noshell_flags
 
 echo
 [ "$fail" -eq 0 ] || printf 'failed: %s\n' "${failed[@]}"

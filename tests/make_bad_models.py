@@ -1,6 +1,7 @@
 """make_bad_models.py - ONNX models for the refusal tests of tests/e2e.sh
 (an unsupported operator, a symbolic input dimension, folding bombs and sizes
-past what the generated C indexes, a big model to kill while it is emitted).
+past what the generated C indexes, a big model to kill while it is emitted)
+and of ctvm-run (input files of the wrong shape, dtype or name).
 Run with /usr/bin/python3."""
 import sys
 
@@ -99,3 +100,23 @@ save13([split], "split_extreme", [four, i64("s", [2**63 - 1, 2**63 - 1])])
 save13([helper.make_node("MaxPool", ["x"], ["y"], name="pool", kernel_shape=[2, 2], strides=[2**62, 1],
                          pads=[2**62, 0, 2**62, 0])], "pool_extreme", [],
        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 4, 4])])
+# ctvm-run's input files (tests/e2e.sh, "ctvm-run checks its inputs"): golden/small_cnn's
+# input ([1,3,32,32] float32, named "input") in another shape, dtype or name, and a
+# [1]-shaped model fed a scalar
+import os
+
+import numpy as np
+from onnx import numpy_helper
+
+x = np.load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden", "small_cnn", "inputs.npz"))["input"]
+np.save(f"{out}/in_nhwc.npy", x.reshape(3, 32, 32, 1))
+np.save(f"{out}/in_flat.npy", x.reshape(3072))
+np.save(f"{out}/in_f64.npy", x.astype(np.float64))
+np.savez(f"{out}/in_other_name.npz", image=x, mask=x)
+with open(f"{out}/in_other_name.pb", "wb") as f:
+    f.write(numpy_helper.from_array(x, name="image").SerializeToString())
+x1 = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+y1 = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])
+g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="relu")], "one", [x1], [y1])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), f"{out}/one.onnx")
+np.save(f"{out}/scalar.npy", np.array(2.0, dtype=np.float32))

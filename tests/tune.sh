@@ -116,6 +116,18 @@ sshrun() { # tools/ssh_runner.sh: copy to the "board", run there, remove; ssh an
 }
 check "--runner tools/ssh_runner.sh: candidates copied to the board, run there (wrong ones recorded), removed" sshrun
 
+noshell() { # a compiler and a runner in folders whose names are shell payloads: run as argv words, no shell
+  local cc_dir="$T/c;touch\${IFS}PWNED;d" run_dir="$T/r;touch\${IFS}PWNED2;s" top=$PWD
+  mkdir -p "$cc_dir" "$run_dir" &&
+  printf '%s\n' '#!/bin/sh' 'exec gcc "$@"' > "$cc_dir/gcc" && printf '%s\n' '#!/bin/sh' 'exec "$@"' > "$run_dir/run" &&
+  chmod +x "$cc_dir/gcc" "$run_dir/run" &&
+  (cd "$T" && "$top/$TUNE" "$top/$M/model.onnx" -o "$T/n.json" --tasks 1 --trials 2 --repeat 3 \
+     --cc "$cc_dir/gcc" --cflags " -O2	-DCTVM_UNUSED=1 " --runner "$run_dir/run" -q) &&
+  records "$T/n.json" 'len(r) >= 1 and all(x["status"] == "ok" for x in r)' &&
+  [ ! -e "$T/PWNED" ] && [ ! -e "$T/PWNED2" ]
+}
+check "--cc and --runner in folders named like shell payloads: candidates built and run, no payload runs" noshell
+
 badargs() { # bad input: clear error, non-zero exit, no records file
   ! $TUNE $M/model.onnx -o "$T/x.json" --tasks 99 2> "$T/x.log" && grep -q 'tasks takes' "$T/x.log" &&
   ! $TUNE /nonexistent.onnx -o "$T/x.json" 2> /dev/null && [ ! -e "$T/x.json" ] &&

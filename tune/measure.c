@@ -7,9 +7,11 @@
  * not exited.
  * A child's exit is seen with waitid(WNOWAIT) before it is reaped, so its
  * process group can still be killed safely (the zombie keeps the id from
- * being reused): whatever the shell left running in its group dies with
- * it, and the pipe reaches end-of-file. */
+ * being reused): whatever the program left running in its group dies
+ * with it, and the pipe reaches end-of-file. Children are started from
+ * argument vectors (tune/spawn.h), never through a shell. */
 #include "measure.h"
+#include "spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,44 +47,25 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Forks `/bin/sh -c cmd` in a new process group with stdout and stderr on
- * a pipe. On failure the child is DONE with exit_code -1 and the reason in
- * its output. */
-static void child_start(Child *c, const char *cmd, double timeout_s)
+/* Starts argv in a new process group with stdout and stderr on a pipe
+ * (spawn_piped). On failure the child is DONE with exit_code -1 and the
+ * reason in its output. */
+static void child_start(Child *c, char *const argv[], double timeout_s)
 {
-    int p[2] = {-1, -1};
+    char why[512];
     c->fd = -1;
     c->start = now_s();
     c->deadline = timeout_s > 0 ? c->start + timeout_s : 0;
-    if (pipe2(p, O_CLOEXEC) != 0 || (c->pid = fork()) < 0) {
+    if (spawn_piped(argv, 1, &c->pid, &c->fd, why, sizeof why) != 0) {
         if (c->cap)
-            snprintf(c->out, c->cap, "cannot start '%s': %s", cmd, strerror(errno));
-        if (p[0] >= 0) {
-            close(p[0]);
-            close(p[1]);
-        }
+            snprintf(c->out, c->cap, "%s", why);
+        c->pid = 0;
+        c->fd = -1;
         c->state = DONE;
         c->exit_code = -1;
         c->ended = c->start;
         return;
     }
-    if (c->pid == 0) { /* the child: only async-signal-safe calls until exec */
-        setpgid(0, 0);
-        int nul = open("/dev/null", O_RDONLY);
-        if (nul >= 0)
-            dup2(nul, 0);
-        dup2(p[1], 1);
-        dup2(p[1], 2);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGPIPE, SIG_DFL);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    setpgid(c->pid, c->pid); /* also here: no race with the kill below */
-    close(p[1]);
-    c->fd = p[0];
     fcntl(c->fd, F_SETFL, O_NONBLOCK);
     c->state = RUNNING;
 }
@@ -181,7 +164,7 @@ static void children_step(Child *const *act, int na, struct pollfd *pf, int *who
             child_check(act[i], t);
 }
 
-int tune_spawn(const char *shell_cmd, double timeout_s, char *out, size_t outcap,
+int tune_spawn(char *const argv[], double timeout_s, char *out, size_t outcap,
                int *exit_code, int *timed_out)
 {
     Child c = {.out = outcap ? out : NULL, .cap = out ? outcap : 0}, *act = &c;
@@ -189,7 +172,7 @@ int tune_spawn(const char *shell_cmd, double timeout_s, char *out, size_t outcap
     int who;
     if (c.cap)
         out[0] = '\0';
-    child_start(&c, shell_cmd, timeout_s);
+    child_start(&c, argv, timeout_s);
     while (c.state == RUNNING)
         children_step(&act, 1, &pf, &who);
     if (exit_code)
@@ -199,9 +182,9 @@ int tune_spawn(const char *shell_cmd, double timeout_s, char *out, size_t outcap
     return c.pid > 0 ? 0 : -1;
 }
 
-int tune_build_many(int n, char *const *cmds, int jobs, double timeout_s, TuneSpawnResult *res)
+int tune_build_many(int n, char **const *argvs, int jobs, double timeout_s, TuneSpawnResult *res)
 {
-    return tune_build_and_run(n, cmds, NULL, NULL, NULL, jobs, 0, timeout_s, res, NULL);
+    return tune_build_and_run(n, argvs, NULL, NULL, NULL, jobs, 0, timeout_s, res, NULL);
 }
 
 /* ---- the candidate protocol ---- */
@@ -320,41 +303,14 @@ void tune_parse_run(const char *out, int exit_code, int timed_out, TuneRunResult
     }
 }
 
-/* Appends s to dst as one single-quoted shell word. */
-static void append_quoted(char *dst, const char *s)
+/* [runner words] exe [args] into l (empty first); -1 when out of memory. */
+static int candidate_argv(ArgList *l, const char *runner, const char *exe, char *const *args)
 {
-    char *d = dst + strlen(dst);
-    *d++ = '\'';
-    for (; *s; s++) {
-        if (*s == '\'') {
-            memcpy(d, "'\\''", 4);
-            d += 4;
-        } else {
-            *d++ = *s;
-        }
-    }
-    *d++ = '\'';
-    *d = '\0';
-}
-
-/* `[runner ]'exe'[ args]`, malloc'd; NULL when out of memory. */
-static char *candidate_cmd(const char *runner, const char *exe, const char *args)
-{
-    size_t need = (runner ? strlen(runner) : 0) + 4 * strlen(exe) + (args ? strlen(args) : 0) + 8;
-    char *cmd = malloc(need);
-    if (!cmd)
-        return NULL;
-    cmd[0] = '\0';
-    if (runner && runner[0]) {
-        strcat(cmd, runner);
-        strcat(cmd, " ");
-    }
-    append_quoted(cmd, exe);
-    if (args && args[0]) {
-        strcat(cmd, " ");
-        strcat(cmd, args);
-    }
-    return cmd;
+    arglist_free(l);
+    arglist_add_words(l, runner);
+    arglist_add(l, exe);
+    arglist_add_all(l, args);
+    return l->failed ? -1 : 0;
 }
 
 static void run_not_started(TuneRunResult *r, TuneStatus st, const char *why)
@@ -368,13 +324,13 @@ static void run_not_started(TuneRunResult *r, TuneStatus st, const char *why)
 
 enum { RUN_OUT_CAP = 65536 };
 
-int tune_run_candidate(const char *runner, const char *exe, const char *args, double timeout_s,
+int tune_run_candidate(const char *runner, const char *exe, char *const *args, double timeout_s,
                        TuneRunResult *r)
 {
-    char *cmd = candidate_cmd(runner, exe, args);
+    ArgList cmd = {0};
     char *out = malloc(RUN_OUT_CAP);
-    if (!cmd || !out) {
-        free(cmd);
+    if (candidate_argv(&cmd, runner, exe, args) != 0 || !out) {
+        arglist_free(&cmd);
         free(out);
         char why[600];
         snprintf(why, sizeof why, "cannot run %s: out of memory", exe);
@@ -383,20 +339,20 @@ int tune_run_candidate(const char *runner, const char *exe, const char *args, do
     }
     int code = -1, timed_out = 0;
     double t0 = now_s();
-    int rc = tune_spawn(cmd, timeout_s, out, RUN_OUT_CAP, &code, &timed_out);
+    int rc = tune_spawn(cmd.argv, timeout_s, out, RUN_OUT_CAP, &code, &timed_out);
     double seconds = now_s() - t0;
     if (rc != 0)
         run_not_started(r, TUNE_RUN_FAIL, out);
     else
         tune_parse_run(out, code, timed_out, r);
     r->seconds = seconds;
-    free(cmd);
+    arglist_free(&cmd);
     free(out);
     return r->status == TUNE_OK ? 0 : -1;
 }
 
-int tune_build_and_run(int n, char *const *build_cmds, const char *runner, char *const *exes,
-                       const char *args, int jobs, int overlap, double timeout_s,
+int tune_build_and_run(int n, char **const *build_argvs, const char *runner, char *const *exes,
+                       char *const *args, int jobs, int overlap, double timeout_s,
                        TuneSpawnResult *built, TuneRunResult *ran)
 {
     if (n <= 0)
@@ -412,7 +368,7 @@ int tune_build_and_run(int n, char *const *build_cmds, const char *runner, char 
     if (!bs || !act || !pf || !who || !run_out || !ran_state) {
         for (int i = 0; i < n; i++) {
             built[i] = (TuneSpawnResult){.exit_code = -1};
-            snprintf(built[i].out, sizeof built[i].out, "cannot start '%s': out of memory", build_cmds[i]);
+            snprintf(built[i].out, sizeof built[i].out, "cannot run '%s': out of memory", build_argvs[i][0]);
             if (ran)
                 run_not_started(&ran[i], TUNE_BUILD_FAIL, built[i].out);
         }
@@ -427,7 +383,7 @@ int tune_build_and_run(int n, char *const *build_cmds, const char *runner, char 
             run_not_started(&ran[i], TUNE_BUILD_FAIL, "not built");
     }
     int next_build = 0, run_i = -1, failed = 0;
-    char *run_cmd = NULL;
+    ArgList run_cmd = {0};
     for (;;) {
         int building = 0;
         for (int i = 0; i < next_build; i++)
@@ -442,16 +398,14 @@ int tune_build_and_run(int n, char *const *build_cmds, const char *runner, char 
                     ran_state[i] = 2;
                     continue;
                 }
-                run_cmd = candidate_cmd(runner, exes[i], args);
+                int oom = candidate_argv(&run_cmd, runner, exes[i], args) != 0;
                 run = (Child){.out = run_out, .cap = RUN_OUT_CAP};
                 run_out[0] = '\0';
-                if (run_cmd)
-                    child_start(&run, run_cmd, timeout_s);
-                if (!run_cmd || run.state != RUNNING) {
-                    run_not_started(&ran[i], TUNE_RUN_FAIL, run_cmd ? run_out : "out of memory");
+                if (!oom)
+                    child_start(&run, run_cmd.argv, timeout_s);
+                if (oom || run.state != RUNNING) {
+                    run_not_started(&ran[i], TUNE_RUN_FAIL, oom ? "out of memory" : run_out);
                     ran_state[i] = 2;
-                    free(run_cmd);
-                    run_cmd = NULL;
                     continue;
                 }
                 ran_state[i] = 1;
@@ -460,7 +414,7 @@ int tune_build_and_run(int n, char *const *build_cmds, const char *runner, char 
         }
         int limit = run_i >= 0 ? overlap : jobs;
         while (building < limit && next_build < n) {
-            child_start(&bs[next_build], build_cmds[next_build], timeout_s);
+            child_start(&bs[next_build], build_argvs[next_build], timeout_s);
             building += bs[next_build].state == RUNNING;
             next_build++;
         }
@@ -484,8 +438,6 @@ int tune_build_and_run(int n, char *const *build_cmds, const char *runner, char 
             ran[run_i].seconds = run.ended - run.start;
             ran_state[run_i] = 2;
             run_i = -1;
-            free(run_cmd);
-            run_cmd = NULL;
         }
     }
     for (int i = 0; i < n; i++) {
@@ -494,6 +446,7 @@ int tune_build_and_run(int n, char *const *build_cmds, const char *runner, char 
         built[i].seconds = bs[i].ended - bs[i].start;
         failed += bs[i].exit_code != 0 || bs[i].timed_out;
     }
+    arglist_free(&run_cmd);
     free(bs), free(act), free(pf), free(who), free(run_out), free(ran_state);
     return failed;
 }

@@ -15,15 +15,15 @@
 
 #define TUNE_OUT_CAP 8192 /* captured output kept per build */
 
-/* Runs `/bin/sh -c shell_cmd` with stdin from /dev/null, stdout and stderr
- * merged into out (the first outcap-1 bytes, NUL-terminated; the rest is
+/* Runs argv (argv[0] searched in PATH; no shell: tune/spawn.h) with stdin
+ * from /dev/null, stdout and stderr merged into out (the first outcap-1 bytes, NUL-terminated; the rest is
  * read and dropped so the child never blocks on a full pipe). After
  * timeout_s seconds (none when <= 0) the whole process group is killed
- * with SIGKILL and *timed_out is 1. When the shell exits, anything it left
+ * with SIGKILL and *timed_out is 1. When the program exits, anything it left
  * running in its group is killed too. *exit_code is the exit status, or
  * 128+signal when killed by a signal. Returns 0 when the command ran
  * (whatever its status), -1 when it could not be started (out says why). */
-int tune_spawn(const char *shell_cmd, double timeout_s, char *out, size_t outcap,
+int tune_spawn(char *const argv[], double timeout_s, char *out, size_t outcap,
                int *exit_code, int *timed_out);
 
 typedef struct TuneSpawnResult {
@@ -33,10 +33,11 @@ typedef struct TuneSpawnResult {
     char out[TUNE_OUT_CAP]; /* merged stdout+stderr, truncated, NUL-terminated */
 } TuneSpawnResult;
 
-/* Runs the n shell commands, at most `jobs` at once (at least 1), each
+/* Runs the n commands argvs[i] (NULL-terminated argument vectors), at
+ * most `jobs` at once (at least 1), each
  * under its own timeout, and fills res[0..n-1]. Returns how many failed
  * (non-zero exit, signal, timeout, or could not start); 0 if all succeeded. */
-int tune_build_many(int n, char *const *cmds, int jobs, double timeout_s, TuneSpawnResult *res);
+int tune_build_many(int n, char **const *argvs, int jobs, double timeout_s, TuneSpawnResult *res);
 
 typedef struct TuneRunResult {
     TuneStatus status;   /* OK, RUN_FAIL, TIMEOUT or WRONG */
@@ -49,17 +50,19 @@ typedef struct TuneRunResult {
     char error[256];     /* why it is not OK; "" when OK */
 } TuneRunResult;
 
-/* Runs `[runner ]exe[ args]` through /bin/sh (runner and args are shell
- * text, exe is quoted as one word) with the timeout and parses the protocol:
+/* Runs `[runner words] exe [args]` with the timeout, without a shell: the
+ * runner is split on blanks into argv words (tune/spawn.h; nothing in it is
+ * interpreted), exe is one word and args a NULL-terminated array (or NULL),
+ * and parses the protocol:
  * timeout -> TUNE_TIMEOUT; non-zero exit, a signal, or a missing or
  * malformed protocol line -> TUNE_RUN_FAIL with the last output line in
  * error; "check wrong" -> TUNE_WRONG; else TUNE_OK with the median time.
  * Returns 0 when r->status is TUNE_OK, else -1. */
-int tune_run_candidate(const char *runner, const char *exe, const char *args, double timeout_s,
+int tune_run_candidate(const char *runner, const char *exe, char *const *args, double timeout_s,
                        TuneRunResult *r);
 
 /* Builds n candidates and times each one that built, in one event loop:
- * build_cmds[i] (at most `jobs` at once) makes exes[i], which then runs as
+ * build_argvs[i] (at most `jobs` at once) makes exes[i], which then runs as
  * tune_run_candidate(runner, exes[i], args) would, one run at a time. While
  * a candidate is being timed at most `overlap` builds go on beside it (0:
  * a run starts only when no build is going on); a candidate whose build
@@ -67,8 +70,8 @@ int tune_run_candidate(const char *runner, const char *exe, const char *args, do
  * ran[0..n-1] (TUNE_BUILD_FAIL for those that did not build). With exes
  * NULL (and ran NULL) it only builds: tune_build_many. Returns how many
  * builds failed. */
-int tune_build_and_run(int n, char *const *build_cmds, const char *runner, char *const *exes,
-                       const char *args, int jobs, int overlap, double timeout_s,
+int tune_build_and_run(int n, char **const *build_argvs, const char *runner, char *const *exes,
+                       char *const *args, int jobs, int overlap, double timeout_s,
                        TuneSpawnResult *built, TuneRunResult *ran);
 
 /* Fills r from a finished run's output and status (what

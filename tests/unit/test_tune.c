@@ -22,6 +22,10 @@
 #include "tune/measure.h"
 #include "tune/records.h"
 #include "tune/search.h"
+#include "tune/spawn.h"
+
+/* a shell command as an argument vector, where a test wants a shell */
+#define SH(script) ((char *[]){"/bin/sh", "-c", (script), NULL})
 
 /* ---- records ---- */
 
@@ -559,7 +563,7 @@ static void test_spawn_timeout_kills_group(void **state)
     char out[256];
     int code = 0, timed_out = 0;
     double t0 = now_s();
-    assert_int_equal(tune_spawn("sleep 30 & echo $!; sleep 30", 0.3, out, sizeof out, &code,
+    assert_int_equal(tune_spawn(SH("sleep 30 & echo $!; sleep 30"), 0.3, out, sizeof out, &code,
                                 &timed_out),
                      0);
     double dt = now_s() - t0;
@@ -580,7 +584,7 @@ static void test_spawn_output_and_status(void **state)
     char out[4096];
     int code = -1, timed_out = -1;
     double t0 = now_s();
-    assert_int_equal(tune_spawn("head -c 1000000 /dev/zero | tr '\\0' x; echo; echo done >&2",
+    assert_int_equal(tune_spawn(SH("head -c 1000000 /dev/zero | tr '\\0' x; echo; echo done >&2"),
                                 5, out, sizeof out, &code, &timed_out),
                      0);
     assert_true(now_s() - t0 < 2);
@@ -589,16 +593,16 @@ static void test_spawn_output_and_status(void **state)
     assert_int_equal(strlen(out), sizeof out - 1);
     assert_int_equal(out[0], 'x');
 
-    assert_int_equal(tune_spawn("echo to-stderr >&2; exit 3", 5, out, sizeof out, &code,
+    assert_int_equal(tune_spawn(SH("echo to-stderr >&2; exit 3"), 5, out, sizeof out, &code,
                                 &timed_out),
                      0);
     assert_int_equal(code, 3);
     assert_string_equal(out, "to-stderr\n");
-    assert_int_equal(tune_spawn("kill -SEGV $$", 5, out, sizeof out, &code, &timed_out), 0);
+    assert_int_equal(tune_spawn(SH("kill -SEGV $$"), 5, out, sizeof out, &code, &timed_out), 0);
     assert_int_equal(code, 128 + SIGSEGV);
     /* A background child that keeps the pipe open does not hold us up. */
     t0 = now_s();
-    assert_int_equal(tune_spawn("sleep 30 & echo started", 5, out, sizeof out, &code,
+    assert_int_equal(tune_spawn(SH("sleep 30 & echo started"), 5, out, sizeof out, &code,
                                 &timed_out),
                      0);
     assert_true(now_s() - t0 < 1);
@@ -609,8 +613,8 @@ static void test_spawn_output_and_status(void **state)
 static void test_build_many(void **state)
 {
     (void)state;
-    char *cmds[4] = {"sleep 0.5; echo zero", "sleep 0.5; echo one; exit 1",
-                     "sleep 0.5; echo two; exit 2", "sleep 0.5; echo three"};
+    char **cmds[4] = {SH("sleep 0.5; echo zero"), SH("sleep 0.5; echo one; exit 1"),
+                      SH("sleep 0.5; echo two; exit 2"), SH("sleep 0.5; echo three")};
     TuneSpawnResult *res = calloc(5, sizeof *res);
     assert_non_null(res);
     double t0 = now_s();
@@ -635,7 +639,7 @@ static void test_build_many(void **state)
     char bad[256], good[256];
     snprintf(bad, sizeof bad, "cc -c -o /dev/null %s", t.path);
     snprintf(good, sizeof good, "echo 'int main(void) { return 0; }' | cc -x c -c -o /dev/null -");
-    char *builds[2] = {bad, good};
+    char **builds[2] = {SH(bad), SH(good)};
     assert_int_equal(tune_build_many(2, builds, 2, 30, res), 1);
     assert_int_not_equal(res[0].exit_code, 0);
     assert_non_null(strstr(res[0].out, "undeclared"));
@@ -643,7 +647,7 @@ static void test_build_many(void **state)
     tmp_close(&t);
 
     /* A build that hangs times out; the others are unaffected. */
-    char *hang[2] = {"sleep 30", "true"};
+    char **hang[2] = {(char *[]){"sleep", "30", NULL}, (char *[]){"true", NULL}};
     assert_int_equal(tune_build_many(2, hang, 1, 0.2, res), 1);
     assert_int_equal(res[0].timed_out, 1);
     assert_int_equal(res[1].exit_code, 0);
@@ -666,7 +670,7 @@ static int build_and_run_overlap(int overlap, TuneRunResult *ran, double *second
              log, log);
     write_text(proto, script);
     assert_int_equal(chmod(proto, 0755), 0);
-    char *builds[4], *exes[4];
+    char *builds[4], *exes[4], **build_argvs[4];
     for (int i = 0; i < 4; i++) {
         builds[i] = malloc(512);
         exes[i] = malloc(128);
@@ -676,11 +680,13 @@ static int build_and_run_overlap(int overlap, TuneRunResult *ran, double *second
         if (i != 2)
             snprintf(builds[i] + strlen(builds[i]), 512 - strlen(builds[i]), "cp %s %s", proto,
                      exes[i]);
+        build_argvs[i] = malloc(4 * sizeof(char *));
+        memcpy(build_argvs[i], SH(builds[i]), 4 * sizeof(char *));
     }
     TuneSpawnResult *built = calloc(4, sizeof *built);
     assert_non_null(built);
     double t0 = now_s();
-    assert_int_equal(tune_build_and_run(4, builds, NULL, exes, "4", 2, overlap, 10, built, ran), 1);
+    assert_int_equal(tune_build_and_run(4, build_argvs, NULL, exes, (char *[]){"4", NULL}, 2, overlap, 10, built, ran), 1);
     *seconds = now_s() - t0;
     assert_int_not_equal(built[2].exit_code, 0);
     assert_non_null(strstr(built[2].out, "error: nope"));
@@ -701,7 +707,7 @@ static int build_and_run_overlap(int overlap, TuneRunResult *ran, double *second
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
     for (int i = 0; i < 4; i++)
-        free(builds[i]), free(exes[i]);
+        free(builds[i]), free(exes[i]), free(build_argvs[i]);
     free(built);
     return most;
 }
@@ -784,22 +790,21 @@ static void test_run_candidate(void **state)
 {
     (void)state;
     TuneRunResult r;
-    const char *prog = "-c 'echo \"ctvm-tune: check ok max_err=0\"; echo \"ctvm-tune: ms 3 1 2\"'";
+    char *prog[] = {"-c", "echo \"ctvm-tune: check ok max_err=0\"; echo \"ctvm-tune: ms 3 1 2\"", NULL};
     assert_int_equal(tune_run_candidate(NULL, "/bin/sh", prog, 5, &r), 0);
     assert_int_equal(r.status, TUNE_OK);
     assert_float_equal(r.median_ms, 2, 0);
 
     /* The runner prefix really runs the program: here it sets the timing. */
     unsetenv("CTVM_X");
-    const char *env_prog =
-        "-c 'echo \"ctvm-tune: check ok max_err=0\"; echo \"ctvm-tune: ms $CTVM_X\"'";
+    char *env_prog[] = {"-c", "echo \"ctvm-tune: check ok max_err=0\"; echo \"ctvm-tune: ms $CTVM_X\"", NULL};
     assert_int_equal(tune_run_candidate("env CTVM_X=7.5", "/bin/sh", env_prog, 5, &r), 0);
     assert_float_equal(r.median_ms, 7.5, 0);
     assert_int_equal(tune_run_candidate("", "/bin/sh", env_prog, 5, &r), -1);
     assert_int_equal(r.status, TUNE_RUN_FAIL);
 
     /* A crash, a path with a space and a quote, a hang. */
-    assert_int_equal(tune_run_candidate(NULL, "sh", "-c 'echo about to crash; kill -SEGV $$'",
+    assert_int_equal(tune_run_candidate(NULL, "sh", (char *[]){"-c", "echo about to crash; kill -SEGV $$", NULL},
                                         5, &r),
                      -1);
     assert_int_equal(r.status, TUNE_RUN_FAIL);
@@ -807,13 +812,68 @@ static void test_run_candidate(void **state)
 
     assert_int_equal(tune_run_candidate(NULL, "/nonexistent/it's a candidate", NULL, 5, &r), -1);
     assert_int_equal(r.status, TUNE_RUN_FAIL);
-    assert_int_equal(r.exit_code, 127);
-    assert_non_null(strstr(r.error, "it's a candidate"));
+    assert_int_equal(r.exit_code, -1); /* could not be started */
+    assert_non_null(strstr(r.error, "cannot run '/nonexistent/it's a candidate': No such file"));
 
     double t0 = now_s();
-    assert_int_equal(tune_run_candidate(NULL, "sleep", "30", 0.3, &r), -1);
+    assert_int_equal(tune_run_candidate(NULL, "sleep", (char *[]){"30", NULL}, 0.3, &r), -1);
     assert_int_equal(r.status, TUNE_TIMEOUT);
     assert_true(now_s() - t0 < 0.8);
+}
+
+/* Options split on blanks into argv words; nothing in them interpreted, and
+   a child sees every word as it was (no shell between). */
+static void test_spawn_argv_no_shell(void **state)
+{
+    (void)state;
+    ArgList l = {0};
+    arglist_add_words(&l, "  ccache\tgcc  -O2\n'-DX=a b' $(id) ; * ");
+    arglist_add_words(&l, NULL);
+    arglist_add_words(&l, " \t ");
+    const char *want[] = {"ccache", "gcc", "-O2", "'-DX=a", "b'", "$(id)", ";", "*"};
+    assert_int_equal(l.n, 8);
+    for (int i = 0; i < 8; i++)
+        assert_string_equal(l.argv[i], want[i]);
+    assert_null(l.argv[8]);
+    arglist_free(&l);
+
+    char dir[] = "/tmp/ctvm_spawn_XXXXXX", pwned[64], pay1[128], pay2[128], pay3[128];
+    assert_non_null(mkdtemp(dir));
+    snprintf(pwned, sizeof pwned, "%s/PWNED", dir);
+    snprintf(pay1, sizeof pay1, "x';touch %s;'", pwned);
+    snprintf(pay2, sizeof pay2, "$(touch %s)", pwned);
+    snprintf(pay3, sizeof pay3, "`touch %s`", pwned);
+    char *argv[] = {"printf", "[%s]", pay1, pay2, pay3, NULL}, out[1024], expect[1024];
+    int code = -1, timed_out = -1;
+    assert_int_equal(tune_spawn(argv, 5, out, sizeof out, &code, &timed_out), 0);
+    assert_int_equal(code, 0);
+    snprintf(expect, sizeof expect, "[%s][%s][%s]", pay1, pay2, pay3);
+    assert_string_equal(out, expect);
+    char *text = NULL;
+    assert_int_equal(spawn_capture(argv, &text), 0);
+    assert_string_equal(text, expect);
+    free(text);
+    /* the runner's words come before the program, the program is one word */
+    TuneRunResult r;
+    assert_int_equal(tune_run_candidate("printf [%s]", pay1, (char *[]){pay2, NULL}, 5, &r), -1);
+    snprintf(expect, sizeof expect, "[%s][%s]", pay1, pay2);
+    assert_non_null(strstr(r.error, expect));
+    assert_int_equal(access(pwned, F_OK), -1);
+    assert_int_equal(rmdir(dir), 0);
+
+    /* spawn_capture: stderr merged, exit status, signals, a missing program */
+    assert_int_equal(spawn_capture(SH("echo out; echo err >&2; exit 3"), &text), 3);
+    assert_string_equal(text, "out\nerr\n");
+    free(text);
+    assert_int_equal(spawn_capture(SH("kill -SEGV $$"), &text), 128 + SIGSEGV);
+    free(text);
+    assert_int_equal(spawn_capture((char *[]){"/nonexistent/cc", "-c", NULL}, &text), -1);
+    assert_non_null(strstr(text, "cannot run '/nonexistent/cc': No such file or directory"));
+    free(text);
+    /* more output than the first buffer holds is all kept */
+    assert_int_equal(spawn_capture(SH("head -c 300000 /dev/zero | tr '\\0' x"), &text), 0);
+    assert_int_equal(strlen(text), 300000);
+    free(text);
 }
 
 /* tune_records_choose: with the default confirmed, knob sets are compared
@@ -872,6 +932,7 @@ int main(void)
         cmocka_unit_test(test_median),
         cmocka_unit_test(test_parse_run),
         cmocka_unit_test(test_run_candidate),
+        cmocka_unit_test(test_spawn_argv_no_shell),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
