@@ -1,6 +1,7 @@
 /* onnx_load.c - ModelProto to Graph: the order of the loader's steps.
  *
- * 1. decode the bytes with protobuf-c and check that they are a model
+ * 1. check the wire data's nesting and counts (proto_limits.h), decode the
+ *    bytes with protobuf-c and check that they are a model
  *    (ir_version, a graph with nodes and outputs) - random bytes often
  *    decode as an empty message, so decoding alone proves nothing;
  * 2. the default-domain opset (1 to onnx_max_opset());
@@ -21,6 +22,7 @@
 #include "onnx/onnx.pb-c.h"
 #include "onnx_internal.h"
 #include "onnx_tensor.h"
+#include "proto_limits.h"
 
 static int check_model(OnnxLoadCtx *c, const Onnx__ModelProto *m)
 {
@@ -274,7 +276,14 @@ Graph *onnx_load_buffer(const void *buf, size_t len, const char *path_for_diag,
         graph_free(g);
         return NULL;
     }
-    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+    char why[256];
+    int lim = proto_check_limits(buf, len, &onnx__model_proto__descriptor, why, sizeof why);
+    if (lim == PROTO_OVER_LIMIT) {
+        diag_error(d, g, -1, "refused before decoding: %s", why);
+        graph_free(g);
+        return NULL;
+    }
+    Onnx__ModelProto *m = lim == PROTO_OK ? onnx__model_proto__unpack(NULL, len, buf) : NULL;
     if (!m) {
         diag_error(d, g, -1, "not an ONNX model: protobuf decoding failed (the file is "
                              "truncated or is not a ModelProto)");
