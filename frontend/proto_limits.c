@@ -43,7 +43,7 @@ static int walk_message(Walk *w, const uint8_t *p, const uint8_t *end,
     if (depth > ONNX_MAX_PROTO_DEPTH) {
         snprintf(w->why, w->cap,
                  "protobuf messages are nested more than %d deep (ctvm's limit; a model nests "
-                 "3 levels per subgraph), at a %s", ONNX_MAX_PROTO_DEPTH, desc->name);
+                 "3 levels per subgraph), inside %s", ONNX_MAX_PROTO_DEPTH, desc->name);
         return PROTO_OVER_LIMIT;
     }
     if (++w->messages > ONNX_MAX_MESSAGES) {
