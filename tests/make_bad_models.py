@@ -81,9 +81,9 @@ def model_of_graph_body(body):
     return b"\x08\x08" + field(7, body)  # ir_version 8, graph
 
 
-# 3000 levels: graph > node > attribute > graph ... (overflowed the stack in protobuf-c)
+# 30000 levels: graph > node > attribute > graph ... (overflowed the stack in protobuf-c)
 body = b""
-for _ in range(1000):
+for _ in range(10000):
     body = field(1, field(5, field(6, body)))
 with open(f"{out}/deep_proto.onnx", "wb") as f:
     f.write(model_of_graph_body(body))

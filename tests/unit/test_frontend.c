@@ -983,14 +983,14 @@ static void expect_wire_error(Wire *w, const char *reason)
         fail_msg("expected an error with '%s', got '%s'", reason, d.last);
 }
 
-/* A protobuf nested 3000 deep overflowed the stack inside protobuf-c; the
-   nesting, entries per repeated field and message count are now checked on
-   the wire before unpacking. */
+/* A protobuf nested 30000 deep overflowed the stack inside protobuf-c
+   (SIGSEGV); the nesting, entries per repeated field and message count are
+   now checked on the wire before unpacking. */
 static void test_protobuf_limits(void **state)
 {
     (void)state;
-    Wire deep = wire_new(1 << 16);
-    for (int i = 0; i < 1000; i++) { /* If-like: graph > node > attribute > graph ... */
+    Wire deep = wire_new(1 << 18);
+    for (int i = 0; i < 10000; i++) { /* If-like: graph > node > attribute > graph ... */
         wire_wrap(&deep, 6);         /* AttributeProto.g */
         wire_wrap(&deep, 5);         /* NodeProto.attribute */
         wire_wrap(&deep, 1);         /* GraphProto.node */
