@@ -187,12 +187,11 @@ static int add_node(OnnxLoadCtx *c, const Onnx__NodeProto *np)
  * writing it). A subgraph's outputs are positional: a Loop body may list
  * one value as both a carried value and a scan output, or pass an input
  * through. */
-static int check_main_output(OnnxLoadCtx *c, const char *name, int id)
+static int check_main_output(OnnxLoadCtx *c, const char *name, int id, unsigned char *listed)
 {
     Graph *g = c->g;
-    for (int k = 0; k < g->n_outputs; k++)
-        if (g->outputs[k] == id)
-            return diag_error(c->d, g, -1, "graph output '%s' is listed twice", name);
+    if (listed[id]++) /* a mark per value, not a search: a graph may have 2^20 outputs */
+        return diag_error(c->d, g, -1, "graph output '%s' is listed twice", name);
     if (g->values[id].is_input)
         return diag_error(c->d, g, -1,
                           "graph output '%s' is the graph input '%s' itself; ctvm compiles "
@@ -203,6 +202,10 @@ static int check_main_output(OnnxLoadCtx *c, const char *name, int id)
 
 static int add_graph_outputs(OnnxLoadCtx *c, const Onnx__GraphProto *gp)
 {
+    unsigned char *listed = c->is_subgraph ? NULL : arena_array(c->g->arena,
+                                                                (size_t)c->g->n_values + 1, 1);
+    if (listed)
+        memset(listed, 0, (size_t)c->g->n_values + 1);
     for (size_t i = 0; i < gp->n_output; i++) {
         const char *name = gp->output[i]->name ? gp->output[i]->name : "";
         int id = *name ? namemap_get(&c->names, name) : -1;
@@ -210,7 +213,7 @@ static int add_graph_outputs(OnnxLoadCtx *c, const Onnx__GraphProto *gp)
             return diag_error(c->d, c->g, -1,
                               "graph output '%s' is not produced by any node, input or "
                               "initializer", name);
-        if (!c->is_subgraph && check_main_output(c, name, id))
+        if (listed && check_main_output(c, name, id, listed))
             return -1;
         graph_add_output(c->g, id);
     }
