@@ -152,6 +152,8 @@ static int check_input_size(OnnxLoadCtx *c, const Value *v)
             return diag_error(c->d, c->g, -1, "input '%s' %s: the element count overflows",
                               v->name, sb);
     }
+    if (dtype_bits(v->dtype) == 0) /* strings, complex: refused later, naming the node */
+        return 0;
     if (!dtype_bytes(v->dtype, numel, &bytes) || bytes > ONNX_MAX_TENSOR_BYTES)
         return diag_error(c->d, c->g, -1,
                           "input '%s' %s: %lld %s elements are more than ctvm's limit of %lld "
