@@ -2,40 +2,74 @@
 #include "file_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+int file_open_regular(const char *path, char *why, size_t cap)
+{
+    /* O_NONBLOCK: opening a FIFO for reading with no writer would block */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(why, cap, "cannot open '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        snprintf(why, cap, "'%s' is not a regular file", path);
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+        snprintf(why, cap, "cannot open '%s': %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
 
 int file_read_all(const char *path, unsigned char **buf, size_t *len, Diag *d)
 {
     *buf = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return diag_error(d, NULL, -1, "cannot open '%s': %s", path, strerror(errno));
+    char why[PATH_MAX + 128];
+    int fd = file_open_regular(path, why, sizeof why);
+    if (fd < 0)
+        return diag_error(d, NULL, -1, "%s", why);
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return diag_error(d, NULL, -1, "'%s' is not a regular file", path);
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return diag_error(d, NULL, -1, "'%s': %s", path, strerror(errno));
     }
     size_t size = (size_t)st.st_size;
     if ((off_t)size != st.st_size || size == (size_t)-1) {
-        fclose(f);
+        close(fd);
         return diag_error(d, NULL, -1, "'%s' is too large", path);
     }
     unsigned char *p = malloc(size + 1);
     if (!p) {
-        fclose(f);
+        close(fd);
         return diag_error(d, NULL, -1, "'%s': out of memory reading %zu bytes", path, size);
     }
-    size_t got = size ? fread(p, 1, size, f) : 0;
-    int err = ferror(f);
-    fclose(f);
-    if (got != size || err) {
+    size_t got = 0;
+    while (got < size) {
+        ssize_t r = read(fd, p + got, size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (got != size) {
         free(p);
-        return diag_error(d, NULL, -1, "'%s': read error", path);
+        return diag_error(d, NULL, -1, "'%s': read error (the file changed while reading?)", path);
     }
     p[size] = 0;
     *buf = p;

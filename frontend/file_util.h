@@ -1,5 +1,6 @@
 /* file_util.h - small file helpers shared by the ONNX loader and the tensor
- * readers: read a whole file into memory, and find a file's folder.
+ * readers: open only regular files, read a whole file into memory, and find
+ * a file's folder.
  *
  * Errors are reported through a Diag and name the file and the reason. */
 #ifndef CTVM_FRONTEND_FILE_UTIL_H
@@ -9,6 +10,11 @@
 
 #include "ir/arena.h"
 #include "ir/diag.h"
+
+/* Opens `path` for reading only once it is known to be a regular file (a
+ * FIFO, device or folder is refused without blocking): the descriptor, or -1
+ * with the reason (naming the path) in why. */
+int file_open_regular(const char *path, char *why, size_t cap);
 
 /* Reads all of `path` into a malloc'd buffer (*buf, freed by the caller; one
  * spare NUL byte follows the data). 0 ok, -1 after a diag_error. */

@@ -5,9 +5,11 @@
  * file; entry "x.npy" becomes tensor "x". Writing produces a stored archive
  * like np.savez: libzip builds it in memory and out_file.h writes it (only
  * over a regular file, through a temporary file renamed into place). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zip.h>
 
 #include "file_util.h"
@@ -55,9 +57,14 @@ int tensor_read_npz(const char *path, Arena *a, Tensor **out, int *n_out, Diag *
 {
     *out = NULL;
     *n_out = 0;
+    char why[PATH_MAX + 128];
+    int fd = file_open_regular(path, why, sizeof why); /* a FIFO must not block */
+    if (fd < 0)
+        return diag_error(d, NULL, -1, "%s", why);
     int errcode = 0;
-    zip_t *za = zip_open(path, ZIP_RDONLY, &errcode);
+    zip_t *za = zip_fdopen(fd, 0, &errcode); /* read-only; owns fd on success */
     if (!za) {
+        close(fd);
         zip_error_t ze;
         zip_error_init_with_code(&ze, errcode);
         diag_error(d, NULL, -1, "%s: not a readable .npz (zip) file: %s", path,

@@ -6,6 +6,7 @@
  * stage can name them in its error. Strings are copied with their
  * length and NUL-terminated. Very old models leave AttributeProto.type unset;
  * then the kind is inferred from the field that is present. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -49,6 +50,9 @@ static int decode_one(OnnxLoadCtx *c, int node_id, const Onnx__AttributeProto *a
 {
     Arena *a = c->g->arena;
     at->name = arena_strdup(a, ap->name ? ap->name : "");
+    if (ap->n_floats > INT32_MAX || ap->n_ints > INT32_MAX || ap->n_strings > INT32_MAX)
+        return diag_error(c->d, c->g, node_id, "attribute '%s' has more than %d values",
+                          at->name, INT32_MAX); /* Attr.n is an int */
     switch (infer_type(ap)) {
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT:
         at->kind = ATTR_FLOAT;

@@ -4,7 +4,8 @@
  * relative to the model's folder), optional "offset" and "length" (decimal
  * byte counts). A model must not reach outside its own folder: absolute
  * locations, ".." components and symlinks resolving elsewhere are refused,
- * and offset/length are checked against the file's real size. */
+ * the file is opened only once known to be a regular file (a FIFO would
+ * block), and offset/length are checked against the file's real size. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -14,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "file_util.h"
 #include "onnx_tensor.h"
 
 static int ext_err(const OnnxTensorCtx *c, const Onnx__TensorProto *tp, Diag *d,
@@ -90,11 +92,9 @@ static int open_inside(const OnnxTensorCtx *c, const Onnx__TensorProto *tp, cons
                  loc, file_real);
         return ext_err(c, tp, d, why);
     }
-    int fd = open(file_real, O_RDONLY);
-    if (fd < 0) {
-        snprintf(why, sizeof why, "cannot open '%s': %s", joined, strerror(errno));
+    int fd = file_open_regular(file_real, why, sizeof why); /* a FIFO must not block */
+    if (fd < 0)
         return ext_err(c, tp, d, why);
-    }
     return fd;
 }
 

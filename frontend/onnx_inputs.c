@@ -4,15 +4,20 @@
  * list every weight as an input) and is skipped here. Each other input gets
  * its element type and shape from its ValueInfo: dim_value gives a size,
  * dim_param (or nothing) gives -1 and the symbol's name in Value.dim_param.
- * A negative dim_value (paddle2onnx writes -1) is unknown like a missing one.
+ * A dim_value of -1 (paddle2onnx writes it) is unknown like a missing one;
+ * other negative dims, dims above ONNX_MAX_DIM and ranks above CTVM_MAX_RANK
+ * are refused (onnx_declared.c).
  * An input named by --bind becomes a constant instead (onnx_bind.c).
  * --input-shapes entries then give the size of every symbolic, unknown or
  * 0 dim (and refuse to change a fixed positive one), and finally
- * every runtime input must have a static shape: ctvm compiles for one shape. */
+ * every runtime input must have a static shape (ctvm compiles for one shape)
+ * whose dims and byte size are within ONNX_MAX_DIM and ONNX_MAX_TENSOR_BYTES,
+ * the products computed overflow-safe. */
 #include <stdio.h>
 #include <string.h>
 
 #include "onnx_internal.h"
+#include "onnx_limits.h"
 #include "onnx_tensor.h"
 
 static int input_from_valueinfo(OnnxLoadCtx *c, const Onnx__ValueInfoProto *vi,
@@ -34,21 +39,20 @@ static int input_from_valueinfo(OnnxLoadCtx *c, const Onnx__ValueInfoProto *vi,
     if (dt == DT_UNDEFINED)
         return diag_error(c->d, g, -1, "input '%s' has unsupported element type %s (%d)", name,
                           onnx_dtype_name(code), code);
+    if (onnx_declared_check(c, "input", vi, 1))
+        return -1;
     int id = graph_add_value(g, name);
     namemap_put(&c->names, id);
     Value *v = &g->values[id];
     v->dtype = dt;
     if (tt->shape) {
         const Onnx__TensorShapeProto *sp = tt->shape;
-        if (sp->n_dim > CTVM_MAX_RANK)
-            return diag_error(c->d, g, -1, "input '%s' has rank %zu; ctvm's limit is %d", name,
-                              sp->n_dim, CTVM_MAX_RANK);
         v->shape.rank = (int)sp->n_dim;
         for (size_t i = 0; i < sp->n_dim; i++) {
             const Onnx__TensorShapeProto__Dimension *dim = sp->dim[i];
             v->shape.dims[i] = -1;
             if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
-                /* negative (paddle2onnx writes -1): unknown */
+                /* -1 (paddle2onnx writes it): unknown; other negatives refused above */
                 v->shape.dims[i] = dim->dim_value < 0 ? -1 : dim->dim_value;
             } else if (dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
                        dim->dim_param && *dim->dim_param) {
@@ -131,6 +135,33 @@ int onnx_inputs_override(OnnxLoadCtx *c, const OnnxLoadOptions *opt)
     return 0;
 }
 
+/* A static input's dims and byte size within ctvm's limits (the shape may
+ * come from --input-shapes, so the declared dims' check is not enough). */
+static int check_input_size(OnnxLoadCtx *c, const Value *v)
+{
+    char sb[160];
+    shape_str(&v->shape, sb, sizeof sb);
+    int64_t numel = 1, bytes;
+    for (int i = 0; i < v->shape.rank; i++) {
+        if (v->shape.dims[i] > ONNX_MAX_DIM)
+            return diag_error(c->d, c->g, -1,
+                              "input '%s' %s: dimension %lld at axis %d is above ctvm's limit of "
+                              "%lld", v->name, sb, (long long)v->shape.dims[i], i,
+                              (long long)ONNX_MAX_DIM);
+        if (!i64_mul(numel, v->shape.dims[i], &numel))
+            return diag_error(c->d, c->g, -1, "input '%s' %s: the element count overflows",
+                              v->name, sb);
+    }
+    if (dtype_bits(v->dtype) == 0) /* strings, complex: refused later, naming the node */
+        return 0;
+    if (!dtype_bytes(v->dtype, numel, &bytes) || bytes > ONNX_MAX_TENSOR_BYTES)
+        return diag_error(c->d, c->g, -1,
+                          "input '%s' %s: %lld %s elements are more than ctvm's limit of %lld "
+                          "bytes for one tensor", v->name, sb, (long long)numel,
+                          dtype_name(v->dtype), (long long)ONNX_MAX_TENSOR_BYTES);
+    return 0;
+}
+
 int onnx_inputs_check_static(OnnxLoadCtx *c)
 {
     Graph *g = c->g;
@@ -149,6 +180,8 @@ int onnx_inputs_check_static(OnnxLoadCtx *c)
             return diag_error(c->d, g, -1, "input '%s' has unknown dimension %d; give "
                                            "--input-shapes '%s:[...]'", v->name, i, v->name);
         }
+        if (check_input_size(c, v))
+            return -1;
     }
     return 0;
 }

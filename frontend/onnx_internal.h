@@ -46,6 +46,14 @@ int onnx_inputs_add(OnnxLoadCtx *c, const Onnx__GraphProto *gp, const OnnxLoadOp
 int onnx_inputs_override(OnnxLoadCtx *c, const OnnxLoadOptions *opt);
 int onnx_inputs_check_static(OnnxLoadCtx *c);
 
+/* onnx_declared.c: the declared shape of vi (named `what` in messages:
+ * "input", "graph output"...) within ctvm's rank and dimension limits;
+ * strict also refuses negative dims other than -1. And that check for every
+ * output and value_info of gp. 0 ok, -1 after a diag_error. */
+int onnx_declared_check(OnnxLoadCtx *c, const char *what, const Onnx__ValueInfoProto *vi,
+                        int strict);
+int onnx_declared_check_all(OnnxLoadCtx *c, const Onnx__GraphProto *gp);
+
 /* onnx_bind.c: --bind. The entry naming `name` or NULL; making value `id`
  * (a graph input, its declared type and shape set) the bound constant; the
  * check that every --bind names a runtime input of gp. */

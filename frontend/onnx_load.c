@@ -1,6 +1,7 @@
 /* onnx_load.c - ModelProto to Graph: the order of the loader's steps.
  *
- * 1. decode the bytes with protobuf-c and check that they are a model
+ * 1. check the wire data's nesting and counts (proto_limits.h), decode the
+ *    bytes with protobuf-c and check that they are a model
  *    (ir_version, a graph with nodes and outputs) - random bytes often
  *    decode as an empty message, so decoding alone proves nothing;
  * 2. the default-domain opset (1 to onnx_max_opset());
@@ -10,7 +11,8 @@
  *    must be topologically sorted); "" names an omitted optional input;
  *    each default-domain node gets the version of its operator in force
  *    at the opset, which ctvm must implement (ir/op_table.h);
- * 6. graph outputs, in order.
+ * 6. declared output and value_info shapes within limits; graph outputs,
+ *    in order (the main graph's distinct and not its inputs).
  * Every failure reports one error and frees everything made so far. */
 #include "onnx_load.h"
 
@@ -20,7 +22,9 @@
 #include "file_util.h"
 #include "onnx/onnx.pb-c.h"
 #include "onnx_internal.h"
+#include "onnx_limits.h"
 #include "onnx_tensor.h"
+#include "proto_limits.h"
 
 static int check_model(OnnxLoadCtx *c, const Onnx__ModelProto *m)
 {
@@ -32,10 +36,13 @@ static int check_model(OnnxLoadCtx *c, const Onnx__ModelProto *m)
                           (long long)m->ir_version);
     if (!m->graph)
         return diag_error(c->d, g, -1, "not an ONNX model: it holds no graph");
-    if (m->graph->n_node == 0)
-        return diag_error(c->d, g, -1, "not an ONNX model: the graph has no nodes");
     if (m->graph->n_output == 0)
         return diag_error(c->d, g, -1, "not an ONNX model: the graph has no outputs");
+    if (m->graph->n_node == 0) /* a valid ONNX model, but nothing to compute */
+        return diag_error(c->d, g, -1,
+                          "the graph has no nodes: its outputs are its inputs or initializers "
+                          "unchanged, and ctvm compiles graphs of at least one operator (pass "
+                          "them through an Identity node)");
     return 0;
 }
 
@@ -175,8 +182,30 @@ static int add_node(OnnxLoadCtx *c, const Onnx__NodeProto *np)
     return onnx_attrs_decode(c, id, np);
 }
 
+/* The main graph's outputs name the compiled model's results, so each must
+ * be distinct and computed (an output that is a runtime input has no code
+ * writing it). A subgraph's outputs are positional: a Loop body may list
+ * one value as both a carried value and a scan output, or pass an input
+ * through. */
+static int check_main_output(OnnxLoadCtx *c, const char *name, int id, unsigned char *listed)
+{
+    Graph *g = c->g;
+    if (listed[id]++) /* a mark per value, not a search: a graph may have 2^20 outputs */
+        return diag_error(c->d, g, -1, "graph output '%s' is listed twice", name);
+    if (g->values[id].is_input)
+        return diag_error(c->d, g, -1,
+                          "graph output '%s' is the graph input '%s' itself; ctvm compiles "
+                          "outputs that operators compute (pass it through an Identity node)",
+                          name, name);
+    return 0;
+}
+
 static int add_graph_outputs(OnnxLoadCtx *c, const Onnx__GraphProto *gp)
 {
+    unsigned char *listed = c->is_subgraph ? NULL : arena_array(c->g->arena,
+                                                                (size_t)c->g->n_values + 1, 1);
+    if (listed)
+        memset(listed, 0, (size_t)c->g->n_values + 1);
     for (size_t i = 0; i < gp->n_output; i++) {
         const char *name = gp->output[i]->name ? gp->output[i]->name : "";
         int id = *name ? namemap_get(&c->names, name) : -1;
@@ -184,6 +213,8 @@ static int add_graph_outputs(OnnxLoadCtx *c, const Onnx__GraphProto *gp)
             return diag_error(c->d, c->g, -1,
                               "graph output '%s' is not produced by any node, input or "
                               "initializer", name);
+        if (listed && check_main_output(c, name, id, listed))
+            return -1;
         graph_add_output(c->g, id);
     }
     return 0;
@@ -199,13 +230,15 @@ static int add_subgraph_inputs(OnnxLoadCtx *c, const Onnx__GraphProto *gp)
         const char *name = vi->name ? vi->name : "";
         if (!*name || namemap_get(&c->names, name) >= 0)
             return diag_error(c->d, g, -1, "subgraph input '%s' has no name or is defined twice", name);
+        if (onnx_declared_check(c, "subgraph input", vi, 0))
+            return -1;
         int id = graph_add_value(g, name);
         namemap_put(&c->names, id);
         const Onnx__TypeProto *tp = vi->type;
         if (tp && tp->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && tp->tensor_type) {
             const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
             g->values[id].dtype = dtype_from_onnx(tt->has_elem_type ? tt->elem_type : 0);
-            if (tt->shape && tt->shape->n_dim <= CTVM_MAX_RANK) {
+            if (tt->shape) { /* rank checked above */
                 g->values[id].shape.rank = (int)tt->shape->n_dim;
                 for (size_t k = 0; k < tt->shape->n_dim; k++) {
                     const Onnx__TensorShapeProto__Dimension *dim = tt->shape->dim[k];
@@ -229,13 +262,15 @@ static int load_nodes_outputs(OnnxLoadCtx *c, const Onnx__GraphProto *gp)
     for (size_t i = 0; i < gp->n_node; i++)
         if (add_node(c, gp->node[i]))
             return -1;
-    return add_graph_outputs(c, gp);
+    return onnx_declared_check_all(c, gp) || add_graph_outputs(c, gp) ? -1 : 0;
 }
 
 int onnx_subgraph_load(OnnxLoadCtx *parent, int node_id, const Onnx__GraphProto *gp, Graph **out)
 {
-    if (parent->depth >= 16)
-        return diag_error(parent->d, parent->g, node_id, "subgraphs nested more than 16 deep");
+    if (parent->depth >= ONNX_MAX_SUBGRAPH_DEPTH)
+        return diag_error(parent->d, parent->g, node_id,
+                          "subgraphs (If/Loop/Scan bodies) nested more than %d deep (ctvm's "
+                          "limit)", ONNX_MAX_SUBGRAPH_DEPTH);
     OnnxLoadCtx c = {.g = graph_new_sub(parent->g), .base_dir = parent->base_dir, .d = parent->d,
                      .is_subgraph = 1, .depth = parent->depth + 1};
     if (gp->name)
@@ -274,7 +309,14 @@ Graph *onnx_load_buffer(const void *buf, size_t len, const char *path_for_diag,
         graph_free(g);
         return NULL;
     }
-    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, buf);
+    char why[256];
+    int lim = proto_check_limits(buf, len, &onnx__model_proto__descriptor, why, sizeof why);
+    if (lim == PROTO_OVER_LIMIT) {
+        diag_error(d, g, -1, "refused before decoding: %s", why);
+        graph_free(g);
+        return NULL;
+    }
+    Onnx__ModelProto *m = lim == PROTO_OK ? onnx__model_proto__unpack(NULL, len, buf) : NULL;
     if (!m) {
         diag_error(d, g, -1, "not an ONNX model: protobuf decoding failed (the file is "
                              "truncated or is not a ModelProto)");

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "onnx_limits.h"
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "ctvm's frontend assumes a little-endian host"
 #endif
@@ -91,6 +93,11 @@ int onnx_tensor_info(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType 
                      (long long)tp->dims[i], i);
             return tensor_err(c, tp, d, why);
         }
+        if (tp->dims[i] > ONNX_MAX_DIM) {
+            snprintf(why, sizeof why, "dimension %lld at axis %zu is above ctvm's limit of %lld",
+                     (long long)tp->dims[i], i, (long long)ONNX_MAX_DIM);
+            return tensor_err(c, tp, d, why);
+        }
         s.dims[i] = tp->dims[i];
     }
     int64_t numel = 1;
@@ -101,6 +108,11 @@ int onnx_tensor_info(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, DType 
         return tensor_err(c, tp, d, "byte size overflows");
     if (check_source(tp, c, *dt, &s, numel, *bytes, d))
         return -1;
+    if (*bytes > ONNX_MAX_TENSOR_BYTES) { /* only external data can hold that much */
+        snprintf(why, sizeof why, "%lld bytes are more than ctvm's limit of %lld for one tensor",
+                 (long long)*bytes, (long long)ONNX_MAX_TENSOR_BYTES);
+        return tensor_err(c, tp, d, why);
+    }
     *shape = s;
     return 0;
 }

@@ -3,7 +3,8 @@
  *
  * Decoding is split in two so that the loader can write a weight straight
  * into its constant Value: onnx_tensor_info() checks the data type, the dims
- * (none negative, no overflow in numel * element size) and that the data
+ * (none negative or above ONNX_MAX_DIM, no overflow in numel * element size,
+ * at most ONNX_MAX_TENSOR_BYTES; frontend/onnx_limits.h) and that the data
  * source holds exactly that many bytes; onnx_tensor_fill() then copies the
  * elements from raw_data, the typed fields (float_data, int32_data,
  * int64_data, double_data, uint64_data; onnx_typed.c) or external data.

@@ -6,6 +6,7 @@
 #include "file_util.h"
 #include "onnx/onnx.pb-c.h"
 #include "onnx_tensor.h"
+#include "proto_limits.h"
 #include "tensor_io.h"
 
 int tensor_read_pb(const char *path, Arena *a, Tensor *out, Diag *d)
@@ -18,8 +19,14 @@ int tensor_read_pb(const char *path, Arena *a, Tensor *out, Diag *d)
         free(buf);
         return diag_error(d, NULL, -1, "%s: empty file, not an ONNX TensorProto", path);
     }
-    Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, len, buf);
+    /* a TensorProto nests only Segment and StringStringEntryProto, but its
+       repeated entries are bounded like a model's before unpacking */
+    char why[256];
+    int lim = proto_check_limits(buf, len, &onnx__tensor_proto__descriptor, why, sizeof why);
+    Onnx__TensorProto *tp = lim == PROTO_OK ? onnx__tensor_proto__unpack(NULL, len, buf) : NULL;
     free(buf);
+    if (lim == PROTO_OVER_LIMIT)
+        return diag_error(d, NULL, -1, "%s: refused before decoding: %s", path, why);
     if (!tp)
         return diag_error(d, NULL, -1, "%s: not an ONNX TensorProto (protobuf decoding failed: "
                                        "truncated or corrupt)", path);

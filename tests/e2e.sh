@@ -480,6 +480,20 @@ check "--bind of a file of the wrong type refused, naming the input" refuse \
   $ND/test_reshape_reordered_all_dims/model.onnx "input 'shape' is int64, the file holds float32" --bind shape=$RS/input_0.pb
 check "--bind of a name that is no input refused" refuse \
   $ND/test_reshape_reordered_all_dims/model.onnx "'shap', which is not an input" --bind shap=$RS/input_1.pb
+# hostile files (issue 20): limits checked at load, named in the error
+check "input dims of 2^32 refused, naming the input and the limit" refuse "$T/huge_dims.onnx" \
+  "input 'x' declares dimension 4294967296 at axis 0, above ctvm's limit of 2147483647"
+check "a -5 dim named as a negative dimension" refuse "$T/neg_dim.onnx" "input 'x' declares a negative dimension -5 at axis 0"
+check "graph output listed twice refused" refuse "$T/dup_output.onnx" "graph output 'y' is listed twice"
+check "graph output that is the input refused with the reason" refuse "$T/output_is_input.onnx" "graph output 'x' is the graph input 'x' itself"
+check "graph without nodes refused with the reason" refuse "$T/identity.onnx" "the graph has no nodes: its outputs are its inputs"
+check "If bodies nested 20 deep refused" refuse "$T/deep_if.onnx" "nested more than 16 deep (ctvm's limit)"
+check "protobuf nested 30000 deep refused before decoding (was SIGSEGV)" refuse "$T/deep_proto.onnx" "nested more than 100 deep (ctvm's limit"
+check "2^20+1 nodes refused before decoding" refuse "$T/many_nodes.onnx" "'node' of a onnx.GraphProto has more than 1048576 entries"
+refuse20() { local EMIT="timeout 20 $EMIT"; refuse "$@"; } # a FIFO must not block: fail, not hang
+mkfifo "$T/fifo.onnx" "$T/fifo.bin"
+check "a FIFO as the model file refused, not waited on" refuse20 "$T/fifo.onnx" "fifo.onnx' is not a regular file"
+check "a FIFO as external data refused, not waited on" refuse20 "$T/fifo_ext.onnx" "fifo.bin' is not a regular file"
 
 # --- output paths: only a regular file or a new one is written (frontend/out_file.h) ---
 O=$T/out; mkdir -p "$O"

@@ -857,9 +857,178 @@ static void test_graph_errors(void **state)
     dup.g->node[1]->output[0] = ob_str("c");
     expect_error(&dup, "x:[1,3,4,4]", "output 'c' is already defined");
 
-    ObModel nn = conv_model(13);
+    ObModel nn = conv_model(13); /* a valid model, not "not an ONNX model" */
     nn.g->n_node = 0;
-    expect_error(&nn, NULL, "no nodes");
+    expect_error(&nn, NULL, "the graph has no nodes: its outputs are its inputs or initializers");
+}
+
+/* The main graph's outputs are the compiled model's results: distinct, and
+   computed (an output that is a runtime input made C that did not compile). */
+static void test_graph_output_names(void **state)
+{
+    (void)state;
+    ObModel dup = conv_model(13);
+    dup.g->output[dup.g->n_output++] = dup.g->output[0];
+    expect_error(&dup, "x:[1,3,4,4]", "graph output 'y' is listed twice");
+
+    ObModel in = conv_model(13);
+    int64_t xd[4] = {1, 3, 4, 4};
+    in.g->output[in.g->n_output++] =
+        ob_value_info("x", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 4, xd, NULL);
+    expect_error(&in, "x:[1,3,4,4]", "graph output 'x' is the graph input 'x' itself");
+
+    ObModel w = conv_model(13); /* an initializer as an output is a constant result */
+    int64_t wd[4] = {2, 3, 1, 1};
+    w.g->output[w.g->n_output++] =
+        ob_value_info("W", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 4, wd, NULL);
+    Diag d = quiet_diag();
+    Graph *g = load_model(&w, "x:[1,3,4,4]", &d);
+    assert_non_null(g);
+    assert_int_equal(g->n_outputs, 2);
+    graph_free(g);
+}
+
+/* Declared shapes within ctvm's limits, checked at load and named. */
+static void test_declared_shape_limits(void **state)
+{
+    (void)state;
+    const int F = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+    ObModel m = conv_model(13);
+    int64_t huge[3] = {INT64_C(1) << 32, INT64_C(1) << 32, INT64_C(1) << 32};
+    m.g->input[0] = ob_value_info("x", F, 3, huge, NULL);
+    expect_error(&m, NULL, "input 'x' declares dimension 4294967296 at axis 0, above ctvm's "
+                           "limit of 2147483647");
+
+    ObModel neg = conv_model(13); /* -1 is "unknown" (paddle2onnx), -5 is no dimension */
+    Onnx__TensorShapeProto__Dimension *d0 = neg.g->input[0]->type->tensor_type->shape->dim[0];
+    d0->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+    d0->dim_value = -5;
+    expect_error(&neg, "x:[1,3,4,4]", "input 'x' declares a negative dimension -5 at axis 0");
+
+    ObModel bytes = conv_model(13);
+    int64_t big[4] = {65536, 3, 65536, 65536};
+    bytes.g->input[0] = ob_value_info("x", F, 4, big, NULL);
+    expect_error(&bytes, NULL, "input 'x' [65536,3,65536,65536]: 844424930131968 float32 "
+                               "elements are more than ctvm's limit of 1099511627776 bytes");
+    ObModel ovf = conv_model(13);
+    int64_t wide[4] = {INT32_MAX, 3, INT32_MAX, INT32_MAX};
+    ovf.g->input[0] = ob_value_info("x", F, 4, wide, NULL);
+    expect_error(&ovf, NULL, "the element count overflows");
+    ObModel opt = conv_model(13); /* the same limits for --input-shapes */
+    expect_error(&opt, "x:[4294967296,3,4,4]", "input 'x' [4294967296,3,4,4]: dimension "
+                                               "4294967296 at axis 0 is above ctvm's limit");
+
+    ObModel r9 = conv_model(13);
+    int64_t nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 32};
+    r9.g->output[0] = ob_value_info("y", F, 9, nine, NULL);
+    expect_error(&r9, "x:[1,3,4,4]", "graph output 'y' has rank 9; ctvm's limit is 8");
+    ObModel od = conv_model(13);
+    int64_t yd[2] = {INT64_C(1) << 40, 32};
+    od.g->output[0] = ob_value_info("y", F, 2, yd, NULL);
+    expect_error(&od, "x:[1,3,4,4]", "graph output 'y' declares dimension 1099511627776");
+    ObModel vi = conv_model(13);
+    vi.g->value_info = ob_alloc(sizeof(void *));
+    vi.g->value_info[vi.g->n_value_info++] = ob_value_info("c", F, 2, yd, NULL);
+    expect_error(&vi, "x:[1,3,4,4]", "value_info 'c' declares dimension 1099511627776");
+}
+
+/* ---- raw protobuf bytes, for files protobuf-c's packer would not make ---- */
+
+/* Written back to front: the data is buf[start..cap). */
+typedef struct Wire {
+    uint8_t *buf;
+    size_t cap, start;
+} Wire;
+
+static Wire wire_new(size_t cap)
+{
+    Wire w = {ob_alloc(cap), cap, cap};
+    return w;
+}
+
+static void wire_put(Wire *w, const void *p, size_t n)
+{
+    assert_true(n <= w->start);
+    w->start -= n;
+    memcpy(w->buf + w->start, p, n);
+}
+
+static void wire_varint(Wire *w, uint64_t v)
+{
+    uint8_t b[10];
+    int n = 0;
+    do {
+        b[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    wire_put(w, b, (size_t)n);
+}
+
+/* Everything written so far becomes the body of length-delimited `field`. */
+static void wire_wrap(Wire *w, unsigned field)
+{
+    wire_varint(w, w->cap - w->start);
+    wire_varint(w, field << 3 | 2);
+}
+
+/* Wraps the GraphProto body written so far into a ModelProto (ir_version 8)
+   and loads it; the load must fail with `reason`. */
+static void expect_wire_error(Wire *w, const char *reason)
+{
+    wire_wrap(w, 7);            /* ModelProto.graph */
+    wire_put(w, "\x08\x08", 2); /* ModelProto.ir_version = 8 */
+    Diag d = quiet_diag();
+    Graph *g = onnx_load_buffer(w->buf + w->start, w->cap - w->start, "wire.onnx", NULL, &d);
+    if (g || !strstr(d.last, reason))
+        fail_msg("expected an error with '%s', got '%s'", reason, d.last);
+}
+
+/* A protobuf nested 30000 deep overflowed the stack inside protobuf-c
+   (SIGSEGV); the nesting, entries per repeated field and message count are
+   now checked on the wire before unpacking. */
+static void test_protobuf_limits(void **state)
+{
+    (void)state;
+    Wire deep = wire_new(1 << 18);
+    for (int i = 0; i < 10000; i++) { /* If-like: graph > node > attribute > graph ... */
+        wire_wrap(&deep, 6);         /* AttributeProto.g */
+        wire_wrap(&deep, 5);         /* NodeProto.attribute */
+        wire_wrap(&deep, 1);         /* GraphProto.node */
+    }
+    expect_wire_error(&deep, "refused before decoding: protobuf messages are nested more "
+                             "than 100 deep (ctvm's limit");
+
+    enum { MANY = (1 << 20) + 1 }; /* empty nodes, two bytes each */
+    Wire nodes = wire_new(2 * (size_t)MANY + 64);
+    for (int i = 0; i < MANY; i++)
+        wire_put(&nodes, "\x0a\x00", 2);
+    expect_wire_error(&nodes, "field 'node' of a onnx.GraphProto has more than 1048576 entries "
+                              "(ctvm's limit)");
+
+    enum { NODES = 950000 }; /* 9.5 million messages: nodes of 9 empty attributes */
+    Wire msgs = wire_new((size_t)NODES * 20 + 64);
+    for (int i = 0; i < NODES; i++)
+        wire_put(&msgs, "\x0a\x12\x2a\x00\x2a\x00\x2a\x00\x2a\x00\x2a\x00\x2a\x00\x2a\x00"
+                        "\x2a\x00\x2a\x00", 20);
+    expect_wire_error(&msgs, "the file holds more than 8388608 protobuf messages (ctvm's limit)");
+
+    /* a .pb TensorProto: entries of its repeated fields are bounded too */
+    char dir[] = "/tmp/ctvm_pb_XXXXXX", path[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t.pb", dir);
+    Wire t = wire_new(2 * (size_t)MANY + 64);
+    for (int i = 0; i < MANY; i++)
+        wire_put(&t, "\x6a\x00", 2); /* TensorProto.external_data, field 13 */
+    assert_int_equal(ob_write_file(path, t.buf + t.start, t.cap - t.start), 0);
+    Arena *a = arena_new();
+    Tensor *ts;
+    int nt;
+    Diag d = quiet_diag();
+    assert_int_equal(tensor_read_file(path, a, &ts, &nt, &d), -1);
+    assert_non_null(strstr(d.last, "field 'external_data' of a onnx.TensorProto has more than"));
+    arena_free(a);
+    unlink(path);
+    rmdir(dir);
 }
 
 static void test_tensor_errors(void **state)
@@ -877,10 +1046,16 @@ static void test_tensor_errors(void **state)
     neg.g->initializer[0]->dims[1] = -3;
     expect_error(&neg, "x:[1,3,4,4]", "negative dimension");
 
-    ObModel big = conv_model(13);
-    int64_t huge[4] = {INT64_C(1) << 40, INT64_C(1) << 40, 1, 1};
+    ObModel big = conv_model(13); /* every dim within the limit, the product not */
+    int64_t huge[4] = {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX};
     big.g->initializer[0]->dims = ob_copy(huge, sizeof huge);
-    expect_error(&big, "x:[1,3,4,4]", "overflows");
+    expect_error(&big, "x:[1,3,4,4]", "initializer 'W': element count overflows");
+
+    ObModel dim = conv_model(13);
+    int64_t wide[4] = {INT64_C(1) << 40, 1, 1, 1};
+    dim.g->initializer[0]->dims = ob_copy(wide, sizeof wide);
+    expect_error(&dim, "x:[1,3,4,4]", "initializer 'W': dimension 1099511627776 at axis 0 is "
+                                      "above ctvm's limit of 2147483647");
 
     ObModel claim = conv_model(13); /* huge dims, 24 bytes of data: refused, not allocated */
     int64_t claimed[4] = {INT64_C(1) << 28, INT64_C(1) << 28, 1, 1};
@@ -1000,6 +1175,44 @@ static void test_external_data(void **state)
     rmdir(other);
 }
 
+/* A FIFO (or any non-regular file) as the model, a tensor file or external
+   data is refused without opening it for blocking reads, which waited for a
+   writer forever. alarm: a regression kills the test instead of hanging it. */
+static void test_fifo_refused(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ctvm_fifo_XXXXXX", p[512];
+    assert_non_null(mkdtemp(dir));
+    alarm(20);
+    const char *names[] = {"m.onnx", "t.npy", "t.npz", "t.pb", "w.bin"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        assert_int_equal(mkfifo(p, 0600), 0);
+    }
+    Diag d = quiet_diag();
+    snprintf(p, sizeof p, "%s/m.onnx", dir);
+    assert_null(onnx_load(p, NULL, &d));
+    assert_non_null(strstr(d.last, "m.onnx' is not a regular file"));
+    Arena *a = arena_new();
+    for (size_t i = 1; i < 4; i++) {
+        Tensor *ts;
+        int nt;
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        d = quiet_diag();
+        assert_int_equal(tensor_read_file(p, a, &ts, &nt, &d), -1);
+        if (!strstr(d.last, "is not a regular file"))
+            fail_msg("%s: got '%s'", names[i], d.last);
+    }
+    arena_free(a);
+    expect_ext_error(dir, "w.bin", NULL, NULL, "w.bin' is not a regular file");
+    alarm(0);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
 /* ---- a real model from the ONNX backend tests ---- */
 
 #define CONV_CASE "/usr/share/libonnx-testdata/data/node/test_conv_with_strides_padding"
@@ -1076,8 +1289,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_opset_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_input_shape_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_graph_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_graph_output_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_declared_shape_limits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_protobuf_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tensor_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_external_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fifo_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backend_conv, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
