@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -61,6 +62,8 @@ int tensor_read_npz(const char *path, Arena *a, Tensor **out, int *n_out, Diag *
     int fd = file_open_regular(path, why, sizeof why); /* a FIFO must not block */
     if (fd < 0)
         return diag_error(d, NULL, -1, "%s", why);
+    struct stat fst;
+    zip_uint64_t archive_bytes = fstat(fd, &fst) == 0 && fst.st_size > 0 ? (zip_uint64_t)fst.st_size : 0;
     int errcode = 0;
     zip_t *za = zip_fdopen(fd, 0, &errcode); /* read-only; owns fd on success */
     if (!za) {
@@ -90,8 +93,17 @@ int tensor_read_npz(const char *path, Arena *a, Tensor **out, int *n_out, Diag *
             diag_error(d, NULL, -1, "%s: entry '%s' is not an .npy file", path, st.name);
             goto fail;
         }
-        if (st.size > (zip_uint64_t)(SIZE_MAX / 2)) {
-            diag_error(d, NULL, -1, "%s: entry '%s' is too large", path, st.name);
+        /* the size an entry declares is trusted only as far as its data can
+           hold it: a stored entry is its compressed bytes, deflate expands at
+           most 1032 to 1, and no entry is larger than the archive itself
+           allows (a 200-byte file declaring 4 GB is refused, not allocated) */
+        zip_uint64_t comp = (st.valid & ZIP_STAT_COMP_SIZE) ? st.comp_size : archive_bytes;
+        if (comp > archive_bytes)
+            comp = archive_bytes;
+        zip_uint64_t most = comp * 1032 + 64;
+        if (st.size > (zip_uint64_t)(SIZE_MAX / 2) || st.size > most) {
+            diag_error(d, NULL, -1, "%s: entry '%s' declares %llu bytes, more than its %llu compressed bytes can hold",
+                       path, st.name, (unsigned long long)st.size, (unsigned long long)comp);
             goto fail;
         }
         unsigned char *buf = read_entry(za, (zip_uint64_t)i, (size_t)st.size, path, st.name, d);

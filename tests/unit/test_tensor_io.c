@@ -413,6 +413,18 @@ static void test_malformed(void **state)
     write_bytes(tmp_path("version.npy"), buf, 128);
     expect_read_error("version.npy", "format version 9");
 
+    /* found by fuzz_tensor: a 200-byte .npz whose entry declares 4 GB was
+       allocated before a byte was read (fuzz/regressions/, after the
+       target's selector byte) */
+    FILE *rf = fopen("fuzz/regressions/fuzz_tensor/npz-declared-4gb-entry", "rb");
+    assert_non_null(rf);
+    unsigned char zbuf[4096];
+    size_t zlen = fread(zbuf, 1, sizeof zbuf, rf);
+    fclose(rf);
+    assert_true(zlen > 1);
+    write_bytes(tmp_path("bomb.npz"), zbuf + 1, zlen - 1);
+    expect_read_error("bomb.npz", "compressed bytes can hold");
+
     write_bytes(tmp_path("notzip.npz"), "hello", 5);
     expect_read_error("notzip.npz", "not a readable .npz");
     write_bytes(tmp_path("what.csv"), "1,2", 3);
