@@ -127,6 +127,8 @@ def save(graph, name, opset=13):
 
 
 # hostile declarations: dims of 2^32 (whose product overflowed to SIZE 0), a -5 dim
+x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])
 relu = helper.make_node("Relu", ["x"], ["y"], name="relu")
 save(helper.make_graph([relu], "huge", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2**32] * 3)],
                        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2**32] * 3)]), "huge_dims.onnx")
