@@ -257,20 +257,6 @@ static int remove_tree(const char *dir)
     return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
-/* Writes data to path through out_file.h (--keep DIR may be the user's
- * folder); -1 after a diagnostic. */
-static int write_raw(const char *path, const void *data, size_t bytes, Diag *d)
-{
-    OutFile o;
-    if (out_open(&o, path, d) != 0)
-        return -1;
-    if (fwrite(data, 1, bytes, o.f) != bytes) {
-        out_drop(&o);
-        return diag_error(d, NULL, -1, "cannot write '%s': write error", path);
-    }
-    return out_commit(&o, d);
-}
-
 /* Runs argv (no shell: tune/spawn.h); *text gets all it printed, kept in
  * the arena. Returns the exit status (non-zero also when it could not be
  * started: *text says why). */
@@ -503,7 +489,7 @@ int main(int argc, char **argv)
         }
         char p[4200];
         snprintf(p, sizeof p, "%s/in%d.bin", dir, i);
-        if (write_raw(p, t->data, (size_t)io.in_bytes[i], &d) != 0)
+        if (out_write_all(p, t->data, (size_t)io.in_bytes[i], &d) != 0) /* --keep DIR may be the user's folder */
             goto done;
     }
     char repeats[32];

@@ -63,12 +63,7 @@ int tensor_write_npy(const char *path, const Tensor *t, Diag *d)
     if (!buf)
         return diag_error(d, NULL, -1, "%s: cannot write tensor '%s': %s", path,
                           t->name ? t->name : "", why);
-    OutFile o;
-    int rc = out_open(&o, path, d);
-    if (rc == 0 && fwrite(buf, 1, len, o.f) != len) {
-        out_drop(&o);
-        rc = diag_error(d, NULL, -1, "cannot write '%s': write error", path);
-    }
+    int rc = out_write_all(path, buf, len, d);
     free(buf);
-    return rc == 0 ? out_commit(&o, d) : -1;
+    return rc;
 }

@@ -210,12 +210,7 @@ int tensor_write_npz(const char *path, const Tensor *ts, int n, Diag *d)
     size_t len;
     if (npz_image(ts, n, path, &bytes, &len, d) != 0)
         return -1;
-    OutFile o;
-    int rc = out_open(&o, path, d);
-    if (rc == 0 && fwrite(bytes, 1, len, o.f) != len) {
-        out_drop(&o);
-        rc = diag_error(d, NULL, -1, "cannot write '%s': write error", path);
-    }
+    int rc = out_write_all(path, bytes, len, d);
     free(bytes);
-    return rc == 0 ? out_commit(&o, d) : -1;
+    return rc;
 }

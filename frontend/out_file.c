@@ -349,3 +349,15 @@ int out_open_append(const char *path, char *why, size_t cap)
     fcntl(fd, F_SETFL, O_APPEND); /* blocking again */
     return fd;
 }
+
+int out_write_all(const char *path, const void *data, size_t len, Diag *d)
+{
+    OutFile o;
+    if (out_open(&o, path, d) != 0)
+        return -1;
+    if (fwrite(data, 1, len, o.f) != len) {
+        out_drop(&o);
+        return diag_error(d, NULL, -1, "cannot write '%s': write error", path);
+    }
+    return out_commit(&o, d);
+}

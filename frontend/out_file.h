@@ -57,6 +57,9 @@ const char *out_temp_path(const OutFile *o);
  * removed and -1 is returned after a diag_error naming the path. */
 int out_commit_all(OutFile *const *fs, int n, Diag *d);
 int out_commit(OutFile *o, Diag *d);
+/* The whole of path is data[0, len): out_open, write, out_commit. 0, or -1
+   after a diagnostic (and nothing changed at path). */
+int out_write_all(const char *path, const void *data, size_t len, Diag *d);
 
 /* Closes and removes the temporary file (after a failure); no-op if none. */
 void out_drop(OutFile *o);
