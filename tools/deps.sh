@@ -10,6 +10,8 @@ pkgs=(gcc make binutils protobuf-c-compiler libprotobuf-c-dev libjansson-dev lib
       gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-riscv64-linux-gnu
       libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-riscv64-cross qemu-user
       gcc-arm-none-eabi libnewlib-arm-none-eabi clang libomp-dev
+      # libFuzzer and the sanitizer runtimes of clang (make fuzz, make san: issue 20)
+      libclang-rt-14-dev
       # run Cortex-M7 firmware bare metal (tests/mcu/run_m7.sh, mps2-an500 board)
       qemu-system-arm)
 missing=()
