@@ -11,7 +11,7 @@
 int op_concat_infer(Graph *g, int node, Diag *d)
 {
     Node *n = &g->nodes[node];
-    if (opu_check_arity(g, node, d, 1, n->n_in > 0 ? n->n_in : 1, 1, 1))
+    if (opu_check_arity(g, node, d, 1, n->n_in > 0 ? n->n_in : 1, 1, 1) || opu_check_all_inputs(g, node, d))
         return -1;
     Value *x0 = opu_in(g, node, 0);
     const Attr *ax = node_attr(n, "axis");

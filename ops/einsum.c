@@ -189,7 +189,7 @@ static int ein_out_shape(const Einsum *e, Shape *out)
 int op_einsum_infer(Graph *g, int node, Diag *d)
 {
     const Node *n = &g->nodes[node];
-    if (opu_check_arity(g, node, d, 1, EIN_MAX_OPS, 1, 1))
+    if (opu_check_arity(g, node, d, 1, EIN_MAX_OPS, 1, 1) || opu_check_all_inputs(g, node, d))
         return -1;
     DType t = opu_in(g, node, 0)->dtype;
     if (!(dtype_is_float(t) || dtype_is_int(t)) || dtype_is_packed(t) || (dtype_size(t) == 1 && dtype_is_float(t)))

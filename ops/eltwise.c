@@ -508,7 +508,8 @@ int op_eltwise_infer(Graph *g, int node, Diag *d)
     int max_in = def->max_in < 0 ? (1 << 30) : def->max_in;
     if (n->op == OP_CLIP && n->version < 11)
         max_in = 1;
-    if (opu_check_arity(g, node, d, def->min_in, max_in, 1, 1))
+    if (opu_check_arity(g, node, d, def->min_in, max_in, 1, 1) ||
+        (def->max_in < 0 && opu_check_all_inputs(g, node, d)))
         return -1;
     int first_t = def->mixed == 'w' ? 1 : 0;
     const Value *t0 = opu_in(g, node, first_t);

@@ -26,6 +26,15 @@ int opu_check_arity(Graph *g, int node, Diag *d, int min_in, int max_in, int min
     return 0;
 }
 
+int opu_check_all_inputs(Graph *g, int node, Diag *d)
+{
+    const Node *n = &g->nodes[node];
+    for (int i = 0; i < n->n_in; i++)
+        if (n->in[i] < 0)
+            return diag_error(d, g, node, "input %d is missing (every input of %s is required)", i, n->op_type);
+    return 0;
+}
+
 Value *opu_in(Graph *g, int node, int i)
 {
     return node_input(g, &g->nodes[node], i);

@@ -17,6 +17,9 @@
  * outputs in [min_out, max_out]; required inputs (< min_in) must not be omitted. */
 int opu_check_arity(Graph *g, int node, Diag *d, int min_in, int max_in, int min_out,
                     int max_out);
+/* For variadic operators (Concat, Einsum, Max/Min/Sum/Mean): every input is
+   required, none may be the empty name. 0, or -1 after a diag_error. */
+int opu_check_all_inputs(Graph *g, int node, Diag *d);
 
 /* Input / output value i of a node, or NULL when absent or omitted. */
 Value *opu_in(Graph *g, int node, int i);

@@ -638,6 +638,11 @@ noshell_flags() { # option text is split into words, never given to a shell: $( 
 }
 check "ctvm-run: --cflags '\$(touch ...)' is a compiler argument, not a command" noshell_flags
 
+for op in Concat Einsum Sum Max; do
+  check "$op with an empty input name refused (was a NULL dereference)" refuse "$T/missing_$op.onnx" \
+    "node 'n' ($op): input 1 is missing (every input of $op is required)"
+done
+
 echo
 [ "$fail" -eq 0 ] || printf 'failed: %s\n' "${failed[@]}"
 echo "e2e: $pass passed, $fail failed"

@@ -190,3 +190,10 @@ with open(f"{out}/deep_proto.onnx", "wb") as f:
 # 2^20 + 1 empty nodes (two bytes each)
 with open(f"{out}/many_nodes.onnx", "wb") as f:
     f.write(model_of_graph_body(b"\x0a\x00" * (2**20 + 1)))
+
+# a variadic operator with an empty input name (found by fuzz_model: Max with a
+# name that began with a NUL byte dereferenced the missing input)
+for op, attrs in (("Concat", {"axis": 0}), ("Einsum", {"equation": "i,i->i"}), ("Sum", {}), ("Max", {})):
+    n = helper.make_node(op, ["x", ""], ["y"], name="n", **attrs)
+    save(helper.make_graph([n], "missing", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]), f"missing_{op}.onnx")
