@@ -26,13 +26,22 @@
 #include "passes/passes.h"
 
 /* Value vid (made by node, or -1 for a graph input) indexable by the
- * generated C: its element count fits CTVM_MAX_NUMEL (so its bytes and any
- * product of its dims fit int64 too). */
+ * generated C: each dim and its element count fit CTVM_MAX_NUMEL (so its
+ * bytes and any product of its dims fit int64 too). */
 static int check_size(Graph *g, int node, int vid, Diag *d)
 {
     const Value *v = &g->values[vid];
     if (!shape_is_static(&v->shape))
         return 0;
+    /* every dim too: a dim past int with another dim 0 has no elements, but
+       its loops and strides still would not fit (found by fuzz_model) */
+    for (int a = 0; a < v->shape.rank; a++)
+        if (v->shape.dims[a] > CTVM_MAX_NUMEL)
+            return diag_error(d, g, node,
+                              "%s '%s' of shape %s has dimension %lld at axis %d; the generated C indexes "
+                              "tensors with int, so at most %lld",
+                              node < 0 ? "input" : "value", v->name, opu_shape_str(&v->shape),
+                              (long long)v->shape.dims[a], a, (long long)CTVM_MAX_NUMEL);
     int64_t numel;
     int fits = shape_numel(&v->shape, &numel);
     if (fits && numel <= CTVM_MAX_NUMEL)

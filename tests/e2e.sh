@@ -638,6 +638,8 @@ noshell_flags() { # option text is split into words, never given to a shell: $( 
 }
 check "ctvm-run: --cflags '\$(touch ...)' is a compiler argument, not a command" noshell_flags
 
+check "a Tile to [2^33, 0] refused: no elements, but a dim past int" refuse "$T/tile_huge_empty.onnx" \
+  "node 'tile_empty' (Tile): value 'y' of shape \[8589934592,0\] has dimension 8589934592 at axis 0"
 for op in Concat Einsum Sum Max; do
   check "$op with an empty input name refused (was a NULL dereference)" refuse "$T/missing_$op.onnx" \
     "node 'n' ($op): input 1 is missing (every input of $op is required)"

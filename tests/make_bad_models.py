@@ -197,3 +197,10 @@ for op, attrs in (("Concat", {"axis": 0}), ("Einsum", {"equation": "i,i->i"}), (
     n = helper.make_node(op, ["x", ""], ["y"], name="n", **attrs)
     save(helper.make_graph([n], "missing", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
                            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]), f"missing_{op}.onnx")
+
+# a Tile to [2^33, 0]: no elements, but a dim past int (found by fuzz_model:
+# signed overflow in the loop lowering's index arithmetic)
+save(helper.make_graph([helper.make_node("Tile", ["x", "r"], ["y"], name="tile_empty")], "tile_empty",
+                       [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                       [numpy_helper.from_array(np.array([1 << 33, 0], np.int64), "r")]), "tile_huge_empty.onnx")
