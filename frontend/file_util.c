@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int file_open_regular(const char *path, char *why, size_t cap)
+int file_open_regular(const char *path, int64_t *size, char *why, size_t cap)
 {
     /* O_NONBLOCK: opening a FIFO for reading with no writer would block */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -25,6 +25,7 @@ int file_open_regular(const char *path, char *why, size_t cap)
         snprintf(why, cap, "'%s' is not a regular file", path);
         return -1;
     }
+    *size = (int64_t)st.st_size;
     int fl = fcntl(fd, F_GETFL);
     if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
         snprintf(why, cap, "cannot open '%s': %s", path, strerror(errno));
@@ -39,16 +40,12 @@ int file_read_all(const char *path, unsigned char **buf, size_t *len, Diag *d)
     *buf = NULL;
     *len = 0;
     char why[PATH_MAX + 128];
-    int fd = file_open_regular(path, why, sizeof why);
+    int64_t file_size;
+    int fd = file_open_regular(path, &file_size, why, sizeof why);
     if (fd < 0)
         return diag_error(d, NULL, -1, "%s", why);
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        close(fd);
-        return diag_error(d, NULL, -1, "'%s': %s", path, strerror(errno));
-    }
-    size_t size = (size_t)st.st_size;
-    if ((off_t)size != st.st_size || size == (size_t)-1) {
+    size_t size = (size_t)file_size;
+    if ((int64_t)size != file_size || size == (size_t)-1) {
         close(fd);
         return diag_error(d, NULL, -1, "'%s' is too large", path);
     }

@@ -7,14 +7,15 @@
 #define CTVM_FRONTEND_FILE_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ir/arena.h"
 #include "ir/diag.h"
 
 /* Opens `path` for reading only once it is known to be a regular file (a
- * FIFO, device or folder is refused without blocking): the descriptor, or -1
- * with the reason (naming the path) in why. */
-int file_open_regular(const char *path, char *why, size_t cap);
+ * FIFO, device or folder is refused without blocking): the descriptor, with
+ * the file's size in *size, or -1 with the reason (naming the path) in why. */
+int file_open_regular(const char *path, int64_t *size, char *why, size_t cap);
 
 /* Reads all of `path` into a malloc'd buffer (*buf, freed by the caller; one
  * spare NUL byte follows the data). 0 ok, -1 after a diag_error. */

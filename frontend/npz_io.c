@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -59,11 +58,11 @@ int tensor_read_npz(const char *path, Arena *a, Tensor **out, int *n_out, Diag *
     *out = NULL;
     *n_out = 0;
     char why[PATH_MAX + 128];
-    int fd = file_open_regular(path, why, sizeof why); /* a FIFO must not block */
+    int64_t file_size;
+    int fd = file_open_regular(path, &file_size, why, sizeof why); /* a FIFO must not block */
     if (fd < 0)
         return diag_error(d, NULL, -1, "%s", why);
-    struct stat fst;
-    zip_uint64_t archive_bytes = fstat(fd, &fst) == 0 && fst.st_size > 0 ? (zip_uint64_t)fst.st_size : 0;
+    zip_uint64_t archive_bytes = file_size > 0 ? (zip_uint64_t)file_size : 0;
     int errcode = 0;
     zip_t *za = zip_fdopen(fd, 0, &errcode); /* read-only; owns fd on success */
     if (!za) {

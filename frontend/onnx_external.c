@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "file_util.h"
@@ -56,9 +55,10 @@ static int has_dotdot(const char *path)
     return 0;
 }
 
-/* Opens base_dir/location after checking it stays inside base_dir. */
-static int open_inside(const OnnxTensorCtx *c, const Onnx__TensorProto *tp, const char *loc,
-                       Diag *d)
+/* Opens base_dir/location after checking it stays inside base_dir and is a
+ * regular file; its size in *size. */
+static int open_inside(const OnnxTensorCtx *c, const Onnx__TensorProto *tp, int64_t *size,
+                       const char *loc, Diag *d)
 {
     char why[PATH_MAX + 128];
     if (loc[0] == '/') {
@@ -92,7 +92,7 @@ static int open_inside(const OnnxTensorCtx *c, const Onnx__TensorProto *tp, cons
                  loc, file_real);
         return ext_err(c, tp, d, why);
     }
-    int fd = file_open_regular(file_real, why, sizeof why); /* a FIFO must not block */
+    int fd = file_open_regular(file_real, size, why, sizeof why); /* a FIFO must not block */
     if (fd < 0)
         return ext_err(c, tp, d, why);
     return fd;
@@ -127,16 +127,10 @@ static int ext_open(const Onnx__TensorProto *tp, const OnnxTensorCtx *c, int64_t
                  len_s ? len_s : "");
         return ext_err(c, tp, d, why);
     }
-    int fd = open_inside(c, tp, loc, d);
+    int64_t size;
+    int fd = open_inside(c, tp, &size, loc, d);
     if (fd < 0)
         return -1;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        snprintf(why, sizeof why, "'%s' is not a regular file", loc);
-        return ext_err(c, tp, d, why);
-    }
-    int64_t size = (int64_t)st.st_size;
     if (length == -2)
         length = offset <= size ? size - offset : 0;
     if (offset > size || length > size - offset) {
