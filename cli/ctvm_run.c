@@ -370,9 +370,8 @@ int main(int argc, char **argv)
     if (app_threads && !threads_given) /* a team of that size needs a threaded model */
         threads = app_threads > 1 ? app_threads : 2;
     d.file = model;
-    char why[200];
-    if (output && out_target_check(output, why, sizeof why) != 0) /* before any work */
-        return diag_error(&d, NULL, -1, "cannot write '%s': %s", output, why), 2;
+    if (output && out_check(output, &d) != 0) /* before any work */
+        return 2;
     char dir[4096];
     /* a folder named -x would reach the compiler as an option: ./-x */
     if (keep) {

@@ -343,9 +343,8 @@ int main(int argc, char **argv)
         return 2;
     }
     d.file = co.model;
-    char why[200];
-    if (out && out_target_check(out, why, sizeof why) != 0) /* before reading it to resume */
-        return diag_error(&d, NULL, -1, "cannot write '%s': %s", out, why), 2;
+    if (out && out_check(out, &d) != 0) /* before reading it to resume */
+        return 2;
     Graph *g = driver_prepare(&co, &d);
     if (!g)
         return 1;

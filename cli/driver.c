@@ -87,11 +87,10 @@ Graph *driver_prepare(const CompileOptions *o, Diag *d)
  * not both the same file. Checked before the model is even loaded. */
 static int check_outputs(const CompileOptions *o, Diag *d)
 {
-    char why[200];
     const char *outs[2] = {o->out_c, o->out_h};
     for (int i = 0; i < 2 && outs[i]; i++)
-        if (out_target_check(outs[i], why, sizeof why) != 0)
-            return diag_error(d, NULL, -1, "cannot write '%s': %s", outs[i], why);
+        if (out_check(outs[i], d) != 0)
+            return -1;
     if (o->out_h && out_same_target(o->out_c, o->out_h))
         return diag_error(d, NULL, -1, "-o '%s' and --header '%s' name the same file", o->out_c,
                           o->out_h);

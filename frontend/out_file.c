@@ -79,6 +79,13 @@ static const char *kind_of(mode_t m)
                          : "not a regular file";
 }
 
+/* why[] for a target of mode m that is not a regular file */
+static void refuse_kind(mode_t m, char *why, size_t cap)
+{
+    snprintf(why, cap, "it is %s; only a regular file is written%s", kind_of(m),
+             S_ISLNK(m) ? " (give the path it points to)" : "");
+}
+
 int out_target_check(const char *path, char *why, size_t cap)
 {
     if (!path || !*path) {
@@ -94,9 +101,16 @@ int out_target_check(const char *path, char *why, size_t cap)
     }
     if (S_ISREG(st.st_mode))
         return 0;
-    snprintf(why, cap, "it is %s; only a regular file is written%s", kind_of(st.st_mode),
-             S_ISLNK(st.st_mode) ? " (give the path it points to)" : "");
+    refuse_kind(st.st_mode, why, cap);
     return -1;
+}
+
+int out_check(const char *path, Diag *d)
+{
+    char why[200];
+    if (out_target_check(path, why, sizeof why) != 0)
+        return diag_error(d, NULL, -1, "cannot write '%s': %s", path, why);
+    return 0;
 }
 
 /* The folder of path into dir[] ("." without a slash); its last name. */
@@ -144,9 +158,8 @@ int out_open(OutFile *o, const char *path, Diag *d)
     o->path = path;
     o->f = NULL;
     o->slot = -1;
-    char why[200];
-    if (out_target_check(path, why, sizeof why) != 0)
-        return diag_error(d, NULL, -1, "cannot write '%s': %s", path, why);
+    if (out_check(path, d) != 0)
+        return -1;
     int slot = 0;
     while (slot < OUT_SLOTS && slot_taken[slot])
         slot++;
@@ -272,7 +285,6 @@ static int unplace(OutFile *const *fs, const int *placed, int n)
 
 int out_commit_all(OutFile *const *fs, int n, Diag *d)
 {
-    char why[200];
     if (n > OUT_SLOTS) { /* cannot be: each file holds a slot */
         drop_all(fs, n);
         return diag_error(d, NULL, -1, "cannot write '%s': too many output files at once", fs[0]->path);
@@ -284,8 +296,7 @@ int out_commit_all(OutFile *const *fs, int n, Diag *d)
             return -1;
         }
     for (int i = 0; i < n; i++)
-        if (out_target_check(fs[i]->path, why, sizeof why) != 0) {
-            diag_error(d, NULL, -1, "cannot write '%s': %s", fs[i]->path, why);
+        if (out_check(fs[i]->path, d) != 0) {
             drop_all(fs, n);
             return -1;
         }
@@ -342,7 +353,7 @@ int out_open_append(const char *path, char *why, size_t cap)
         return -1;
     }
     if (!S_ISREG(st.st_mode)) { /* changed since the check */
-        snprintf(why, cap, "it is %s; only a regular file is written", kind_of(st.st_mode));
+        refuse_kind(st.st_mode, why, cap);
         close(fd);
         return -1;
     }

@@ -41,6 +41,9 @@ typedef struct OutFile {
  * for a symbolic link). */
 int out_target_check(const char *path, char *why, size_t cap);
 
+/* out_target_check as a diagnostic: 0, or -1 after "cannot write 'P': why". */
+int out_check(const char *path, Diag *d);
+
 /* 1 if a and b name the same file (same folder and the same last name). */
 int out_same_target(const char *a, const char *b);
 
