@@ -49,16 +49,14 @@ char *driver_join_args(int argc, char **argv)
 {
     size_t len = 1;
     for (int i = 0; i < argc; i++)
-        len += strlen(argv[i]) * 2 + 3;
+        len += strlen(argv[i]) + 3;
     char *s = calloc(1, len), *p = s;
     if (!s)
         return NULL;
     for (int i = 0; i < argc; i++) {
         int quote = strpbrk(argv[i], " '\"[]*?") != NULL;
-        p += sprintf(p, "%s%s", i ? " " : "", quote ? "'" : "");
-        for (const char *c = argv[i]; *c; c++) /* escaped for the stamp by emit_c/c_text.h */
-            *p++ = *c;
-        p += sprintf(p, "%s", quote ? "'" : "");
+        /* as typed: emit_c/c_text.h escapes it for the stamp */
+        p += sprintf(p, "%s%s%s%s", i ? " " : "", quote ? "'" : "", argv[i], quote ? "'" : "");
     }
     return s;
 }

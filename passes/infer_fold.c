@@ -56,6 +56,12 @@ static int check_size(Graph *g, int node, int vid, Diag *d)
                       (long long)CTVM_MAX_NUMEL);
 }
 
+/* a + b, saturating at INT64_MAX (both >= 0) */
+static int64_t add_sat(int64_t a, int64_t b)
+{
+    return b > INT64_MAX - a ? INT64_MAX : a + b;
+}
+
 /* The model's own constant bytes, the base of the default folding cap:
  * constants (initializers, --bind) and tensor attributes (Constant), in
  * subgraphs too. */
@@ -64,17 +70,16 @@ static int64_t model_const_bytes(const Graph *g)
     int64_t sum = 0, b;
     for (int v = 0; v < g->n_values; v++)
         if (g->values[v].data && value_bytes(&g->values[v], &b))
-            sum = b > INT64_MAX - sum ? INT64_MAX : sum + b;
+            sum = add_sat(sum, b);
     for (int i = 0; i < g->n_nodes; i++)
         for (int k = 0; k < g->nodes[i].n_attrs; k++) {
             const Attr *a = &g->nodes[i].attrs[k];
             int64_t n;
             if (a->kind == ATTR_GRAPH && a->graph) {
-                b = model_const_bytes(a->graph);
-                sum = b > INT64_MAX - sum ? INT64_MAX : sum + b;
+                sum = add_sat(sum, model_const_bytes(a->graph));
             } else if (a->kind == ATTR_TENSOR && a->t && shape_numel(&a->t->shape, &n) &&
                 dtype_bytes(a->t->dtype, n, &b))
-                sum = b > INT64_MAX - sum ? INT64_MAX : sum + b;
+                sum = add_sat(sum, b);
         }
     return sum;
 }
