@@ -18,7 +18,7 @@ GEN_C      := $(B)/gen/onnx/onnx.pb-c.c
 GEN_H      := $(B)/gen/onnx/onnx.pb-c.h
 EMBED_C    := $(B)/gen/embedded.c
 
-LIB_SRC := $(wildcard ir/*.c frontend/*.c ops/*.c passes/*.c schedule/*.c emit_c/*.c tune/*.c)
+LIB_SRC := $(wildcard ir/*.c frontend/*.c ops/*.c passes/*.c schedule/*.c lower/*.c emit_c/*.c tune/*.c)
 LIB_OBJ := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/gen/onnx.pb-c.o $(B)/obj/gen/embedded.o
 LIB     := $(B)/libctvm.a
 EMBEDDED := $(sort $(wildcard runtime_min/*.h runtime_min/*.c templates/*.h templates/*.c))

@@ -42,7 +42,10 @@ static void usage(FILE *f)
           "  --tuning-records FILE    apply ctvm-tune's best knobs per workload (records of this\n"
           "                           ctvm version, target and thread count; others are ignored)\n"
           "  --main test|bench        compile in the test/bench main (defines CTVM_MAIN)\n"
-          "  --dump-after PASS|all    print the graph after a pass (stdout)\n"
+          "  --dump-after PASS|all    print the graph after a graph pass, or the module (each\n"
+          "                           kernel's loop nest) after a loop pass (stdout)\n"
+          "  --describe FILE.json     also write the API (inputs, outputs, dtypes, shapes,\n"
+          "                           workspace, target, entry points) as JSON\n"
           "  --verbose                print kernels, weight and arena bytes\n"
           "  -h, --help\n",
           f);
@@ -65,16 +68,16 @@ static int section_name_ok(const char *s)
    thread count; the records of other thread counts are reported. */
 static int load_tuning(const char *path, const CompileOptions *o, TuneRecordSet *set, SchedTuning *t)
 {
-    if (tune_records_load_report("ctvm-emit", path, target_find(o->emit.target)->name, CTVM_VERSION, set) != 0)
+    if (tune_records_load_report("ctvm-emit", path, target_find(o->target)->name, CTVM_VERSION, set) != 0)
         return -1;
     int other_threads;
-    if (tune_records_tuning(set, o->emit.threads, t, &other_threads) != 0) {
+    if (tune_records_tuning(set, o->threads, t, &other_threads) != 0) {
         fprintf(stderr, "ctvm-emit: %s: out of memory\n", path);
         return -1;
     }
     if (other_threads)
         fprintf(stderr, "ctvm-emit: %s: %d records are for another thread count than %d (not used)\n", path,
-                other_threads, o->emit.threads);
+                other_threads, o->threads);
     return 0;
 }
 
@@ -85,8 +88,8 @@ int main(int argc, char **argv)
     const char *records = NULL;
     Diag d = {.tool = "ctvm-emit"};
     o.emit.prefix = "model";
-    o.emit.target = "native";
-    o.emit.threads = 1;
+    o.target = "native";
+    o.threads = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -108,7 +111,7 @@ int main(int argc, char **argv)
         } else if (TAKE("--prefix")) {
             o.emit.prefix = val;
         } else if (TAKE("--target")) {
-            o.emit.target = val;
+            o.target = val;
         } else if (TAKE("--threads")) {
             char *end;
             long t = strtol(val, &end, 10);
@@ -116,7 +119,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "ctvm-emit: --threads takes a number from 1 to 1024, not '%s'\n", val);
                 return 2;
             }
-            o.emit.threads = (int)t;
+            o.threads = (int)t;
         } else if (TAKE("--arena")) {
             if (strcmp(val, "static") && strcmp(val, "caller")) {
                 fprintf(stderr, "ctvm-emit: --arena takes static or caller, not '%s'\n", val);
@@ -161,6 +164,8 @@ int main(int argc, char **argv)
             records = val;
         } else if (TAKE("--dump-after")) {
             o.dump_after = val;
+        } else if (TAKE("--describe")) {
+            o.describe = val;
         } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
             o.emit.verbose = 1;
         } else if (a[0] == '-') {
@@ -183,8 +188,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "ctvm-emit: --arena-section places the static workspace, which --arena caller removes\n");
         return 2;
     }
-    if (!emit_target_known(o.emit.target)) {
-        fprintf(stderr, "ctvm-emit: unknown target '%s' (known: %s)\n", o.emit.target, target_names());
+    if (!target_find(o.target)) {
+        fprintf(stderr, "ctvm-emit: unknown target '%s' (known: %s)\n", o.target, target_names());
         return 2;
     }
     for (const char *p = o.emit.prefix; *p; p++)
@@ -198,7 +203,7 @@ int main(int argc, char **argv)
     if (records) {
         if (load_tuning(records, &o, &set, &tuning) != 0)
             return 1;
-        o.emit.tuning = &tuning;
+        o.tuning = &tuning;
     }
     d.file = o.model;
     char *cmd = driver_join_args(argc, argv);
@@ -212,8 +217,8 @@ int main(int argc, char **argv)
             kernels += tuning.used[i];
         }
         fprintf(stderr, "ctvm-emit: %s: %d of its %d tuned workloads (%s, %d thread%s) matched, applied to %d kernels\n",
-                records, matched, tuning.n, target_find(o.emit.target)->name, o.emit.threads,
-                o.emit.threads > 1 ? "s" : "", kernels);
+                records, matched, tuning.n, target_find(o.target)->name, o.threads,
+                o.threads > 1 ? "s" : "", kernels);
     }
     tune_tuning_free(&tuning);
     tune_records_free(&set);

@@ -20,10 +20,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "driver.h"
 #include "ir/target.h"
 #include "frontend/out_file.h"
-#include "frontend/c_literal.h"
 #include "frontend/file_util.h"
 #include "frontend/tensor_io.h"
 #include "tune/spawn.h"
@@ -32,7 +33,7 @@
 
 enum { RUN_OK = 0, RUN_MISMATCH = 1, RUN_USAGE = 2, RUN_REFUSED = 3, RUN_BUILD = 4, RUN_CRASH = 5, RUN_OTHER = 6 };
 
-typedef struct ModelIO { /* parsed from the generated file's stamp and API block */
+typedef struct ModelIO { /* read from the API description (ctvm-emit --describe) */
     char prefix[128];
     char target[64];
     int threads;
@@ -55,7 +56,9 @@ static void usage(FILE *f)
           "  --elementwise          pass when every |err| <= A + R*|ref| (allclose; NaN == NaN)\n"
           "  --output FILE.npz      write the outputs\n"
           "  --print-time --repeat N  time N runs after a warm-up; print median and min\n"
-          "  --input-shapes SPEC  --prefix NAME (for a .c file)  --keep DIR (keep build files)\n"
+          "  --input-shapes SPEC  --prefix NAME  --keep DIR (keep build files)\n"
+          "  --describe FILE.json   for a model.c: its API description (ctvm-emit --describe;\n"
+          "                         default: model.json beside model.c)\n"
           "  --bind NAME=FILE       as ctvm-emit: input NAME becomes the constant in FILE and\n"
           "                         is not read from --inputs (repeatable)\n"
           "  --max-fold-bytes N     as ctvm-emit: bytes of constants folding may make\n"
@@ -77,85 +80,69 @@ static void usage(FILE *f)
           f);
 }
 
-/* "{1, 3, 32, 32}" (or "{}") into s; -1 when it is not that. */
-static int parse_dims(const char *v, Shape *s)
+/* One "inputs"/"outputs" entry of the description into slot i of io. */
+static int read_io(json_t *e, ModelIO *io, int in, int i)
 {
-    *s = shape_unknown();
-    s->rank = 0;
-    if (*v++ != '{')
+    const char *hex = NULL, *dt = NULL;
+    json_t *shape = NULL;
+    json_int_t size = 0, bytes = 0;
+    if (json_unpack(e, "{s:s, s:s, s:o, s:I, s:I}", "name_hex", &hex, "dtype", &dt, "shape", &shape, "size", &size,
+                    "bytes", &bytes) != 0 ||
+        !json_is_array(shape) || json_array_size(shape) > CTVM_MAX_RANK || strlen(hex) % 2 ||
+        strlen(hex) / 2 >= sizeof io->in_name[i])
         return -1;
-    for (;;) {
-        while (*v == ' ')
-            v++;
-        if (*v == '}')
-            return 0;
-        char *e;
-        long long dim = strtoll(v, &e, 10);
-        if (e == v || s->rank >= CTVM_MAX_RANK)
-            return -1;
-        s->dims[s->rank++] = dim;
-        v = e;
-        while (*v == ' ')
-            v++;
-        if (*v == ',')
-            v++;
-        else if (*v != '}')
-            return -1;
+    char *name = in ? io->in_name[i] : io->out_name[i]; /* the exact bytes */
+    static const char DIGITS[] = "0123456789abcdef";
+    name[0] = 0;
+    for (size_t k = 0; hex[2 * k]; k++) {
+        const char *hi = strchr(DIGITS, hex[2 * k]), *lo = strchr(DIGITS, hex[2 * k + 1]);
+        if (!hex[2 * k + 1] || !hi || !lo || (hi == DIGITS && lo == DIGITS))
+            return -1; /* not two lowercase hex digits, or a NUL byte */
+        name[k] = (char)((hi - DIGITS) << 4 | (lo - DIGITS));
+        name[k + 1] = 0;
     }
+    Shape *s = in ? &io->in_shape[i] : &io->out_shape[i];
+    *s = shape_unknown();
+    s->rank = (int)json_array_size(shape);
+    for (int d = 0; d < s->rank; d++) {
+        json_t *v = json_array_get(shape, (size_t)d);
+        if (!json_is_integer(v))
+            return -1;
+        s->dims[d] = (int64_t)json_integer_value(v);
+    }
+    *(in ? &io->in_dtype[i] : &io->out_dtype[i]) = dtype_from_name(dt);
+    *(in ? &io->in_size[i] : &io->out_size[i]) = (long)size;
+    *(in ? &io->in_bytes[i] : &io->out_bytes[i]) = (long)bytes;
+    return 0;
 }
 
-/* The API block's `#define P_INPUT<i>_<FIELD> value` (and OUTPUT) lines
- * into io; names and dtypes are C string literals (c_literal_read). */
-static int parse_api(const char *path, ModelIO *io)
+/* The API description ctvm-emit --describe wrote (emit_c/emit_describe.c)
+ * into io; -1 after a diagnostic. */
+static int read_describe(const char *path, ModelIO *io, Diag *d)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
+    json_error_t err;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    if (!root)
+        return diag_error(d, NULL, -1, "%s: not an API description (%s, line %d)", path, err.text, err.line);
     memset(io, 0, sizeof *io);
-    char line[8192];
-    int bad = 0;
-    while (fgets(line, sizeof line, f)) {
-        char p[128], kind[16], field[16], dt[64];
-        int i, off = 0;
-        char t[64];
-        if (!io->prefix[0] && sscanf(line, " * target: %63[^;]; API prefix: %127s", t, p) == 2) {
-            snprintf(io->prefix, sizeof io->prefix, "%s", p);
-            snprintf(io->target, sizeof io->target, "%s", t);
-        }
-        if (sscanf(line, "#define CTVM_THREADS %d", &i) == 1)
-            io->threads = i;
-        if (!io->prefix[0] || strncmp(line, "#define ", 8) || strncmp(line + 8, io->prefix, strlen(io->prefix)))
-            continue;
-        const char *m = line + 8 + strlen(io->prefix);
-        if (sscanf(m, "_NUM_INPUTS %d", &i) == 1) {
-            io->n_in = i;
-            continue;
-        }
-        if (sscanf(m, "_NUM_OUTPUTS %d", &i) == 1) {
-            io->n_out = i;
-            continue;
-        }
-        if (sscanf(m, "_%15[A-Z]%d_%15[A-Z] %n", kind, &i, field, &off) != 3 || !off || i < 0 || i >= MAX_IO)
-            continue;
-        int in = !strcmp(kind, "INPUT");
-        if (!in && strcmp(kind, "OUTPUT"))
-            continue;
-        const char *v = m + off;
-        if (!strcmp(field, "NAME")) {
-            bad |= c_literal_read(v, in ? io->in_name[i] : io->out_name[i], sizeof io->in_name[i], NULL) < 0;
-        } else if (!strcmp(field, "DTYPE")) {
-            bad |= c_literal_read(v, dt, sizeof dt, NULL) < 0;
-            *(in ? &io->in_dtype[i] : &io->out_dtype[i]) = dtype_from_name(dt);
-        } else if (!strcmp(field, "SIZE")) {
-            *(in ? &io->in_size[i] : &io->out_size[i]) = atol(v);
-        } else if (!strcmp(field, "BYTES")) {
-            *(in ? &io->in_bytes[i] : &io->out_bytes[i]) = atol(v);
-        } else if (!strcmp(field, "SHAPE")) {
-            bad |= parse_dims(v, in ? &io->in_shape[i] : &io->out_shape[i]) != 0;
-        }
+    const char *prefix = NULL, *target = NULL;
+    json_t *ins = NULL, *outs = NULL;
+    int rc = json_unpack(root, "{s:s, s:s, s:i, s:o, s:o}", "prefix", &prefix, "target", &target, "threads",
+                         &io->threads, "inputs", &ins, "outputs", &outs) == 0 && json_is_array(ins) &&
+                     json_is_array(outs) && json_array_size(ins) <= MAX_IO && json_array_size(outs) <= MAX_IO
+                 ? 0 : -1;
+    if (rc == 0) {
+        snprintf(io->prefix, sizeof io->prefix, "%s", prefix);
+        snprintf(io->target, sizeof io->target, "%s", target);
+        io->n_in = (int)json_array_size(ins);
+        io->n_out = (int)json_array_size(outs);
+        for (int i = 0; i < io->n_in && rc == 0; i++)
+            rc = read_io(json_array_get(ins, (size_t)i), io, 1, i);
+        for (int i = 0; i < io->n_out && rc == 0; i++)
+            rc = read_io(json_array_get(outs, (size_t)i), io, 0, i);
     }
-    fclose(f);
-    return !bad && io->prefix[0] && io->n_in >= 0 && io->n_in <= MAX_IO && io->n_out >= 0 && io->n_out <= MAX_IO ? 0 : -1;
+    json_decref(root);
+    return rc == 0 ? 0 : diag_error(d, NULL, -1, "%s: not an API description of ctvm-emit --describe", path);
 }
 
 /* The tensors of several files, in order, each with the file it came from
@@ -271,7 +258,7 @@ static int run_argv(Arena *a, const ArgList *cmd, char **text)
 
 int main(int argc, char **argv)
 {
-    const char *model = NULL, *output = NULL, *keep = NULL, *prefix = NULL;
+    const char *model = NULL, *output = NULL, *keep = NULL, *prefix = NULL, *describe = NULL;
     const char *cc = getenv("CC"), *cflags = "-O2", *target = "native", *runner = NULL;
     int threads = 1, profile = 0, isa_flags = 1, app_threads = 0, app_barrier = 0, threads_given = 0;
     char *inputs[MAX_IO], *golden[MAX_IO];
@@ -315,6 +302,8 @@ int main(int argc, char **argv)
             keep = argv[++i];
         } else if (!strcmp(a, "--prefix") && val) {
             prefix = argv[++i];
+        } else if (!strcmp(a, "--describe") && val) {
+            describe = argv[++i];
         } else if (!strcmp(a, "--target") && val) {
             target = argv[++i];
             if (!target_find(target)) {
@@ -385,7 +374,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    char model_c[4200], exe[4200];
+    char model_c[4200], model_json[4200], exe[4200];
     char *text = NULL;
     ArgList cmd = {0};
     int rc = RUN_OTHER;
@@ -393,13 +382,19 @@ int main(int argc, char **argv)
     size_t len = strlen(model);
     if (len > 2 && strcmp(model + len - 2, ".c") == 0) {
         snprintf(model_c, sizeof model_c, "%s", model); /* never starts with '-' (an option) */
+        if (describe) /* else the description beside it: model.c -> model.json */
+            snprintf(model_json, sizeof model_json, "%s", describe);
+        else
+            snprintf(model_json, sizeof model_json, "%.*s.json", (int)(len - 2), model);
     } else {
         snprintf(model_c, sizeof model_c, "%s/model.c", dir);
+        snprintf(model_json, sizeof model_json, "%s/model.json", dir);
         co.model = model;
         co.out_c = model_c;
+        co.describe = model_json;
         co.emit.prefix = prefix ? prefix : "model";
-        co.emit.target = target;
-        co.emit.threads = threads;
+        co.target = target;
+        co.threads = threads;
         co.emit.command_line = "ctvm-run";
         co.emit.main_mode = 1;
         if (driver_compile(&co, &d) != 0) {
@@ -408,10 +403,8 @@ int main(int argc, char **argv)
         }
     }
     ModelIO io;
-    if (parse_api(model_c, &io) != 0) {
-        diag_error(&d, NULL, -1, "%s is not a ctvm-generated file (no API block)", model_c);
+    if (read_describe(model_json, &io, &d) != 0)
         goto done;
-    }
     snprintf(exe, sizeof exe, "%s/model", dir);
     const Target *tg = target_find(io.target);
     /* Off-host Linux targets: the target's cross gcc, linked -static so

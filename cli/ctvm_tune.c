@@ -2,9 +2,9 @@
  * the knobs of every tunable kernel of a model (docs/TUNING.md).
  *
  * The model goes through the frontend and the passes once; its distinct
- * workloads (emit_tasks) are the tasks. For each, tune_search proposes
+ * workloads (lower_tasks) are the tasks. For each, tune_search proposes
  * knob vectors; each candidate is written as a small program
- * (emit_kernel_bench), built with the user's compiler and flags (several
+ * (lower_kernel_bench + emit_kernel_bench), built with the user's compiler and flags (several
  * at once), run in its own process with a timeout (through --runner when
  * given), checked against the plain loop nest and timed; every measured
  * candidate becomes one JSON line of the records file, failed ones too.
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "lower/lower.h"
 #include "frontend/out_file.h"
 #include "ir/target.h"
 #include "tune/measure.h"
@@ -66,8 +67,8 @@ static void usage(FILE *f)
 
 typedef struct Tuner {
     Graph *g;
-    EmitOptions eo;
-    const EmitTask *task;
+    CodegenOptions cg;
+    const LowerTask *task;
     const char *target, *cc, *cflags, *runner, *out, *dir;
     int threads, repeat, jobs, quiet, n_vregs, hot;
     int overlap;            /* builds beside a timed candidate (0 in confirmation rounds) */
@@ -124,7 +125,8 @@ static void measure(void *user, int n, const int (*knobs)[TUNE_MAX_KNOBS], doubl
         snprintf(exe[i], sizeof exe[i], "%s/c%d", t->dir, k);
         snprintf(src_of[i], sizeof src_of[i], "%s", src);
         FILE *f = fopen(src, "w");
-        int rc = f ? emit_kernel_bench(t->g, &t->eo, t->task, knobs[i], f, t->d) : -1;
+        Module *bm = f ? lower_kernel_bench(t->g, &t->cg, t->task, knobs[i], t->d) : NULL;
+        int rc = bm ? emit_kernel_bench(bm, t->task->workload, t->task->node, knobs[i], f, t->d) : -1;
         if (f && fclose(f) != 0)
             rc = -1;
         if (rc != 0) {
@@ -267,8 +269,8 @@ int main(int argc, char **argv)
     CompileOptions co;
     memset(&co, 0, sizeof co);
     Diag d = {.tool = "ctvm-tune"};
-    co.emit.target = "native";
-    co.emit.threads = 1;
+    co.target = "native";
+    co.threads = 1;
     const char *out = NULL, *tasks_arg = NULL, *cc = NULL, *cflags = "-O2", *runner = NULL, *priors[8];
     int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
     int hot = 0, n_priors = 0, trials = 32, repeat = 10, jobs = cores > 0 ? cores : 1, quiet = 0, overlap = -1;
@@ -283,9 +285,9 @@ int main(int argc, char **argv)
         } else if (TAKE("-o")) {
             out = val;
         } else if (TAKE("--target")) {
-            co.emit.target = val;
+            co.target = val;
         } else if (TAKE("--threads")) {
-            co.emit.threads = atoi(val);
+            co.threads = atoi(val);
         } else if (TAKE("--trials")) {
             trials = atoi(val);
         } else if (TAKE("--time-budget")) {
@@ -337,7 +339,7 @@ int main(int argc, char **argv)
 #undef TAKE
     }
     int listing = tasks_arg && !strcmp(tasks_arg, "list");
-    if (!co.model || (!out && !listing) || co.emit.threads < 1 || co.emit.threads > 1024 || trials < 1 ||
+    if (!co.model || (!out && !listing) || co.threads < 1 || co.threads > 1024 || trials < 1 ||
         repeat < 1 || repeat > 64 || jobs < 1 || timeout <= 0 || budget <= 0 || overlap == -2) {
         usage(stderr);
         return 2;
@@ -345,20 +347,20 @@ int main(int argc, char **argv)
     d.file = co.model;
     if (out && out_check(out, &d) != 0) /* before reading it to resume */
         return 2;
-    Graph *g = driver_prepare(&co, &d);
+    CodegenOptions cg;
+    Graph *g = driver_prepare(&co, &cg, &d);
     if (!g)
         return 1;
-    static EmitTask tasks[MAX_TASKS];
-    co.emit.prefix = "model";
-    int nt = emit_tasks(g, &co.emit, tasks, MAX_TASKS, &d);
+    static LowerTask tasks[MAX_TASKS];
+    int nt = lower_tasks(g, &cg, tasks, MAX_TASKS, &d);
     if (nt < 0) {
         graph_free(g);
         return 1;
     }
-    const Target *tg = g->target;
+    const Target *tg = cg.target;
     if (listing) {
         printf("# %d tunable workloads of %s for %s, %d thread(s): index, groups, GFLOP a run, first node, workload\n",
-               nt, co.model, tg->name, co.emit.threads);
+               nt, co.model, tg->name, co.threads);
         for (int i = 0; i < nt; i++)
             printf("%d %d %.4f %s %s\n", i, tasks[i].count, tasks[i].flops / 1e9, tasks[i].node, tasks[i].workload);
         graph_free(g);
@@ -385,10 +387,10 @@ int main(int argc, char **argv)
         return 1;
     }
     if (overlap < 0)
-        overlap = cores > co.emit.threads ? cores - co.emit.threads : 0;
-    Tuner t = {.g = g, .overlap = overlap < jobs ? overlap : jobs, .eo = co.emit, .target = tg->name, .cc = cc ? cc : tg->cc, .cflags = cflags,
+        overlap = cores > co.threads ? cores - co.threads : 0;
+    Tuner t = {.g = g, .overlap = overlap < jobs ? overlap : jobs, .cg = cg, .target = tg->name, .cc = cc ? cc : tg->cc, .cflags = cflags,
                .runner = runner ? runner : (!target_runs_natively(tg) ? tg->runner : NULL), .out = out, .dir = dir,
-               .threads = co.emit.threads, .repeat = repeat, .jobs = jobs, .quiet = quiet, .n_vregs = tg->n_vregs,
+               .threads = co.threads, .repeat = repeat, .jobs = jobs, .quiet = quiet, .n_vregs = tg->n_vregs,
                .hot = hot, .timeout = timeout, .all = &prior, .d = &d};
     double t0 = t.t0 = now_s();
     int n_sel = 0, done = 0, total_new = 0;

@@ -9,6 +9,8 @@
 
 #include "frontend/out_file.h"
 #include "ir/target.h"
+#include "lower/loop_passes.h"
+#include "lower/lower.h"
 #include "passes/passes.h"
 
 static int hash_file(const char *path, char *hex, size_t cap)
@@ -61,19 +63,26 @@ char *driver_join_args(int argc, char **argv)
     return s;
 }
 
-Graph *driver_prepare(const CompileOptions *o, Diag *d)
+Graph *driver_prepare(const CompileOptions *o, CodegenOptions *cg, Diag *d)
 {
+    memset(cg, 0, sizeof *cg);
+    cg->target = target_find(o->target ? o->target : "generic");
+    cg->threads = o->threads > 0 ? o->threads : 1;
+    cg->tuning = o->tuning;
+    if (o->dump_after && loop_pass_known(o->dump_after)) {
+        cg->dump_after = o->dump_after;
+        cg->dump = stdout;
+    }
+    if (!cg->target) {
+        diag_error(d, NULL, -1, "unknown target '%s'", o->target ? o->target : "");
+        return NULL;
+    }
     Graph *g = onnx_load(o->model, &o->load, d);
     if (!g)
         return NULL;
-    g->target = target_find(o->emit.target);
-    g->threads = o->emit.threads > 0 ? o->emit.threads : 1;
+    g->target = cg->target;
+    g->threads = cg->threads;
     g->max_fold_bytes = o->max_fold_bytes;
-    if (!g->target) {
-        diag_error(d, NULL, -1, "unknown target '%s'", o->emit.target ? o->emit.target : "");
-        graph_free(g);
-        return NULL;
-    }
     if (passes_run(g, d, o->dump_after, stdout) != 0) {
         graph_free(g);
         return NULL;
@@ -85,13 +94,16 @@ Graph *driver_prepare(const CompileOptions *o, Diag *d)
  * not both the same file. Checked before the model is even loaded. */
 static int check_outputs(const CompileOptions *o, Diag *d)
 {
-    const char *outs[2] = {o->out_c, o->out_h};
-    for (int i = 0; i < 2 && outs[i]; i++)
-        if (out_check(outs[i], d) != 0)
+    const char *outs[3] = {o->out_c, o->out_h, o->describe};
+    const char *flag[3] = {"-o", "--header", "--describe"};
+    for (int i = 0; i < 3; i++)
+        if (outs[i] && out_check(outs[i], d) != 0)
             return -1;
-    if (o->out_h && out_same_target(o->out_c, o->out_h))
-        return diag_error(d, NULL, -1, "-o '%s' and --header '%s' name the same file", o->out_c,
-                          o->out_h);
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (outs[i] && outs[j] && out_same_target(outs[i], outs[j]))
+                return diag_error(d, NULL, -1, "%s '%s' and %s '%s' name the same file", flag[i], outs[i], flag[j],
+                                  outs[j]);
     return 0;
 }
 
@@ -99,29 +111,39 @@ int driver_compile(const CompileOptions *o, Diag *d)
 {
     if (check_outputs(o, d) != 0)
         return -1;
-    Graph *g = driver_prepare(o, d);
+    CodegenOptions cg;
+    Graph *g = driver_prepare(o, &cg, d);
     if (!g)
         return -1;
+    Module *m = lower_model(g, &cg, d);
+    if (!m) {
+        graph_free(g);
+        return -1;
+    }
     char hash[32] = "";
     hash_file(o->model, hash, sizeof hash);
     EmitOptions eo = o->emit;
     eo.model_hash = hash;
-    OutFile c, h = {.slot = -1};
-    int rc = out_open(&c, o->out_c, d);
-    if (rc == 0 && o->out_h && out_open(&h, o->out_h, d) != 0) {
-        out_drop(&c);
-        rc = -1;
-    }
-    if (rc == 0) {
-        rc = emit_model(g, &eo, c.f, o->out_h ? h.f : NULL, d);
-        if (rc == 0) {
-            OutFile *const both[2] = {&c, &h};
-            rc = out_commit_all(both, o->out_h ? 2 : 1, d);
-        } else {
-            out_drop(&c);
-            out_drop(&h);
+    OutFile out[3] = {{.slot = -1}, {.slot = -1}, {.slot = -1}};
+    const char *path[3] = {o->out_c, o->out_h, o->describe};
+    OutFile *open_[3];
+    int n = 0, rc = 0;
+    for (int i = 0; i < 3 && rc == 0; i++)
+        if (path[i]) {
+            rc = out_open(&out[i], path[i], d);
+            if (rc == 0)
+                open_[n++] = &out[i];
         }
-    }
+    if (rc == 0)
+        rc = emit_module(m, &eo, out[0].f, o->out_h ? out[1].f : NULL, d);
+    if (rc == 0 && o->describe)
+        rc = emit_describe(m, &eo, out[2].f, d);
+    if (rc == 0)
+        rc = out_commit_all(open_, n, d);
+    else
+        for (int i = 0; i < n; i++)
+            out_drop(open_[i]);
+    module_free(m);
     graph_free(g);
     return rc;
 }

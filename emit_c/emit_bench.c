@@ -1,9 +1,9 @@
-/* emit_bench.c - ctvm-tune's side of emit_c: the tunable workloads of a
- * graph, and one tuning candidate as a small self-timing C program.
+/* emit_bench.c - ctvm-tune's side of emit_c: one tuning candidate as a
+ * small self-timing C program.
  *
  * A candidate program holds the group's kernel scheduled with the
- * candidate's knobs and the same group lowered naively (the reference,
- * ComputeCtx.naive), every buffer as a static array of seeded random
+ * candidate's knobs and the same group lowered naively (the reference;
+ * both made by lower_kernel_bench, lower/lower.h), every buffer as a static array of seeded random
  * values, and a main that checks the candidate against the reference and
  * times it, printing the protocol of docs/TUNING.md:
  *     ctvm-tune: check ok|wrong max_err=E
@@ -19,60 +19,7 @@
 
 #include "emit.h"
 #include "emit_internal.h"
-#include "ir/exec_order.h"
-#include "ir/loop_kernels.h"
 #include "ir/target.h"
-#include "schedule/schedule.h"
-#include "schedule/schedule_key.h"
-
-int emit_tasks(Graph *g, const EmitOptions *o, EmitTask *tasks, int cap, Diag *d)
-{
-    EmitCtx e;
-    emit_ctx_init(&e, g, d);
-    const char **keys = arena_array(g->arena, (size_t)cap + 1, sizeof(char *));
-    int(*knobs)[4] = arena_array(g->arena, (size_t)cap + 1, sizeof *knobs);
-    int *used = arena_array(g->arena, (size_t)cap + 1, sizeof(int));
-    SchedTuning rec = {.workload = keys, .knobs = knobs, .used = used, .record = 1, .cap = cap};
-    e.cx.tuning = &rec;
-    (void)o;
-    int *order = arena_array(g->arena, (size_t)g->n_nodes + 1, sizeof(int));
-    int steps = graph_exec_order(g, order), n = 0;
-    for (int s = 0; s < steps; s++) {
-        int before = rec.n;
-        for (int i = 0; i < rec.n; i++)
-            used[i] = 0;
-        Stmt *k = schedule_group(&e.cx, order[s]);
-        if (!k || e.failed) {
-            weights_free(&e.blob);
-            return -1;
-        }
-        KernelParams kp;
-        int all_f32 = emit_collect_params(k, &kp) == 0;
-        for (int i = 0; i < kp.n && all_f32; i++)
-            all_f32 = kp.buf[i]->dtype == DT_FLOAT32;
-        for (int i = 0; i < rec.n; i++) {
-            if (!used[i])
-                continue;
-            if (i < before) { /* seen before: one more group of it */
-                for (int t = 0; t < n; t++)
-                    if (strcmp(tasks[t].workload, keys[i]) == 0)
-                        tasks[t].count++;
-                continue;
-            }
-            if (!all_f32 || n >= cap) /* candidates are timed on float32 buffers only */
-                continue;
-            EmitTask *t = &tasks[n++];
-            memset(t, 0, sizeof *t);
-            t->step = s;
-            t->count = 1;
-            snprintf(t->workload, sizeof t->workload, "%s", keys[i]);
-            snprintf(t->node, sizeof t->node, "%s", g->nodes[order[s]].name);
-            t->flops = emit_group_flops(g, order[s]);
-        }
-    }
-    weights_free(&e.blob);
-    return n;
-}
 
 /* static arrays and their seeded contents: b<i> as the candidate sees it,
    r<i> the reference's copy of a written buffer, i<i> its initial contents */
@@ -163,62 +110,26 @@ static const char BENCH_MAIN[] =
     "    printf(\"ctvm-tune: ms\");\n    for (k = 0; k < repeat; k++)\n        printf(\" %.6f\", t[k]);\n"
     "    printf(\"\\n\");\n    return 0;\n}\n";
 
-int emit_kernel_bench(Graph *g, const EmitOptions *o, const EmitTask *task, const int knobs[4], FILE *out, Diag *d)
+int emit_kernel_bench(const Module *m, const char *key, const char *node, const int knobs[4], FILE *out, Diag *d)
 {
-    const Target *tg = emit_target(g, o, d);
-    if (!tg)
-        return -1;
-    int threads = o->threads > 1 ? o->threads : 1;
-    EmitCtx e;
-    emit_ctx_init(&e, g, d);
-    const char *key = task->workload;
-    int kn[1][4], used[1] = {0};
-    memcpy(kn[0], knobs, sizeof kn[0]);
-    SchedTuning one = {.n = 1, .workload = &key, .knobs = kn, .used = used};
-    int *order = arena_array(g->arena, (size_t)g->n_nodes + 1, sizeof(int));
-    int steps = graph_exec_order(g, order);
-    if (task->step < 0 || task->step >= steps)
-        return diag_error(d, g, -1, "tuning task step %d out of range (internal error)", task->step);
-    int anchor = order[task->step];
-    e.cx.tuning = &one;
-    Stmt *cand = schedule_group(&e.cx, anchor);
-    e.cx.tuning = NULL;
-    e.cx.naive = 1;
-    Stmt *ref = cand ? schedule_group(&e.cx, anchor) : NULL;
-    weights_free(&e.blob);
-    if (!cand || !ref || e.failed)
-        return -1;
-    if (!used[0])
-        return diag_error(d, g, anchor, "workload %s not found in its group (internal error)", key);
-    KernelParams kc, kr, u;
-    if (emit_collect_params(cand, &kc) != 0 || emit_collect_params(ref, &kr) != 0)
-        return diag_error(d, g, anchor, "kernel needs more than %d buffers", EMIT_MAX_PARAMS);
-    u = kc;
-    for (int i = 0; i < kr.n; i++) {
-        int j = index_in(&u, kr.buf[i]);
-        if (j < 0 && u.n < EMIT_MAX_PARAMS) {
-            u.buf[u.n] = kr.buf[i];
-            u.written[u.n++] = kr.written[i];
+    const Target *tg = m->target;
+    int threads = m->threads;
+    const Kernel *cand = &m->kernels[0], *ref = &m->kernels[1];
+    const KernelParams *kc = &cand->params, *kr = &ref->params;
+    KernelParams u = *kc;
+    for (int i = 0; i < kr->n; i++) {
+        int j = index_in(&u, kr->buf[i]);
+        if (j < 0 && u.n < KERNEL_MAX_PARAMS) {
+            u.buf[u.n] = kr->buf[i];
+            u.written[u.n++] = kr->written[i];
         } else if (j >= 0)
-            u.written[j] |= kr.written[i];
+            u.written[j] |= kr->written[i];
     }
-    /* the kernels, first into memory (as emit_model: the headers they need) */
-    char *ktext = NULL;
-    size_t klen = 0;
-    FILE *kf = open_memstream(&ktext, &klen);
-    if (!kf)
-        return diag_error(d, g, -1, "out of memory writing the kernels");
-    EmitCfg cc = {tg->vl, threads, &e.lb}, rc = {1, 1, &e.lb};
-    int team = emit_kernel_is_team(cand, &cc);
-    emit_kernel_cfg(kf, "ctvm_cand", "candidate", cand, &kc, &cc);
-    emit_kernel_cfg(kf, "ctvm_ref", "reference: the plain loop nest", ref, &kr, &rc);
-    fclose(kf);
-    Stmt *both[2] = {cand, ref};
-    int uses_vec = emit_uses_vec(tg, both, 2, ktext);
+    int team = cand->team;
     fputs("/* ctvm-tune candidate: ", out);
     c_text_print(out, key, C_COMMENT);
     fputs(" (group of node '", out);
-    c_text_print(out, g->nodes[anchor].name, C_COMMENT);
+    c_text_print(out, node, C_COMMENT);
     fprintf(out, "'), knobs %d %d %d %d, target %s, %d thread(s) */\n", knobs[0], knobs[1], knobs[2], knobs[3],
             tg->name, threads);
     if (threads > 1)
@@ -226,29 +137,27 @@ int emit_kernel_bench(Graph *g, const EmitOptions *o, const EmitTask *task, cons
     fputs("#ifndef _POSIX_C_SOURCE\n#define _POSIX_C_SOURCE 200112L\n#endif\n#include <stdint.h>\n#include <stdio.h>\n"
           "#include <stdlib.h>\n#include <string.h>\n#include <time.h>\n",
           out);
-    if (emit_kernel_headers(out, g, tg, both, 2, ktext, uses_vec, threads, d) != 0) {
-        free(ktext);
+    if (emit_kernel_headers(out, m, d) != 0)
         return -1;
-    }
-    fwrite(ktext, 1, klen, out);
-    free(ktext);
-    if (uses_vec)
+    emit_kernel_text(out, "ctvm_cand", "candidate", cand->body, kc, cand->team);
+    emit_kernel_text(out, "ctvm_ref", "reference: the plain loop nest", ref->body, kr, ref->team);
+    if (m->uses_vec)
         fputs("#ifdef CTVM_ISA_END\nCTVM_ISA_END\n#endif\n", out);
     bench_buffers(out, &u);
     fprintf(out, "static const int ctvm_knobs[4] = {%d, %d, %d, %d};\n", knobs[0], knobs[1], knobs[2], knobs[3]);
     fputs("static void ctvm_ref_all(void)\n{\n    ", out);
-    bench_call(out, "ctvm_ref", &kr, &u, 1, 0);
+    bench_call(out, "ctvm_ref", kr, &u, 1, 0);
     fputs(";\n}\n/* n calls of the candidate; threaded: all in one parallel region, as in a model */\n"
           "static void ctvm_cand_all(int n)\n{\n    int k;\n",
           out);
     if (team) {
         emit_team_open(out, " private(k)");
         fputs("        for (k = 0; k < n; k++)\n            ", out);
-        bench_call(out, "ctvm_cand", &kc, &u, 0, 1);
+        bench_call(out, "ctvm_cand", kc, &u, 0, 1);
         fputs(";\n    }\n}\n", out);
     } else {
         fputs("    for (k = 0; k < n; k++)\n        ", out);
-        bench_call(out, "ctvm_cand", &kc, &u, 0, 0);
+        bench_call(out, "ctvm_cand", kc, &u, 0, 0);
         fputs(";\n}\n", out);
     }
     /* comparison over the written buffers; the fault corrupts the first */

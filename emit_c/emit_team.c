@@ -6,7 +6,7 @@
 
 #include "ir/dtype.h"
 
-void emit_team_api(FILE *f, const Graph *g, const char *P)
+void emit_team_api(FILE *f, const Module *m, const char *P)
 {
     fprintf(f, "/* Threads the application owns (no OpenMP): set up a team once with\n"
                "   %s_team_init(team, nthreads, barrier, arg), team being %s_TEAM_BYTES bytes\n"
@@ -22,26 +22,25 @@ void emit_team_api(FILE *f, const Graph *g, const char *P)
             P, P, P, P, P);
     fprintf(f, "int %s_team_init(void *team, int nthreads, void (*barrier)(void *arg), void *arg);\n", P);
     fprintf(f, "int %s_run_thread(", P);
-    emit_io_params(f, g, "void *team, int tid, void *workspace");
+    emit_io_params(f, m, "void *team, int tid, void *workspace");
     fputs(");\n", f);
 }
 
-void emit_team_steps(FILE *out, const Graph *g, const char *P, int steps, const int *order,
-                     const KernelParams *params, const int *team, const WeightBlob *blob)
+void emit_team_steps(FILE *out, const Module *m, const char *P)
 {
     fprintf(out, "static void %s_team_run(", P);
-    emit_io_params(out, g, "const ctvm_ctx *ctvm_c, char *ws");
+    emit_io_params(out, m, "const ctvm_ctx *ctvm_c, char *ws");
     fputs(")\n{\n    (void)ws;\n", out);
-    for (int s = 0; s < steps;) {
-        if (team[s]) {
-            emit_step_call(out, g, s, order[s], &params[s], 1, blob);
+    for (int s = 0; s < m->n_kernels;) {
+        if (m->kernels[s].team) {
+            emit_step_call(out, m, s);
             s++;
             continue;
         }
         fputs("    if (ctvm_c->tid == 0) {\n", out);
-        for (; s < steps && !team[s]; s++) {
+        for (; s < m->n_kernels && !m->kernels[s].team; s++) {
             fputs("    ", out);
-            emit_step_call(out, g, s, order[s], &params[s], 0, blob);
+            emit_step_call(out, m, s);
         }
         fputs("    }\n    ctvm_sync(ctvm_c);\n", out);
     }
@@ -58,21 +57,21 @@ void emit_team_open(FILE *out, const char *clause)
 }
 
 /* `NAME_team_run(&c, (char *)workspace, in0, ...);` */
-static void team_run_call(FILE *out, const Graph *g, const char *P)
+static void team_run_call(FILE *out, const Module *m, const char *P)
 {
     fprintf(out, "        %s_team_run(", P);
-    emit_pass_args(out, g, "&c, (char *)workspace");
+    emit_pass_args(out, m, "&c, (char *)workspace");
     fputs(");\n", out);
 }
 
-void emit_team_entries(FILE *out, const Graph *g, const char *P)
+void emit_team_entries(FILE *out, const Module *m, const char *P)
 {
     fprintf(out, "int %s_run_ws", P);
-    emit_params(out, g, 1);
+    emit_params(out, m, 1);
     fputs("\n{\n", out);
-    emit_null_check(out, g, P);
+    emit_null_check(out, m, P);
     emit_team_open(out, "");
-    team_run_call(out, g, P);
+    team_run_call(out, m, P);
     fputs("    }\n    return CTVM_OK;\n}\n\n", out);
 
     fprintf(out, "typedef char %s_team_fits[sizeof(ctvm_team) <= %s_TEAM_BYTES ? 1 : -1];\n\n", P, P);
@@ -84,19 +83,19 @@ void emit_team_entries(FILE *out, const Graph *g, const char *P)
                  "    t->arg = arg;\n    return CTVM_OK;\n}\n\n",
             P);
     fprintf(out, "int %s_run_thread(", P);
-    emit_io_params(out, g, "void *team, int tid, void *workspace");
+    emit_io_params(out, m, "void *team, int tid, void *workspace");
     fputs(")\n{\n    if (!team || tid < 0 || tid >= ((ctvm_team *)team)->nth)\n        return CTVM_ERR_NULL;\n", out);
-    emit_null_check(out, g, P);
+    emit_null_check(out, m, P);
     fputs("    {\n        ctvm_ctx c;\n        c.tid = tid;\n        c.nth = ((ctvm_team *)team)->nth;\n"
           "        c.team = team;\n", out);
-    team_run_call(out, g, P);
+    team_run_call(out, m, P);
     fputs("    }\n    return CTVM_OK;\n}\n\n", out);
 }
 
-void emit_team_harness(FILE *f, const Graph *g, const char *P, int arena_caller)
+void emit_team_harness(FILE *f, const Module *m, const char *P, int arena_caller)
 {
     fprintf(f, "#ifdef CTVM_MAIN_TEAM\nstatic int ctvm_main_thread(void *team, int tid)\n{\n    return %s_run_thread(team, tid, ", P);
-    emit_pass_args_named(f, g, arena_caller ? "ctvm_main_ws" : "&ctvm_arena", "ctvm_main_");
+    emit_pass_args_named(f, m, arena_caller ? "ctvm_main_ws" : "&ctvm_arena", "ctvm_main_");
     fprintf(f, ");\n}\n#endif\n#define CTVM_MAIN_TEAM_BYTES %s_TEAM_BYTES\n#define CTVM_MAIN_TEAM_INIT %s_team_init\n", P, P);
     emit_banner_file(f, "templates/main_team.c");
 }

@@ -35,25 +35,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ir/weight_blob.h"
+
 #define CTVM_ROW 1020
-#define CTVM_PART (8 << 20)
 /* --weights-text auto: raw bytes from this many bytes of weights on */
 #define CTVM_RAW_TEXT_MIN (32 << 20)
 
-typedef struct WeightBlob {
-    unsigned char *bytes;
-    int64_t size, cap;
-    unsigned types; /* union members needed besides float (bit i: weights_member i) */
-    int64_t *parts; /* byte offset where each part starts (parts[0] = 0) */
-    int nparts, parts_cap;
-    int raw_text; /* rows in raw text (see above) */
-} WeightBlob;
-
-/* Appends data, 64-byte aligned; returns its byte offset. */
-int64_t weights_add(WeightBlob *w, const void *data, int64_t bytes);
-/* The same for data of C storage type ctype ("float", "int64_t", ...): the
- * blob gets a union member of that type to read it through. */
-int64_t weights_add_typed(WeightBlob *w, const void *data, int64_t bytes, const char *ctype);
 /* The union member kernels read a C storage type through: "f" (float),
  * "f64", "i8", ..., "u64". */
 const char *weights_member_name(const char *ctype);
@@ -66,6 +53,5 @@ void weights_emit(FILE *f, const WeightBlob *w);
 /* Prints the C expression for the constant at byte offset off, read through
  * member ("f" for float32, see weights_member_name). */
 void weights_print_ref(FILE *f, const WeightBlob *w, const char *member, int64_t off);
-void weights_free(WeightBlob *w);
 
 #endif

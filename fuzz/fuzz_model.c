@@ -1,5 +1,5 @@
 /* fuzz_model.c - libFuzzer target: model bytes -> onnx_load_buffer -> every
- * pass -> emit_model into memory (model.c and model.h), as ctvm-emit does,
+ * pass -> lower_model -> emit_module into memory (model.c and model.h), as ctvm-emit does,
  * with external data refused. The target and thread count come from the
  * input's length, so one corpus reaches the scalar, x86 and NEON emitters
  * and the threaded entry points. Any crash, leak, hang or sanitizer report
@@ -7,6 +7,7 @@
 #include "fuzz_util.h"
 
 #include "emit_c/emit.h"
+#include "lower/lower.h"
 #include "frontend/onnx_load.h"
 #include "ir/target.h"
 #include "passes/passes.h"
@@ -30,8 +31,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t nc = 0, nh = 0;
         FILE *fc = open_memstream(&c, &nc), *fh = open_memstream(&h, &nh);
         if (fc && fh) {
-            EmitOptions eo = {.prefix = "model", .target = target, .threads = g->threads, .main_mode = 1};
-            emit_model(g, &eo, fc, fh, &d);
+            EmitOptions eo = {.prefix = "model", .main_mode = 1};
+            CodegenOptions cg = {.target = g->target, .threads = g->threads};
+            Module *m = lower_model(g, &cg, &d);
+            if (m)
+                emit_module(m, &eo, fc, fh, &d);
+            module_free(m);
         }
         if (fc)
             fclose(fc);

@@ -8,6 +8,7 @@
 #include "fuzz_util.h"
 
 #include "emit_c/emit.h"
+#include "lower/lower.h"
 #include "frontend/file_util.h"
 #include "frontend/onnx_load.h"
 #include "ir/target.h"
@@ -52,8 +53,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 size_t nc = 0;
                 FILE *fc = open_memstream(&c, &nc);
                 if (fc) {
-                    EmitOptions eo = {.prefix = "model", .target = "x86_64-avx512", .threads = 1, .tuning = &tuning};
-                    emit_model(g, &eo, fc, NULL, &d);
+                    EmitOptions eo = {.prefix = "model"};
+                    CodegenOptions cg = {.target = g->target, .threads = 1, .tuning = &tuning};
+                    Module *m = lower_model(g, &cg, &d);
+                    if (m)
+                        emit_module(m, &eo, fc, NULL, &d);
+                    module_free(m);
                     fclose(fc);
                 }
                 free(c);

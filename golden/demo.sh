@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 out=${DEMO_OUT:-build/demo}
 mkdir -p "$out"
 echo "== ctvm-emit golden/small_cnn/model.onnx -o $out/model.c"
-build/ctvm-emit golden/small_cnn/model.onnx -o "$out/model.c" --header "$out/model.h" --verbose
+build/ctvm-emit golden/small_cnn/model.onnx -o "$out/model.c" --header "$out/model.h" --describe "$out/model.json" --verbose
 . tools/stamp.sh
 flags=$(stamp_flags "$out/model.c")
 echo "== gcc -O2 ${flags}-c $out/model.c"

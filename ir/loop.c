@@ -1,6 +1,7 @@
 /* loop.c - types, builders, simplification, substitution and dump of the
  * loop IR (see loop.h). */
 #include "loop.h"
+#include "loop_vec.h"
 
 #include <assert.h>
 #include <math.h>
@@ -575,7 +576,11 @@ Stmt *ls_subst(LoopBuilder *lb, Stmt *s, const LVar *var, Expr *r)
     *c = *s;
     switch (s->kind) {
     case ST_FOR:
-    case ST_ALLOC: c->body = ls_subst(lb, s->body, var, r); break;
+    case ST_ALLOC:
+    case ST_DECL:
+    case ST_SINGLE: c->body = ls_subst(lb, s->body, var, r); break;
+    case ST_ASSIGN: c->value = lx_subst(lb, s->value, var, r); break;
+    case ST_BARRIER: break;
     case ST_IF:
         c->cond = lx_subst(lb, s->cond, var, r);
         c->body = ls_subst(lb, s->body, var, r);
@@ -613,6 +618,13 @@ const char *lx_call_name(CallOp fn)
 
 void loop_print_expr(FILE *f, const Expr *e)
 {
+    if (e->kind == EX_BCAST || e->kind == EX_FMA || e->kind == EX_DOT || (e->kind == EX_LOAD && e->lanes > 1) ||
+        (e->kind == EX_VAR && e->var->type != LT_IDX)) {
+        loop_print_vec_expr(f, e);
+        return;
+    }
+    if (e->lanes > 1)
+        fprintf(f, "<%d x>", e->lanes);
     switch (e->kind) {
     case EX_INT: fprintf(f, "%lld", (long long)e->i); break;
     case EX_FLOAT: fprintf(f, e->type == LT_F32 ? "%.9gf" : "%.17g", e->f); break;
@@ -657,12 +669,13 @@ void loop_print_expr(FILE *f, const Expr *e)
         loop_print_expr(f, e->b);
         fprintf(f, ")");
         break;
+    default: break; /* vector nodes: above */
     }
 }
 
 void loop_print(FILE *f, const Stmt *s, int indent)
 {
-    static const char *const KIND[] = {"for", "unroll", "vectorize", "parallel"};
+    static const char *const KIND[] = {"for", "unroll", "vectorize", "parallel", "team"};
     if (!s)
         return;
     switch (s->kind) {
@@ -715,5 +728,25 @@ void loop_print(FILE *f, const Stmt *s, int indent)
             fprintf(f, ", %.9g", s->fargs[i]);
         fprintf(f, ")\n");
         break;
+    case ST_DECL:
+        fprintf(f, "%*sregisters", indent, "");
+        for (int i = 0; i < s->n_vars; i++)
+            fprintf(f, "%s %s<%s x %d>", i ? "," : "", s->vars[i]->name, lt_name(s->vars[i]->type),
+                    s->vars[i]->lanes > 1 ? s->vars[i]->lanes : 1);
+        fprintf(f, " {\n");
+        loop_print(f, s->body, indent + 2);
+        fprintf(f, "%*s}\n", indent, "");
+        break;
+    case ST_ASSIGN:
+        fprintf(f, "%*s%s = ", indent, "", s->var->name);
+        loop_print_expr(f, s->value);
+        fprintf(f, "\n");
+        break;
+    case ST_SINGLE:
+        fprintf(f, "%*sthread 0 {\n", indent, "");
+        loop_print(f, s->body, indent + 2);
+        fprintf(f, "%*s}\n", indent, "");
+        break;
+    case ST_BARRIER: fprintf(f, "%*sbarrier\n", indent, ""); break;
     }
 }

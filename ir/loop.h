@@ -56,6 +56,11 @@ typedef enum ExprKind {
     EX_CALL,   /* fn(a) */
     EX_SELECT, /* c ? a : b (only the chosen side is evaluated) */
     EX_CAST,   /* (type)a */
+    /* vector nodes (made by the loop passes of lower/, ir/loop_vec.h): */
+    EX_BCAST,  /* a (scalar) in every lane */
+    EX_FMA,    /* a * b + c, fused (vector float) */
+    EX_DOT,    /* a (lanes x i32) + per lane the sum of 4 products of b and c
+                  (4*lanes x u8/i8 each): VNNI vpdpbusd, SDOT */
 } ExprKind;
 
 typedef enum BinOp {
@@ -113,6 +118,7 @@ typedef struct LVar {
     const char *name; /* hint, e.g. "oc" */
     int id;           /* unique: printed as name_id */
     LType type;       /* LT_IDX for loops; placeholders (a stage's acc) take their value's type */
+    int lanes;        /* register variables (lower/lp_registers.c): vector lanes, 0/1 scalar */
 } LVar;
 
 typedef struct Expr Expr;
@@ -126,10 +132,25 @@ struct Expr {
     BinOp op;       /* EX_BIN */
     CallOp fn;      /* EX_CALL */
     Expr *a, *b, *c; /* operands: LOAD index in a; SELECT cond in c; CAST operand in a */
+    /* vector lanes (0 or 1: scalar). A vector EX_LOAD reads `lanes`
+     * consecutive elements from the scalar index a (its first lane); a
+     * vector comparison is a LT_BOOL mask; EX_SELECT's condition may stay
+     * scalar (uniform). The element type is `type`. */
+    int lanes;
 };
 
-typedef enum StmtKind { ST_FOR, ST_STORE, ST_SEQ, ST_IF, ST_ALLOC, ST_CALL } StmtKind;
-typedef enum LoopKind { LOOP_SERIAL, LOOP_UNROLL, LOOP_VECTORIZE, LOOP_PARALLEL } LoopKind;
+typedef enum StmtKind {
+    ST_FOR, ST_STORE, ST_SEQ, ST_IF, ST_ALLOC, ST_CALL,
+    /* made by the loop passes of lower/ (ir/loop_vec.h): */
+    ST_DECL,    /* register variables vars[0..n_vars) declared around body */
+    ST_ASSIGN,  /* var = value (a register variable) */
+    ST_SINGLE,  /* team kernel: body run by thread 0 alone */
+    ST_BARRIER, /* team kernel: every thread waits for the others */
+} StmtKind;
+typedef enum LoopKind {
+    LOOP_SERIAL, LOOP_UNROLL, LOOP_VECTORIZE, LOOP_PARALLEL,
+    LOOP_TEAM, /* team kernel: each thread runs its share of the iterations */
+} LoopKind;
 
 #define LOOP_CALL_MAX_BUFS 16
 #define LOOP_CALL_MAX_ARGS 256
@@ -167,6 +188,12 @@ struct Stmt {
      * (the slot of a call inside a parallel loop: ls_call_iarg) */
     Expr *iexpr;
     int iexpr_at;
+    /* ST_DECL */
+    int n_vars;
+    LVar **vars;
+    /* ST_IF in a team kernel: > 0 when every thread evaluates cond into
+     * ctvm_if<team_if - 1>, then waits, then branches (lower/lp_threads.c) */
+    int team_if;
 };
 
 /* Context for building: the arena and counters for unique ids. */

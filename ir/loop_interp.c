@@ -255,6 +255,7 @@ static Val eval(Interp *in, const Expr *e)
     case EX_CALL: return eval_call(in, e);
     case EX_CAST: return eval_cast(in, e);
     case EX_SELECT: return eval(in, e->c).i ? eval(in, e->a) : eval(in, e->b);
+    default: break; /* vector nodes are made after folding, never run here */
     }
     return r;
 }
@@ -341,6 +342,7 @@ static int run(Interp *in, const Stmt *s)
         return rc;
     }
     case ST_CALL: return run_call(in, s);
+    default: break; /* the loop passes' nodes are made after folding */
     }
     return 0;
 }

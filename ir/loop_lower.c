@@ -1,5 +1,6 @@
 /* loop_lower.c - unroll expansion and the affine test (see loop_lower.h). */
 #include "loop_lower.h"
+#include "loop_vec.h"
 
 Stmt *loop_expand_unrolled(LoopBuilder *lb, Stmt *s)
 {
@@ -29,10 +30,8 @@ Stmt *loop_expand_unrolled(LoopBuilder *lb, Stmt *s)
             items[i] = loop_expand_unrolled(lb, s->items[i]);
         return ls_seq(lb, s->n, items);
     }
-    case ST_STORE:
-    case ST_CALL: return s;
+    default: return s; /* stores, calls; the passes' nodes come later */
     }
-    return s;
 }
 
 int lx_affine(const Expr *e, const LVar *v, int64_t *coef)
@@ -72,7 +71,7 @@ int lx_equal(const Expr *a, const Expr *b)
 {
     if (a == b)
         return 1;
-    if (!a || !b || a->kind != b->kind || a->type != b->type)
+    if (!a || !b || a->kind != b->kind || a->type != b->type || lx_lanes(a) != lx_lanes(b))
         return 0;
     switch (a->kind) {
     case EX_INT: return a->i == b->i;
@@ -82,7 +81,10 @@ int lx_equal(const Expr *a, const Expr *b)
     case EX_BIN: return a->op == b->op && lx_equal(a->a, b->a) && lx_equal(a->b, b->b);
     case EX_CALL: return a->fn == b->fn && lx_equal(a->a, b->a);
     case EX_SELECT: return lx_equal(a->a, b->a) && lx_equal(a->b, b->b) && lx_equal(a->c, b->c);
-    case EX_CAST: return lx_equal(a->a, b->a);
+    case EX_CAST:
+    case EX_BCAST: return lx_equal(a->a, b->a);
+    case EX_FMA:
+    case EX_DOT: return lx_equal(a->a, b->a) && lx_equal(a->b, b->b) && lx_equal(a->c, b->c);
     }
     return 0;
 }

@@ -601,23 +601,32 @@ golden_shape() { # a reference of another shape: FAIL naming both shapes
   grep -qF "output 'output' is float32 [1,10]; $T/ref25.npz entry 'output' holds float32 [2,5]: FAIL" "$T/run.out"
 }
 check "ctvm-run reports a golden output of another shape, naming both" golden_shape
-escaped_names() { # names written as escaped C string literals are read back byte for byte
-  $EMIT $SC/model.onnx -o "$T/esc.c" --main test &&
-  sed -i -e 's|^#define model_INPUT0_NAME "input"$|#define model_INPUT0_NAME "in\\"put\\?\\\\\\012\\303\\251"|' \
-    -e 's|^#define model_OUTPUT0_NAME "output"$|#define model_OUTPUT0_NAME "out\\"put\\x3f"|' "$T/esc.c" &&
-  grep -F 'model_INPUT0_NAME "in\"put\?\\\012\303\251"' "$T/esc.c" && grep -F 'model_OUTPUT0_NAME "out\"put\x3f"' "$T/esc.c" &&
+described_names() { # ctvm-run matches inputs and outputs by the exact bytes --describe gives (name_hex)
+  $EMIT $SC/model.onnx -o "$T/esc.c" --main test --describe "$T/esc.json" &&
+  grep -q '"name_hex": "696e707574"' "$T/esc.json" &&
+  /usr/bin/python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+d["inputs"][0]["name_hex"] = "in\"put?\\\n\xc3".encode("latin-1").hex()
+d["outputs"][0]["name_hex"] = b"out\"put?".hex()
+json.dump(d, open(sys.argv[1], "w"))' "$T/esc.json" &&
   /usr/bin/python3 -c 'import numpy as np, sys
-np.savez(sys.argv[1], **{"in\"put?\\\né": np.load(sys.argv[3])["input"]})
+np.savez(sys.argv[1], **{"in\"put?\\\n\xc3": np.load(sys.argv[3])["input"]})
 np.savez(sys.argv[2], **{"out\"put?": np.load(sys.argv[4])["output"]})' "$T/esc_in.npz" "$T/esc_ref.npz" $SC/inputs.npz $SC/outputs.npz &&
   RUN "$T/esc.c" --inputs "$T/esc_in.npz" --golden "$T/esc_ref.npz" --output "$T/esc_out.npz" &&
   /usr/bin/python3 -c 'import numpy as np, sys; k = list(np.load(sys.argv[1]).keys()); print(k); sys.exit(k != ["out\"put?"])' "$T/esc_out.npz"
 }
-check "ctvm-run reads escaped C string literal names (\\\" \\? \\\\ octal hex) from the API block" escaped_names
+check "ctvm-run reads the model's names from --describe's JSON (model.json beside model.c) byte for byte" described_names
+no_description() { # a model.c without its description: a clear error, not a guess
+  $EMIT $SC/model.onnx -o "$T/nodesc.c" --main test && rm -f "$T/nodesc.json" &&
+  { RUN "$T/nodesc.c" --inputs $SC/inputs.npz 2> "$T/nodesc.err"; [ $? -ne 0 ]; } &&
+  grep -qF "$T/nodesc.json: not an API description" "$T/nodesc.err"
+}
+check "ctvm-run on a model.c without model.json beside it says so" no_description
 
 # --- no shell: paths and option words reach the compiler and the model as argv words ---
 noshell_c() { # a generated .c in a folder whose name is a shell payload
   local d="$T/x';touch PWNED;'"
-  rm -f "$T/PWNED" && mkdir -p "$d" && $EMIT $SC/model.onnx -o "$d/model.c" --main test &&
+  rm -f "$T/PWNED" && mkdir -p "$d" && $EMIT $SC/model.onnx -o "$d/model.c" --describe "$d/model.json" --main test &&
   (cd "$T" && "$OLDPWD/build/ctvm-run" "$d/model.c" --inputs "$OLDPWD/$SC/inputs.npz" --golden "$OLDPWD/$SC/outputs.npz") &&
   [ ! -e "$T/PWNED" ] && [ ! -e PWNED ]
 }

@@ -39,7 +39,7 @@ tune_and_resume() {
 check "ctvm-tune writes one JSON record per candidate, and a second run resumes (measures nothing again)" tune_and_resume
 
 applied() { # the tuned file matches PyTorch and says how many workloads matched
-  $EMIT $M/model.onnx -o "$T/tuned.c" --tuning-records "$T/r.json" --main test 2> "$T/emit.log" &&
+  $EMIT $M/model.onnx -o "$T/tuned.c" --describe "$T/tuned.json" --tuning-records "$T/r.json" --main test 2> "$T/emit.log" &&
   grep -qF "r.json: 6 of its 6 tuned workloads ($NAT, 1 thread) matched, applied to 6 kernels" "$T/emit.log" &&
   build/ctvm-run "$T/tuned.c" --inputs $M/inputs.npz --golden $M/outputs.npz
 }
@@ -49,11 +49,11 @@ check "ctvm-emit --tuning-records applies the best record per workload, says so 
 forced() {
   local w; w=$($TUNE $M/model.onnx --tasks list | awk '$1 == 3 {for (i = 5; i <= NF; i++) printf "%s%s", $i, i < NF ? " " : ""}') &&
   printf '{"v":1,"ctvm":"0.1.0","target":"'"$NAT"'","workload":"%s","threads":1,"knobs":[1,1,1,0],"status":"ok","median_ms":0.001,"gflops":1,"runs_ms":[0.001],"error":""}\n' "$w" > "$T/forced.json" &&
-  $EMIT $M/model.onnx -o "$T/forced.c" --tuning-records "$T/forced.json" --main test 2> "$T/forced.log" &&
+  $EMIT $M/model.onnx -o "$T/forced.c" --describe "$T/forced_api.json" --tuning-records "$T/forced.json" --main test 2> "$T/forced.log" &&
   grep -q '1 of its 1 tuned workloads' "$T/forced.log" &&
   $EMIT $M/model.onnx -o "$T/plain.c" --main test --target $NAT &&
   ! cmp -s <(body "$T/forced.c") <(body "$T/plain.c") &&
-  build/ctvm-run "$T/forced.c" --inputs $M/inputs.npz --golden $M/outputs.npz
+  build/ctvm-run "$T/forced.c" --describe "$T/forced_api.json" --inputs $M/inputs.npz --golden $M/outputs.npz
 }
 check "knobs from a record change the kernel (T=U=R=1) and it still matches PyTorch" forced
 

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "cc_run.h"
-#include "emit_c/c_text.h"
+#include "ir/c_text.h"
 
 static void test_forms(void **state)
 {

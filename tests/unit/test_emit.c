@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "emit_c/emit.h"
+#include "emit_graph.h"
 #include "emit_c/emit_weights.h"
 #include "passes/passes.h"
 #include "tests/unit/cc_run.h"
@@ -278,17 +279,16 @@ static char *emit_text_opts(Graph *g, const char *prefix, int arena_caller)
     memset(&o, 0, sizeof o);
     o.arena_caller = arena_caller;
     o.prefix = prefix;
-    o.target = "generic";
     o.command_line = "test_emit";
     o.model_hash = "0";
     Diag d = quiet();
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    int rc = emit_model(g, &o, f, NULL, &d);
+    int rc = emit_graph(g, "generic", 1, NULL, &o, f, &d);
     fclose(f);
     if (rc != 0)
-        fail_msg("emit_model: %s", d.last);
+        fail_msg("emit: %s", d.last);
     return buf;
 }
 

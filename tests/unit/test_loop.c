@@ -194,11 +194,11 @@ static void test_float_literals(void **state)
 /* Kernel text of `body` named `name` (malloc'd). */
 static char *kernel_text(const char *name, const Stmt *body, KernelParams *p)
 {
-    assert_int_equal(emit_collect_params(body, p), 0);
+    assert_int_equal(kernel_collect_params(body, p), 0);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    emit_kernel(f, name, "test kernel", body, p);
+    emit_kernel_text(f, name, "test kernel", body, p, 0);
     fclose(f);
     return buf;
 }

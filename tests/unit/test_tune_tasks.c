@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "emit_c/emit.h"
+#include "emit_graph.h"
 #include "graph_build.h"
 #include "ir/target.h"
 #include "passes/passes.h"
@@ -56,8 +57,6 @@ static EmitOptions opts(void)
     EmitOptions o;
     memset(&o, 0, sizeof o);
     o.prefix = "m";
-    o.target = "x86_64-avx512";
-    o.threads = 1;
     o.command_line = "test";
     o.model_hash = "0";
     return o;
@@ -66,10 +65,10 @@ static EmitOptions opts(void)
 /* the one conv workload of a model, into key */
 static void one_task(Graph *g, char *key, size_t cap)
 {
-    EmitTask t[8];
-    EmitOptions o = opts();
+    LowerTask t[8];
+    CodegenOptions o = {.target = target_find("x86_64-avx512"), .threads = 1};
     Diag d = quiet();
-    int n = emit_tasks(g, &o, t, 8, &d);
+    int n = lower_tasks(g, &o, t, 8, &d);
     assert_int_equal(n, 1);
     assert_int_equal(t[0].count, 1);
     assert_true(t[0].flops > 0);
@@ -97,15 +96,14 @@ static void test_workload_keys(void **state)
 static char *emit_with(Graph *g, SchedTuning *t)
 {
     EmitOptions o = opts();
-    o.tuning = t;
     Diag d = quiet();
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    int rc = emit_model(g, &o, f, NULL, &d);
+    int rc = emit_graph(g, "x86_64-avx512", 1, t, &o, f, &d);
     fclose(f);
     if (rc != 0)
-        fail_msg("emit_model: %s", d.last);
+        fail_msg("emit: %s", d.last);
     return buf;
 }
 

@@ -16,8 +16,8 @@
  *              as \ooo
  * Output is truncated only at a whole escape, so a cut never leaves half of
  * one. */
-#ifndef CTVM_EMIT_C_C_TEXT_H
-#define CTVM_EMIT_C_C_TEXT_H
+#ifndef CTVM_IR_C_TEXT_H
+#define CTVM_IR_C_TEXT_H
 
 #include <stddef.h>
 #include <stdio.h>

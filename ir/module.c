@@ -1,0 +1,226 @@
+/* module.c - walks over a lowered module's kernels (module.h). */
+#include "module.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "loop_vec.h"
+
+static void add_param(KernelParams *p, LBuf *b, int written)
+{
+    if (b->kind == LB_LOCAL)
+        return;
+    for (int i = 0; i < p->n && i < KERNEL_MAX_PARAMS; i++) /* n counts on past the cap: an error later */
+        if (p->buf[i] == b) {
+            p->written[i] |= written;
+            return;
+        }
+    if (p->n < KERNEL_MAX_PARAMS) {
+        p->buf[p->n] = b;
+        p->written[p->n] = written;
+    }
+    p->n++;
+}
+
+static void collect_expr(const Expr *e, KernelParams *p)
+{
+    if (!e)
+        return;
+    if (e->kind == EX_LOAD)
+        add_param(p, e->buf, 0);
+    collect_expr(e->a, p);
+    collect_expr(e->b, p);
+    collect_expr(e->c, p);
+}
+
+static void collect_stmt(const Stmt *s, KernelParams *p)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case ST_FOR:
+    case ST_ALLOC:
+    case ST_DECL:
+    case ST_SINGLE: collect_stmt(s->body, p); break;
+    case ST_IF:
+        collect_expr(s->cond, p);
+        collect_stmt(s->body, p);
+        collect_stmt(s->else_body, p);
+        break;
+    case ST_STORE:
+        collect_expr(s->index, p);
+        collect_expr(s->value, p);
+        add_param(p, s->buf, 1);
+        break;
+    case ST_ASSIGN: collect_expr(s->value, p); break;
+    case ST_SEQ:
+        for (int i = 0; i < s->n; i++)
+            collect_stmt(s->items[i], p);
+        break;
+    case ST_CALL:
+        collect_expr(s->iexpr, p);
+        for (int i = 0; i < s->n_bufs; i++)
+            if (s->bufs[i])
+                add_param(p, s->bufs[i], s->buf_written[i]);
+        break;
+    case ST_BARRIER: break;
+    }
+}
+
+int kernel_collect_params(const Stmt *s, KernelParams *p)
+{
+    memset(p, 0, sizeof *p);
+    collect_stmt(s, p);
+    return p->n > KERNEL_MAX_PARAMS ? -1 : 0;
+}
+
+/* Calls visit(e, arg) on every expression of s (not into sub-expressions);
+   stops at the first non-zero result, which it returns. */
+static int any_expr(const Stmt *s, int (*visit)(const Expr *, void *), void *arg)
+{
+    if (!s)
+        return 0;
+    switch (s->kind) {
+    case ST_FOR:
+    case ST_ALLOC:
+    case ST_DECL:
+    case ST_SINGLE: return any_expr(s->body, visit, arg);
+    case ST_IF:
+        return visit(s->cond, arg) || any_expr(s->body, visit, arg) || any_expr(s->else_body, visit, arg);
+    case ST_STORE: return visit(s->index, arg) || visit(s->value, arg);
+    case ST_ASSIGN: return visit(s->value, arg);
+    case ST_SEQ:
+        for (int i = 0; i < s->n; i++)
+            if (any_expr(s->items[i], visit, arg))
+                return 1;
+        return 0;
+    case ST_CALL: return s->iexpr && visit(s->iexpr, arg);
+    case ST_BARRIER: return 0;
+    }
+    return 0;
+}
+
+static int rounds(const Expr *e, void *arg)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_CALL && (e->fn == CO_RND_F16 || e->fn == CO_RND_BF16))
+        return 1;
+    return rounds(e->a, arg) || rounds(e->b, arg) || rounds(e->c, arg);
+}
+
+int loop_uses_rounding(const Stmt *s)
+{
+    return any_expr(s, rounds, NULL);
+}
+
+static int vector(const Expr *e, void *arg)
+{
+    if (!e)
+        return 0;
+    if (lx_lanes(e) > 1)
+        return 1;
+    return vector(e->a, arg) || vector(e->b, arg) || vector(e->c, arg);
+}
+
+int loop_uses_vectors(const Stmt *s)
+{
+    return any_expr(s, vector, NULL);
+}
+
+static int vcall(const Expr *e, void *arg)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_CALL && lx_lanes(e) > 1 && e->fn == *(const CallOp *)arg)
+        return 1;
+    return vcall(e->a, arg) || vcall(e->b, arg) || vcall(e->c, arg);
+}
+
+int loop_uses_vcall(const Stmt *s, CallOp fn)
+{
+    return any_expr(s, vcall, &fn);
+}
+
+static void collect_calls(const Stmt *s, const char **names, int *n, int cap)
+{
+    if (!s)
+        return;
+    switch (s->kind) {
+    case ST_FOR:
+    case ST_ALLOC:
+    case ST_DECL:
+    case ST_SINGLE: collect_calls(s->body, names, n, cap); break;
+    case ST_IF:
+        collect_calls(s->body, names, n, cap);
+        collect_calls(s->else_body, names, n, cap);
+        break;
+    case ST_SEQ:
+        for (int i = 0; i < s->n; i++)
+            collect_calls(s->items[i], names, n, cap);
+        break;
+    case ST_CALL:
+        for (int i = 0; i < *n; i++)
+            if (strcmp(names[i], s->fn) == 0)
+                return;
+        if (*n < cap)
+            names[(*n)++] = s->fn;
+        break;
+    default: break;
+    }
+}
+
+int loop_collect_calls(const Stmt *s, const char **names, int n, int cap)
+{
+    collect_calls(s, names, &n, cap);
+    return n;
+}
+
+int loop_has_parallel(const Stmt *s)
+{
+    if (!s)
+        return 0;
+    switch (s->kind) {
+    case ST_FOR: return s->loop == LOOP_PARALLEL || loop_has_parallel(s->body);
+    case ST_IF: return loop_has_parallel(s->body) || loop_has_parallel(s->else_body);
+    case ST_SEQ:
+        for (int i = 0; i < s->n; i++)
+            if (loop_has_parallel(s->items[i]))
+                return 1;
+        return 0;
+    default: return 0; /* a local declared outside a parallel loop would be each
+                          thread's own: an ST_ALLOC block runs on thread 0 */
+    }
+}
+
+static void dump_io(FILE *f, const char *what, int i, const ModuleIO *io)
+{
+    fprintf(f, "%s %d '%s' %s [", what, i, io->name, dtype_name(io->dtype));
+    for (int d = 0; d < io->shape.rank; d++)
+        fprintf(f, "%s%lld", d ? ", " : "", (long long)io->shape.dims[d]);
+    fprintf(f, "]%s\n", io->dyn ? " dynamic" : "");
+}
+
+void module_dump(const Module *m, FILE *f)
+{
+    for (int i = 0; i < m->n_inputs; i++)
+        dump_io(f, "input", i, &m->inputs[i]);
+    for (int i = 0; i < m->n_outputs; i++)
+        dump_io(f, "output", i, &m->outputs[i]);
+    fprintf(f, "workspace %lld bytes, weights %lld bytes, %d kernels\n", (long long)m->workspace_bytes,
+            (long long)m->blob.size, m->n_kernels);
+    for (int k = 0; k < m->n_kernels; k++) {
+        const Kernel *kn = &m->kernels[k];
+        fprintf(f, "kernel %s%s (%.0f flop):", kn->name, kn->team ? " team" : "", kn->flops);
+        for (int o = 0; o < kn->n_origin; o++)
+            fprintf(f, "%s %s '%s'", o ? " +" : "", kn->origin[o].op_type, kn->origin[o].name);
+        fputc('\n', f);
+        loop_print(f, kn->body, 2);
+    }
+}
+
+void module_free(Module *m)
+{
+    if (m)
+        weights_free(&m->blob);
+}

@@ -1,0 +1,37 @@
+/* loop_passes.h - the loop passes: rewrites of each kernel's loop nest
+ * between scheduling and printing, run in the order of loop_pass_list.c.
+ *
+ * Each pass is `int lp_x(Module *, Kernel *, Diag *)`: it replaces
+ * k->body (and may set k->team), 0 on success, -1 after a diagnostic. The
+ * schedules mark loops (LOOP_UNROLL, LOOP_VECTORIZE, LOOP_PARALLEL); these
+ * passes carry the marks out, so a printer meets only what it prints:
+ * serial loops, vector nodes, register variables and the team's phases.
+ * `ctvm-emit --dump-after=NAME` prints the module after loop pass NAME. */
+#ifndef CTVM_LOWER_LOOP_PASSES_H
+#define CTVM_LOWER_LOOP_PASSES_H
+
+#include "ir/codegen.h"
+#include "ir/diag.h"
+#include "ir/module.h"
+
+int lp_unroll(Module *m, Kernel *k, Diag *d);      /* LOOP_UNROLL loops expanded (ir/loop_lower.h) */
+int lp_vectorize(Module *m, Kernel *k, Diag *d);   /* LOOP_VECTORIZE loops of the vector width -> vector nodes */
+int lp_canon_index(Module *m, Kernel *k, Diag *d); /* scalar indices as sums of terms + a constant */
+int lp_registers(Module *m, Kernel *k, Diag *d);   /* locals indexed by constants -> register variables */
+int lp_threads(Module *m, Kernel *k, Diag *d);     /* parallel loops shared by the team, phases, barriers */
+
+typedef struct LoopPassInfo {
+    const char *name; /* as in --dump-after */
+    int (*run)(Module *, Kernel *, Diag *);
+} LoopPassInfo;
+
+extern const LoopPassInfo CTVM_LOOP_PASSES[];
+extern const int CTVM_N_LOOP_PASSES;
+
+/* 1 when name is a loop pass (or "all") */
+int loop_pass_known(const char *name);
+/* Every loop pass over every kernel, in order; dumps the module to o->dump
+   after pass o->dump_after. */
+int loop_passes_run(Module *m, const CodegenOptions *o, Diag *d);
+
+#endif
