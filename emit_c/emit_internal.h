@@ -27,6 +27,8 @@ void emit_pass_args(FILE *out, const Module *m, const char *first);
 /* the same with names prefix+"in0", ...; no comma before the first when
    first is empty */
 void emit_pass_args_named(FILE *out, const Module *m, const char *first, const char *prefix);
+/* 1 when a kernel call passes a buffer in the workspace */
+int emit_uses_ws(const Module *m);
 /* One kernel call of the run sequence; a team kernel gets ctvm_c last. */
 void emit_step_call(FILE *out, const Module *m, int s);
 /* Every kernel of m as C, in order */

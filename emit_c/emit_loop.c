@@ -12,7 +12,19 @@
 
 void emit_buf_name(FILE *f, const LBuf *b)
 {
-    fprintf(f, "%s%d", b->kind == LB_LOCAL ? "t" : "b", b->id);
+    if (b->cname)
+        fputs(b->cname, f);
+    else /* a nest printed without lowering (tests) */
+        fprintf(f, "%s%d", b->kind == LB_LOCAL ? "t" : "b", b->id);
+}
+
+/* loop variables as hint_id; register variables by their C name (id -1) */
+static void var_name(FILE *f, const LVar *v)
+{
+    if (v->id < 0)
+        fputs(v->name, f);
+    else
+        fprintf(f, "%s_%d", v->name, v->id);
 }
 
 static void emit_float(FILE *f, double v, LType t)
@@ -376,7 +388,7 @@ static void pexpr(Em *m, const Expr *e)
     switch (e->kind) {
     case EX_INT: emit_int(f, e->i, e->type); break;
     case EX_FLOAT: emit_float(f, e->f, e->type); break;
-    case EX_VAR: fprintf(f, "%s_%d", e->var->name, e->var->id); break;
+    case EX_VAR: var_name(f, e->var); break;
     case EX_LOAD: pload(m, e); break;
     case EX_BIN: pbin(m, e); break;
     case EX_CALL: pcall(m, e); break;
@@ -420,7 +432,7 @@ static void vexpr(Em *m, const Expr *e)
         pexpr(m, e->a);
         fputc(')', f);
         return;
-    case EX_VAR: fprintf(f, "%s_%d", e->var->name, e->var->id); return;
+    case EX_VAR: var_name(f, e->var); return;
     case EX_LOAD:
         fputs("ctvm_vload(&", f);
         emit_buf_name(f, e->buf);
@@ -521,9 +533,7 @@ static void palloc(Em *m, const Stmt *s, int ind)
     FILE *f = m->f;
     fprintf(f, "%*s{\n%*s%s ", ind, "", ind + 4, "", lt_c_type(lt_of_dtype(s->buf->dtype))); /* compute values */
     emit_buf_name(f, s->buf);
-    fprintf(f, "[%lld];\n%*s(void)", (long long)s->buf->numel, ind + 4, "");
-    emit_buf_name(f, s->buf);
-    fputs(";\n", f);
+    fprintf(f, "[%lld];\n", (long long)s->buf->numel);
     pstmt(m, s->body, ind + 4);
     fprintf(f, "%*s}\n", ind, "");
 }
@@ -536,12 +546,11 @@ static void pdecl(Em *m, const Stmt *s, int ind)
         const LVar *v = s->vars[i];
         if (i == 0)
             fprintf(f, "%s ", v->lanes > 1 ? "ctvm_vf" : lt_c_type(v->type));
-        fprintf(f, "%s%s_%d", i ? ", " : "", v->name, v->id);
+        fputs(i ? ", " : "", f);
+        var_name(f, v);
     }
     fputs(";\n", f);
     pstmt(m, s->body, ind + 4);
-    for (int i = 0; i < s->n_vars; i++) /* after the body, where every slot has been set */
-        fprintf(f, "%*s(void)%s_%d;\n", ind + 4, "", s->vars[i]->name, s->vars[i]->id);
     fprintf(f, "%*s}\n", ind, "");
 }
 
@@ -614,7 +623,9 @@ static void pstmt(Em *m, const Stmt *s, int ind)
     }
     case ST_STORE: pstore(m, s, ind); break;
     case ST_ASSIGN:
-        fprintf(f, "%*s%s_%d = ", ind, "", s->var->name, s->var->id);
+        fprintf(f, "%*s", ind, "");
+        var_name(f, s->var);
+        fputs(" = ", f);
         pexpr(m, s->value);
         fputs(";\n", f);
         break;
@@ -673,7 +684,9 @@ void emit_stmt(FILE *f, const Stmt *s, int ind)
 void emit_kernel_text(FILE *f, const char *name, const char *comment, const Stmt *body, const KernelParams *p, int team)
 {
     Em m = {f};
-    fprintf(f, "/* %s */\nstatic void %s(", comment, name);
+    if (comment)
+        fprintf(f, "/* %s */\n", comment);
+    fprintf(f, "static void %s(", name);
     for (int i = 0; i < p->n; i++) {
         fprintf(f, "%s%s%s *CTVM_RESTRICT ", i ? ", " : "", p->written[i] ? "" : "const ",
                 dtype_c_storage(p->buf[i]->dtype));

@@ -16,8 +16,8 @@
 #include "ir/loop.h"
 #include "ir/module.h"
 
-/* `/ * comment * / static void name(params) { body }`; a team kernel takes a
-   last parameter `const ctvm_ctx *ctvm_c`. */
+/* `/ * comment * / static void name(params) { body }` (no comment when NULL);
+   a team kernel takes a last parameter `const ctvm_ctx *ctvm_c`. */
 void emit_kernel_text(FILE *f, const char *name, const char *comment, const Stmt *body, const KernelParams *p,
                       int team);
 /* An expression or statement as C. */

@@ -230,6 +230,15 @@ void emit_pass_args(FILE *out, const Module *m, const char *first)
     emit_pass_args_named(out, m, first, "");
 }
 
+int emit_uses_ws(const Module *m)
+{
+    for (int s = 0; s < m->n_kernels; s++)
+        for (int i = 0; i < m->kernels[s].params.n; i++)
+            if (m->kernels[s].params.buf[i]->kind == LB_ARENA)
+                return 1;
+    return 0;
+}
+
 /* One kernel call of the run sequence; a team kernel takes the context. */
 void emit_step_call(FILE *out, const Module *m, int s)
 {
@@ -265,17 +274,33 @@ int emit_kernel_headers(FILE *out, const Module *m, Diag *d)
     return 0;
 }
 
+/* The comment above a kernel: each ONNX node it computes with the type
+   and shape of its output, and its floating-point operations. */
+static void kernel_comment(FILE *out, const Kernel *k)
+{
+    fprintf(out, "/* %s:", k->name);
+    for (int o = 0; o < k->n_origin; o++) {
+        const KernelOrigin *g = &k->origin[o];
+        fputs(o ? "\n *   + " : " ", out);
+        c_text_print(out, g->op_type, C_COMMENT);
+        fputs(" '", out);
+        c_text_print(out, g->name, C_COMMENT);
+        fprintf(out, "' -> %s [", dtype_name(g->dtype));
+        for (int d = 0; d < g->shape.rank; d++)
+            fprintf(out, "%s%lld", d ? ", " : "", (long long)g->shape.dims[d]);
+        fputc(']', out);
+    }
+    if (k->flops > 0)
+        fprintf(out, "\n *   %.4g MFLOP", k->flops / 1e6);
+    fputs(" */\n", out);
+}
+
 void emit_kernels(FILE *out, const Module *m)
 {
     for (int s = 0; s < m->n_kernels; s++) {
         const Kernel *k = &m->kernels[s];
-        char comment[256];
-        size_t n = strlen(c_text(comment, sizeof comment, k->origin[0].op_type, C_COMMENT));
-        for (int o = 1; o < k->n_origin && n + 32 < sizeof comment; o++) {
-            memcpy(comment + n, " + ", 4);
-            n += 3 + strlen(c_text(comment + n + 3, sizeof comment - n - 3, k->origin[o].op_type, C_COMMENT));
-        }
-        emit_kernel_text(out, k->name, comment, k->body, &k->params, k->team);
+        kernel_comment(out, k);
+        emit_kernel_text(out, k->name, NULL, k->body, &k->params, k->team);
     }
 }
 
@@ -358,7 +383,7 @@ int emit_module(const Module *m, const EmitOptions *o, FILE *out, FILE *hout, Di
     } else {
         fprintf(out, "int %s_run_ws", P);
         emit_params(out, m, 1);
-        fputs("\n{\n    char *ws = (char *)workspace;\n    (void)ws;\n", out);
+        fputs(emit_uses_ws(m) ? "\n{\n    char *ws = (char *)workspace;\n" : "\n{\n", out);
         emit_null_check(out, m, P);
         for (int s = 0; s < m->n_kernels; s++)
             emit_step_call(out, m, s);

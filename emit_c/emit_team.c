@@ -30,7 +30,7 @@ void emit_team_steps(FILE *out, const Module *m, const char *P)
 {
     fprintf(out, "static void %s_team_run(", P);
     emit_io_params(out, m, "const ctvm_ctx *ctvm_c, char *ws");
-    fputs(")\n{\n    (void)ws;\n", out);
+    fputs(emit_uses_ws(m) ? ")\n{\n" : ")\n{\n    (void)ws; /* no buffer in the workspace */\n", out);
     for (int s = 0; s < m->n_kernels;) {
         if (m->kernels[s].team) {
             emit_step_call(out, m, s);

@@ -628,7 +628,12 @@ void loop_print_expr(FILE *f, const Expr *e)
     switch (e->kind) {
     case EX_INT: fprintf(f, "%lld", (long long)e->i); break;
     case EX_FLOAT: fprintf(f, e->type == LT_F32 ? "%.9gf" : "%.17g", e->f); break;
-    case EX_VAR: fprintf(f, "%s_%d", e->var->name, e->var->id); break;
+    case EX_VAR:
+        if (e->var->id < 0)
+            fputs(e->var->name, f);
+        else
+            fprintf(f, "%s_%d", e->var->name, e->var->id);
+        break;
     case EX_LOAD:
         fprintf(f, "%s[", e->buf->name);
         loop_print_expr(f, e->a);

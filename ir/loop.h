@@ -104,7 +104,8 @@ typedef enum BufKind {
 } BufKind;
 
 typedef struct LBuf {
-    const char *name; /* C identifier hint */
+    const char *name; /* C identifier hint (a value's name as in the model) */
+    const char *cname; /* its C identifier, unique in the module (lower/lp_names.c), or NULL */
     BufKind kind;
     DType dtype;      /* storage type of the elements */
     int64_t numel;    /* elements */

@@ -18,6 +18,7 @@
 #include "weight_blob.h"
 
 struct Target;
+struct NameSupply;
 
 #define KERNEL_MAX_PARAMS 256
 
@@ -74,6 +75,7 @@ typedef struct Module {
     int uses_rounding;   /* a kernel rounds to float16/bfloat16 precision */
     int uses_vec;        /* a kernel, or a runtime kernel it calls, uses the vector API */
     int uses_vec_math;   /* a vector call of templates/ctvm_vec_math.h */
+    struct NameSupply *names; /* the C identifiers given so far (lower/lp_names.c) */
     int n_calls;         /* runtime kernels called (ir/loop_kernels.h), once each */
     const char *calls[64];
 } Module;

@@ -12,7 +12,9 @@ const LoopPassInfo CTVM_LOOP_PASSES[] = {
     {"vectorize", lp_vectorize},
     {"canon_index", lp_canon_index},
     {"registers", lp_registers},
+    {"dead_locals", lp_dead_locals},
     {"threads", lp_threads},
+    {"names", lp_names},
 };
 const int CTVM_N_LOOP_PASSES = (int)(sizeof CTVM_LOOP_PASSES / sizeof CTVM_LOOP_PASSES[0]);
 

@@ -18,7 +18,9 @@ int lp_unroll(Module *m, Kernel *k, Diag *d);      /* LOOP_UNROLL loops expanded
 int lp_vectorize(Module *m, Kernel *k, Diag *d);   /* LOOP_VECTORIZE loops of the vector width -> vector nodes */
 int lp_canon_index(Module *m, Kernel *k, Diag *d); /* scalar indices as sums of terms + a constant */
 int lp_registers(Module *m, Kernel *k, Diag *d);   /* locals indexed by constants -> register variables */
+int lp_dead_locals(Module *m, Kernel *k, Diag *d); /* locals and registers never read dropped */
 int lp_threads(Module *m, Kernel *k, Diag *d);     /* parallel loops shared by the team, phases, barriers */
+int lp_names(Module *m, Kernel *k, Diag *d);       /* C identifiers from the model's value names */
 
 typedef struct LoopPassInfo {
     const char *name; /* as in --dump-after */

@@ -3,8 +3,6 @@
  * the lanes), becomes register variables, one per slot used: accumulators
  * of unrolled tiles live in registers, not in an array the C compiler
  * might keep in memory. Other locals stay arrays. */
-#include <stdio.h>
-
 #include "ir/loop_vec.h"
 #include "loop_passes.h"
 
@@ -118,12 +116,10 @@ static Stmt *alloc(LoopBuilder *lb, Stmt *s)
     Regs r = {.buf = s->buf, .lanes = st.vec ? st.lanes : 1};
     LVar *vars[MAX_REG_SLOTS];
     int n = 0;
-    char name[32];
-    snprintf(name, sizeof name, "t%d", s->buf->id);
     for (int k = 0; k < MAX_REG_SLOTS; k++)
         if (st.used >> k & 1) {
-            LVar *v = lv_new_reg(lb, name, lt_of_dtype(s->buf->dtype), r.lanes);
-            v->id = k; /* printed name_id: t<buffer>_<slot> */
+            LVar *v = lv_new_reg(lb, s->buf->name, lt_of_dtype(s->buf->dtype), r.lanes);
+            v->id = k; /* the slot, until lp_names gives it its C name */
             r.slot[k] = vars[n++] = v;
         }
     return ls_decl(lb, n, vars, promote(lb, s->body, &r));
