@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ir/loop_lower.h"
+#include "ir/loop_simplify.h"
 
 static void add_param(KernelParams *p, LBuf *b, int written)
 {
@@ -1117,8 +1118,10 @@ void emit_kernel_cfg(FILE *f, const char *name, const char *comment, const Stmt 
     else if (p->n == 0)
         fputs("void", f);
     fputs(")\n{\n", f);
-    if (m.cfg.lb)
+    if (m.cfg.lb) {
         body = loop_expand_unrolled(m.cfg.lb, (Stmt *)body);
+        body = loop_simplify(m.cfg.lb, (Stmt *)body);
+    }
     if (team)
         pteam(&m, body, 4);
     else
