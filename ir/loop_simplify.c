@@ -407,6 +407,9 @@ static Expr *sx_bin(LoopBuilder *lb, const Scope *sc, Expr *e, Range *out)
     Expr *w = rewrite_bin(lb, sc, e, a, b, ra, rb);
     if (w)
         return w;
+    /* the builder turns c && 1 into c whatever c's values: not for us */
+    if (e->op == BO_AND || e->op == BO_OR)
+        return copy_with(lb, e, a, b, NULL);
     return a == e->a && b == e->b ? e : lx_bin(lb, e->op, a, b);
 }
 
