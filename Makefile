@@ -33,7 +33,7 @@ FUZZ_SECONDS ?= 60
 FB := build-fuzz
 SAN_FLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 
-.PHONY: all test unit e2e demo deps bench clean conformance conformance-ci zoo zoo-ci fuzz fuzz-build fuzz-lib san san-build
+.PHONY: all test unit e2e demo deps bench clean conformance conformance-ci zoo zoo-ci fuzz fuzz-build fuzz-lib san san-build readability
 all: $(B)/ctvm-emit $(B)/ctvm-run $(B)/ctvm-tune $(TEST_BIN) $(REPLAY_BIN)
 
 deps:
@@ -118,6 +118,12 @@ conformance: $(B)/ctvm-run
 # The fast variant run by `make test`: the two node suites, native target, -O1.
 conformance-ci: $(B)/ctvm-run
 	@bash tests/conformance/ci.sh
+
+# Extent-1 loops, guards the loop bounds decide, (void) lines and b<id> names in
+# the generated C of the golden, seed and zoo CI models: all must be 0
+# (READABILITY_ARGS=--report only prints the table).
+readability: $(B)/ctvm-emit
+	@/usr/bin/python3 tools/readability_count.py --emit $(B)/ctvm-emit $(READABILITY_ARGS)
 
 demo: $(B)/ctvm-emit $(B)/ctvm-run
 	@bash golden/demo.sh

@@ -9,6 +9,7 @@
 
 const LoopPassInfo CTVM_LOOP_PASSES[] = {
     {"unroll", lp_unroll},
+    {"simplify", lp_simplify},
     {"vectorize", lp_vectorize},
     {"canon_index", lp_canon_index},
     {"registers", lp_registers},

@@ -15,6 +15,7 @@
 #include "ir/module.h"
 
 int lp_unroll(Module *m, Kernel *k, Diag *d);      /* LOOP_UNROLL loops expanded (ir/loop_lower.h) */
+int lp_simplify(Module *m, Kernel *k, Diag *d);    /* extent-1 loops, x/N, x%N, decided guards (ir/loop_simplify.h) */
 int lp_vectorize(Module *m, Kernel *k, Diag *d);   /* LOOP_VECTORIZE loops of the vector width -> vector nodes */
 int lp_canon_index(Module *m, Kernel *k, Diag *d); /* scalar indices as sums of terms + a constant */
 int lp_registers(Module *m, Kernel *k, Diag *d);   /* locals indexed by constants -> register variables */
