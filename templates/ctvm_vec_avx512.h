@@ -176,6 +176,403 @@ static CTVM_INLINE ctvm_vf ctvm_vsigmoid(ctvm_vf x)
     return _mm512_div_ps(num, _mm512_add_ps(one, t));
 }
 
+/* ---- typed vectors: integers, float64, conversions, dot products ----
+ * Every type has CTVM_VL (16) lanes except ctvm_vq (64 bytes): 16 x 32-bit
+ * in an __m512i, 16 x 16-bit in an __m256i, 16 x 8-bit in an __m128i,
+ * float64 and 64-bit lanes in two __m512d / __m512i. AVX-512F only (with
+ * the AVX2 it implies for the narrow types); masks are __mmask16. Integer
+ * arithmetic wraps. vdot_u8i8 is one vpdpbusd when the compiler is told
+ * the CPU has AVX-512 VNNI (-mavx512vnni, -march=native). See
+ * docs/ARCHITECTURE.md "Vector API". */
+#if defined(__AVX512VNNI__)
+#define CTVM_HAS_DOT_U8I8 1
+#else
+#define CTVM_HAS_DOT_U8I8 0
+#endif
+#define CTVM_HAS_DOT_I8I8 0
+
+typedef __m512i ctvm_vi; /* 16 x 32-bit integer (int32, uint32) */
+typedef __m256i ctvm_vh; /* 16 x 16-bit (int16, uint16, float16/bfloat16 bits) */
+typedef __m128i ctvm_vb; /* 16 x 8-bit (int8, uint8, bool) */
+typedef struct {
+    __m512d lo, hi; /* lanes 0-7, 8-15 */
+} ctvm_vd;
+typedef struct {
+    __m512i lo, hi; /* lanes 0-7, 8-15 */
+} ctvm_vl;
+typedef __m512i ctvm_vq; /* 64 bytes */
+static CTVM_INLINE ctvm_vi ctvm_vload_i32(const int32_t *p) { return _mm512_loadu_si512((const void *)p); }
+static CTVM_INLINE void ctvm_vstore_i32(int32_t *p, ctvm_vi v) { _mm512_storeu_si512((void *)p, v); }
+static CTVM_INLINE ctvm_vh ctvm_vload_16(const void *p) { return _mm256_loadu_si256((const __m256i *)p); }
+static CTVM_INLINE void ctvm_vstore_16(void *p, ctvm_vh v) { _mm256_storeu_si256((__m256i *)p, v); }
+static CTVM_INLINE ctvm_vb ctvm_vload_8(const void *p) { return _mm_loadu_si128((const __m128i *)p); }
+static CTVM_INLINE void ctvm_vstore_8(void *p, ctvm_vb v) { _mm_storeu_si128((__m128i *)p, v); }
+static CTVM_INLINE ctvm_vd ctvm_vload_f64(const double *p)
+{
+    ctvm_vd r;
+    r.lo = _mm512_loadu_pd(p);
+    r.hi = _mm512_loadu_pd(p + 8);
+    return r;
+}
+static CTVM_INLINE void ctvm_vstore_f64(double *p, ctvm_vd v)
+{
+    _mm512_storeu_pd(p, v.lo);
+    _mm512_storeu_pd(p + 8, v.hi);
+}
+static CTVM_INLINE ctvm_vl ctvm_vload_64(const void *p)
+{
+    ctvm_vl r;
+    r.lo = _mm512_loadu_si512(p);
+    r.hi = _mm512_loadu_si512((const void *)((const char *)p + 64));
+    return r;
+}
+static CTVM_INLINE void ctvm_vstore_64(void *p, ctvm_vl v)
+{
+    _mm512_storeu_si512(p, v.lo);
+    _mm512_storeu_si512((void *)((char *)p + 64), v.hi);
+}
+static CTVM_INLINE ctvm_vq ctvm_vload_q(const void *p) { return _mm512_loadu_si512(p); }
+static CTVM_INLINE ctvm_vi ctvm_vset1_i32(int32_t x) { return _mm512_set1_epi32(x); }
+static CTVM_INLINE ctvm_vh ctvm_vset1_16(int16_t x) { return _mm256_set1_epi16(x); }
+static CTVM_INLINE ctvm_vb ctvm_vset1_8(int8_t x) { return _mm_set1_epi8(x); }
+static CTVM_INLINE ctvm_vd ctvm_vset1_f64(double x)
+{
+    ctvm_vd r;
+    r.lo = r.hi = _mm512_set1_pd(x);
+    return r;
+}
+static CTVM_INLINE ctvm_vl ctvm_vset1_64(int64_t x)
+{
+    ctvm_vl r;
+    r.lo = r.hi = _mm512_set1_epi64(x);
+    return r;
+}
+static CTVM_INLINE ctvm_vq ctvm_vset1_q(int8_t x) { return _mm512_set1_epi32((int32_t)((uint8_t)x * 0x01010101u)); }
+static CTVM_INLINE ctvm_vi ctvm_vzero_i32(void) { return _mm512_setzero_si512(); }
+
+/* int32 arithmetic, wrapping */
+static CTVM_INLINE ctvm_vi ctvm_vadd_i32(ctvm_vi a, ctvm_vi b) { return _mm512_add_epi32(a, b); }
+static CTVM_INLINE ctvm_vi ctvm_vsub_i32(ctvm_vi a, ctvm_vi b) { return _mm512_sub_epi32(a, b); }
+static CTVM_INLINE ctvm_vi ctvm_vmul_i32(ctvm_vi a, ctvm_vi b) { return _mm512_mullo_epi32(a, b); }
+static CTVM_INLINE ctvm_vi ctvm_vmin_i32(ctvm_vi a, ctvm_vi b) { return _mm512_min_epi32(a, b); }
+static CTVM_INLINE ctvm_vi ctvm_vmax_i32(ctvm_vi a, ctvm_vi b) { return _mm512_max_epi32(a, b); }
+static CTVM_INLINE ctvm_vi ctvm_vmin_u32(ctvm_vi a, ctvm_vi b) { return _mm512_min_epu32(a, b); }
+static CTVM_INLINE ctvm_vi ctvm_vmax_u32(ctvm_vi a, ctvm_vi b) { return _mm512_max_epu32(a, b); }
+static CTVM_INLINE ctvm_vi ctvm_vand_i32(ctvm_vi a, ctvm_vi b) { return _mm512_and_si512(a, b); }
+static CTVM_INLINE ctvm_vi ctvm_vor_i32(ctvm_vi a, ctvm_vi b) { return _mm512_or_si512(a, b); }
+static CTVM_INLINE ctvm_vi ctvm_vxor_i32(ctvm_vi a, ctvm_vi b) { return _mm512_xor_si512(a, b); }
+static CTVM_INLINE ctvm_vi ctvm_vnot_i32(ctvm_vi a) { return _mm512_xor_si512(a, _mm512_set1_epi32(-1)); }
+static CTVM_INLINE ctvm_vi ctvm_vneg_i32(ctvm_vi a) { return _mm512_sub_epi32(_mm512_setzero_si512(), a); }
+static CTVM_INLINE ctvm_vi ctvm_vabs_i32(ctvm_vi a) { return _mm512_abs_epi32(a); } /* INT_MIN stays INT_MIN */
+static CTVM_INLINE ctvm_vi ctvm_vshl_i32(ctvm_vi a, int n) { return _mm512_sll_epi32(a, _mm_cvtsi32_si128(n)); }
+static CTVM_INLINE ctvm_vi ctvm_vshr_i32(ctvm_vi a, int n) { return _mm512_sra_epi32(a, _mm_cvtsi32_si128(n)); }
+static CTVM_INLINE ctvm_vi ctvm_vshr_u32(ctvm_vi a, int n) { return _mm512_srl_epi32(a, _mm_cvtsi32_si128(n)); }
+
+/* compares -> ctvm_vm */
+static CTVM_INLINE ctvm_vm ctvm_vlt_i32(ctvm_vi a, ctvm_vi b) { return _mm512_cmp_epi32_mask(a, b, _MM_CMPINT_LT); }
+static CTVM_INLINE ctvm_vm ctvm_vle_i32(ctvm_vi a, ctvm_vi b) { return _mm512_cmp_epi32_mask(a, b, _MM_CMPINT_LE); }
+static CTVM_INLINE ctvm_vm ctvm_vgt_i32(ctvm_vi a, ctvm_vi b) { return _mm512_cmp_epi32_mask(a, b, _MM_CMPINT_NLE); }
+static CTVM_INLINE ctvm_vm ctvm_vge_i32(ctvm_vi a, ctvm_vi b) { return _mm512_cmp_epi32_mask(a, b, _MM_CMPINT_NLT); }
+static CTVM_INLINE ctvm_vm ctvm_veq_i32(ctvm_vi a, ctvm_vi b) { return _mm512_cmp_epi32_mask(a, b, _MM_CMPINT_EQ); }
+static CTVM_INLINE ctvm_vm ctvm_vne_i32(ctvm_vi a, ctvm_vi b) { return _mm512_cmp_epi32_mask(a, b, _MM_CMPINT_NE); }
+static CTVM_INLINE ctvm_vm ctvm_vlt_u32(ctvm_vi a, ctvm_vi b) { return _mm512_cmp_epu32_mask(a, b, _MM_CMPINT_LT); }
+static CTVM_INLINE ctvm_vm ctvm_vle_u32(ctvm_vi a, ctvm_vi b) { return _mm512_cmp_epu32_mask(a, b, _MM_CMPINT_LE); }
+static CTVM_INLINE ctvm_vm ctvm_vgt_u32(ctvm_vi a, ctvm_vi b) { return _mm512_cmp_epu32_mask(a, b, _MM_CMPINT_NLE); }
+static CTVM_INLINE ctvm_vm ctvm_vge_u32(ctvm_vi a, ctvm_vi b) { return _mm512_cmp_epu32_mask(a, b, _MM_CMPINT_NLT); }
+static CTVM_INLINE ctvm_vm ctvm_vgt(ctvm_vf a, ctvm_vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
+static CTVM_INLINE ctvm_vm ctvm_vne(ctvm_vf a, ctvm_vf b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); } /* true with NaN */
+static CTVM_INLINE ctvm_vm ctvm_vmor(ctvm_vm a, ctvm_vm b) { return (ctvm_vm)(a | b); }
+static CTVM_INLINE ctvm_vm ctvm_vmxor(ctvm_vm a, ctvm_vm b) { return (ctvm_vm)(a ^ b); }
+static CTVM_INLINE ctvm_vm ctvm_vmnot(ctvm_vm a) { return (ctvm_vm)~a; }
+
+/* selects; the narrow ones expand the mask to lanes of all ones (AVX-512F has
+ * no byte or word masking) */
+static CTVM_INLINE __m512i ctvm_v512_mask_lanes(ctvm_vm m) { return _mm512_maskz_mov_epi32(m, _mm512_set1_epi32(-1)); }
+static CTVM_INLINE ctvm_vi ctvm_vselect_i32(ctvm_vm m, ctvm_vi a, ctvm_vi b) { return _mm512_mask_blend_epi32(m, b, a); }
+static CTVM_INLINE ctvm_vh ctvm_vselect_16(ctvm_vm m, ctvm_vh a, ctvm_vh b)
+{
+    return _mm256_blendv_epi8(b, a, _mm512_cvtepi32_epi16(ctvm_v512_mask_lanes(m)));
+}
+static CTVM_INLINE ctvm_vb ctvm_vselect_8(ctvm_vm m, ctvm_vb a, ctvm_vb b)
+{
+    return _mm_blendv_epi8(b, a, _mm512_cvtepi32_epi8(ctvm_v512_mask_lanes(m)));
+}
+static CTVM_INLINE ctvm_vl ctvm_vselect_64(ctvm_vm m, ctvm_vl a, ctvm_vl b)
+{
+    ctvm_vl r;
+    r.lo = _mm512_mask_blend_epi64((__mmask8)m, b.lo, a.lo);
+    r.hi = _mm512_mask_blend_epi64((__mmask8)(m >> 8), b.hi, a.hi);
+    return r;
+}
+static CTVM_INLINE ctvm_vd ctvm_vselect_f64(ctvm_vm m, ctvm_vd a, ctvm_vd b)
+{
+    ctvm_vd r;
+    r.lo = _mm512_mask_blend_pd((__mmask8)m, b.lo, a.lo);
+    r.hi = _mm512_mask_blend_pd((__mmask8)(m >> 8), b.hi, a.hi);
+    return r;
+}
+static CTVM_INLINE ctvm_vm ctvm_vmask_of_b(ctvm_vb b)
+{
+    __m512i w = _mm512_cvtepu8_epi32(b);
+    return _mm512_test_epi32_mask(w, w);
+}
+static CTVM_INLINE ctvm_vb ctvm_vb_of_mask(ctvm_vm m) { return _mm512_cvtepi32_epi8(_mm512_maskz_mov_epi32(m, _mm512_set1_epi32(1))); }
+
+/* float64 */
+static CTVM_INLINE ctvm_vd ctvm_vadd_f64(ctvm_vd a, ctvm_vd b)
+{
+    a.lo = _mm512_add_pd(a.lo, b.lo);
+    a.hi = _mm512_add_pd(a.hi, b.hi);
+    return a;
+}
+static CTVM_INLINE ctvm_vd ctvm_vsub_f64(ctvm_vd a, ctvm_vd b)
+{
+    a.lo = _mm512_sub_pd(a.lo, b.lo);
+    a.hi = _mm512_sub_pd(a.hi, b.hi);
+    return a;
+}
+static CTVM_INLINE ctvm_vd ctvm_vmul_f64(ctvm_vd a, ctvm_vd b)
+{
+    a.lo = _mm512_mul_pd(a.lo, b.lo);
+    a.hi = _mm512_mul_pd(a.hi, b.hi);
+    return a;
+}
+static CTVM_INLINE ctvm_vd ctvm_vdiv_f64(ctvm_vd a, ctvm_vd b)
+{
+    a.lo = _mm512_div_pd(a.lo, b.lo);
+    a.hi = _mm512_div_pd(a.hi, b.hi);
+    return a;
+}
+/* vminpd/vmaxpd return the second operand when unordered: a < b ? a : b */
+static CTVM_INLINE ctvm_vd ctvm_vmin_f64(ctvm_vd a, ctvm_vd b)
+{
+    a.lo = _mm512_min_pd(a.lo, b.lo);
+    a.hi = _mm512_min_pd(a.hi, b.hi);
+    return a;
+}
+static CTVM_INLINE ctvm_vd ctvm_vmax_f64(ctvm_vd a, ctvm_vd b)
+{
+    a.lo = _mm512_max_pd(a.lo, b.lo);
+    a.hi = _mm512_max_pd(a.hi, b.hi);
+    return a;
+}
+static CTVM_INLINE ctvm_vd ctvm_vfma_f64(ctvm_vd a, ctvm_vd b, ctvm_vd c)
+{
+    a.lo = _mm512_fmadd_pd(a.lo, b.lo, c.lo);
+    a.hi = _mm512_fmadd_pd(a.hi, b.hi, c.hi);
+    return a;
+}
+static CTVM_INLINE ctvm_vd ctvm_vsqrt_f64(ctvm_vd a)
+{
+    a.lo = _mm512_sqrt_pd(a.lo);
+    a.hi = _mm512_sqrt_pd(a.hi);
+    return a;
+}
+/* sign-bit operations on the integer view (AVX-512F has no float and/xor) */
+#define CTVM_V512_SIGN64 _mm512_set1_epi64((int64_t)-9223372036854775807 - 1)
+static CTVM_INLINE __m512d ctvm_v512_xor_pd(__m512d a, __m512i s)
+{
+    return _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(a), s));
+}
+static CTVM_INLINE ctvm_vd ctvm_vneg_f64(ctvm_vd a)
+{
+    a.lo = ctvm_v512_xor_pd(a.lo, CTVM_V512_SIGN64);
+    a.hi = ctvm_v512_xor_pd(a.hi, CTVM_V512_SIGN64);
+    return a;
+}
+static CTVM_INLINE ctvm_vd ctvm_vabs_f64(ctvm_vd a)
+{
+    a.lo = _mm512_castsi512_pd(_mm512_andnot_si512(CTVM_V512_SIGN64, _mm512_castpd_si512(a.lo)));
+    a.hi = _mm512_castsi512_pd(_mm512_andnot_si512(CTVM_V512_SIGN64, _mm512_castpd_si512(a.hi)));
+    return a;
+}
+#define CTVM_V512_CMPPD(a, b, pred)                                                                                  \
+    (ctvm_vm)(_mm512_cmp_pd_mask(a.lo, b.lo, pred) | ((unsigned)_mm512_cmp_pd_mask(a.hi, b.hi, pred) << 8))
+static CTVM_INLINE ctvm_vm ctvm_vlt_f64(ctvm_vd a, ctvm_vd b) { return CTVM_V512_CMPPD(a, b, _CMP_LT_OQ); }
+static CTVM_INLINE ctvm_vm ctvm_vle_f64(ctvm_vd a, ctvm_vd b) { return CTVM_V512_CMPPD(a, b, _CMP_LE_OQ); }
+static CTVM_INLINE ctvm_vm ctvm_vgt_f64(ctvm_vd a, ctvm_vd b) { return CTVM_V512_CMPPD(a, b, _CMP_GT_OQ); }
+static CTVM_INLINE ctvm_vm ctvm_vge_f64(ctvm_vd a, ctvm_vd b) { return CTVM_V512_CMPPD(a, b, _CMP_GE_OQ); }
+static CTVM_INLINE ctvm_vm ctvm_veq_f64(ctvm_vd a, ctvm_vd b) { return CTVM_V512_CMPPD(a, b, _CMP_EQ_OQ); }
+static CTVM_INLINE ctvm_vm ctvm_vne_f64(ctvm_vd a, ctvm_vd b) { return CTVM_V512_CMPPD(a, b, _CMP_NEQ_UQ); }
+
+/* 64-bit integers, wrapping */
+static CTVM_INLINE ctvm_vl ctvm_vadd_64(ctvm_vl a, ctvm_vl b)
+{
+    a.lo = _mm512_add_epi64(a.lo, b.lo);
+    a.hi = _mm512_add_epi64(a.hi, b.hi);
+    return a;
+}
+static CTVM_INLINE ctvm_vl ctvm_vsub_64(ctvm_vl a, ctvm_vl b)
+{
+    a.lo = _mm512_sub_epi64(a.lo, b.lo);
+    a.hi = _mm512_sub_epi64(a.hi, b.hi);
+    return a;
+}
+static CTVM_INLINE ctvm_vl ctvm_vand_64(ctvm_vl a, ctvm_vl b)
+{
+    a.lo = _mm512_and_si512(a.lo, b.lo);
+    a.hi = _mm512_and_si512(a.hi, b.hi);
+    return a;
+}
+static CTVM_INLINE ctvm_vl ctvm_vor_64(ctvm_vl a, ctvm_vl b)
+{
+    a.lo = _mm512_or_si512(a.lo, b.lo);
+    a.hi = _mm512_or_si512(a.hi, b.hi);
+    return a;
+}
+static CTVM_INLINE ctvm_vl ctvm_vxor_64(ctvm_vl a, ctvm_vl b)
+{
+    a.lo = _mm512_xor_si512(a.lo, b.lo);
+    a.hi = _mm512_xor_si512(a.hi, b.hi);
+    return a;
+}
+
+/* integer widening and narrowing (vpmov*: truncating, signed- or
+ * unsigned-saturating; u8/u16 saturation clamps negatives to 0 first) */
+static CTVM_INLINE ctvm_vi ctvm_vcvt_i8_i32(ctvm_vb b) { return _mm512_cvtepi8_epi32(b); }
+static CTVM_INLINE ctvm_vi ctvm_vcvt_u8_i32(ctvm_vb b) { return _mm512_cvtepu8_epi32(b); }
+static CTVM_INLINE ctvm_vi ctvm_vcvt_i16_i32(ctvm_vh h) { return _mm512_cvtepi16_epi32(h); }
+static CTVM_INLINE ctvm_vi ctvm_vcvt_u16_i32(ctvm_vh h) { return _mm512_cvtepu16_epi32(h); }
+static CTVM_INLINE ctvm_vb ctvm_vcvt_i32_8(ctvm_vi a) { return _mm512_cvtepi32_epi8(a); }
+static CTVM_INLINE ctvm_vh ctvm_vcvt_i32_16(ctvm_vi a) { return _mm512_cvtepi32_epi16(a); }
+static CTVM_INLINE ctvm_vb ctvm_vcvt_i32_u8_sat(ctvm_vi a)
+{
+    return _mm512_cvtusepi32_epi8(_mm512_max_epi32(a, _mm512_setzero_si512()));
+}
+static CTVM_INLINE ctvm_vb ctvm_vcvt_i32_i8_sat(ctvm_vi a) { return _mm512_cvtsepi32_epi8(a); }
+static CTVM_INLINE ctvm_vh ctvm_vcvt_i32_u16_sat(ctvm_vi a)
+{
+    return _mm512_cvtusepi32_epi16(_mm512_max_epi32(a, _mm512_setzero_si512()));
+}
+static CTVM_INLINE ctvm_vh ctvm_vcvt_i32_i16_sat(ctvm_vi a) { return _mm512_cvtsepi32_epi16(a); }
+static CTVM_INLINE ctvm_vl ctvm_vcvt_i32_64(ctvm_vi a)
+{
+    ctvm_vl r;
+    r.lo = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(a));
+    r.hi = _mm512_cvtepi32_epi64(_mm512_extracti64x4_epi64(a, 1));
+    return r;
+}
+static CTVM_INLINE ctvm_vl ctvm_vcvt_u32_64(ctvm_vi a)
+{
+    ctvm_vl r;
+    r.lo = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(a));
+    r.hi = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(a, 1));
+    return r;
+}
+static CTVM_INLINE ctvm_vi ctvm_vcvt_64_i32(ctvm_vl a)
+{
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(a.lo)), _mm512_cvtepi64_epi32(a.hi), 1);
+}
+
+/* integer <-> float32 and rounding */
+static CTVM_INLINE ctvm_vf ctvm_vcvt_i32_f32(ctvm_vi a) { return _mm512_cvtepi32_ps(a); }
+static CTVM_INLINE ctvm_vf ctvm_vcvt_u32_f32(ctvm_vi a) { return _mm512_cvtepu32_ps(a); }
+/* Toward zero. A lane out of int32 range (cvttps gives INT_MIN) sends the
+ * vector through the scalar code's own conversion, (int32_t)(int64_t)x, so
+ * it wraps exactly as the generated scalar code does. */
+static int32_t ctvm_v512_f32_i32_slow(float x) { return (int32_t)(int64_t)x; }
+static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32(ctvm_vf x)
+{
+    __m512i r = _mm512_cvttps_epi32(x);
+    if (_mm512_cmpeq_epi32_mask(r, _mm512_set1_epi32(-2147483647 - 1))) {
+        float t[16];
+        int32_t o[16];
+        int l;
+        _mm512_storeu_ps(t, x);
+        for (l = 0; l < 16; l++)
+            o[l] = ctvm_v512_f32_i32_slow(t[l]);
+        r = _mm512_loadu_si512((const void *)o);
+    }
+    return r;
+}
+static CTVM_INLINE ctvm_vf ctvm_vround(ctvm_vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+static CTVM_INLINE ctvm_vf ctvm_vfloor(ctvm_vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+static CTVM_INLINE ctvm_vf ctvm_vceil(ctvm_vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
+static CTVM_INLINE ctvm_vf ctvm_vtrunc(ctvm_vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+static CTVM_INLINE ctvm_vd ctvm_vcvt_f32_f64(ctvm_vf x)
+{
+    ctvm_vd r;
+    r.lo = _mm512_cvtps_pd(_mm512_castps512_ps256(x));
+    r.hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1)));
+    return r;
+}
+static CTVM_INLINE ctvm_vf ctvm_vcvt_f64_f32(ctvm_vd x)
+{
+    __m512d lo = _mm512_castps_pd(_mm512_castps256_ps512(_mm512_cvtpd_ps(x.lo)));
+    return _mm512_castpd_ps(_mm512_insertf64x4(lo, _mm256_castps_pd(_mm512_cvtpd_ps(x.hi)), 1));
+}
+
+/* float16 / bfloat16 bits <-> float32, bit for bit as ctvm_types.h:
+ * vcvtph2ps / vcvtps2ph (AVX-512F) round to nearest even; a NaN becomes the
+ * quiet NaN 0x7fc00000 / 0x7e00 with the input's sign (the instructions
+ * would keep payload bits) */
+static CTVM_INLINE __m512 ctvm_v512_nan_canon(__m512 x)
+{
+    __m512i q = _mm512_or_si512(_mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(-2147483647 - 1)),
+                                _mm512_set1_epi32(0x7fc00000));
+    return _mm512_mask_mov_ps(x, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), _mm512_castsi512_ps(q));
+}
+static CTVM_INLINE ctvm_vf ctvm_vcvt_f16_f32(ctvm_vh h) { return ctvm_v512_nan_canon(_mm512_cvtph_ps(h)); }
+static CTVM_INLINE ctvm_vh ctvm_vcvt_f32_f16(ctvm_vf x)
+{
+    return _mm512_cvtps_ph(ctvm_v512_nan_canon(x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+static CTVM_INLINE ctvm_vf ctvm_vcvt_bf16_f32(ctvm_vh h)
+{
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+}
+static CTVM_INLINE ctvm_vh ctvm_vcvt_f32_bf16(ctvm_vf x)
+{
+    __m512i b = _mm512_castps_si512(x), hi = _mm512_srli_epi32(b, 16);
+    __m512i r = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(b, _mm512_set1_epi32(0x7fff)),
+                                                   _mm512_and_si512(hi, _mm512_set1_epi32(1))), 16);
+    __mmask16 nan = _mm512_cmp_epi32_mask(_mm512_and_si512(b, _mm512_set1_epi32(0x7fffffff)),
+                                          _mm512_set1_epi32(0x7f800000), _MM_CMPINT_NLE);
+    r = _mm512_mask_mov_epi32(r, nan, _mm512_or_si512(hi, _mm512_set1_epi32(0x40))); /* NaN stays a quiet NaN */
+    return _mm512_cvtepi32_epi16(r);
+}
+
+/* dot products. vpdpbusd (AVX-512 VNNI) is exact and wraps; signed x signed
+ * is (a^0x80) x b - 128 x b with it. Otherwise, per 256-bit half (AVX-512F
+ * has no 16-bit operations), bytes 0,2 and 1,3 of each lane are widened to
+ * 16 bits and summed by pmaddwd (exact: no product pair reaches its one
+ * overflow). */
+#if defined(__AVX512VNNI__)
+static CTVM_INLINE ctvm_vi ctvm_vdot_u8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b) { return _mm512_dpbusd_epi32(acc, a, b); }
+static CTVM_INLINE ctvm_vi ctvm_vdot_i8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
+{
+    __m512i bias = _mm512_set1_epi32((int32_t)0x80808080u);
+    return _mm512_sub_epi32(_mm512_dpbusd_epi32(acc, _mm512_xor_si512(a, bias), b),
+                            _mm512_dpbusd_epi32(_mm512_setzero_si512(), bias, b));
+}
+#else
+static CTVM_INLINE __m256i ctvm_v512_dot_half(__m256i ae, __m256i ao, __m256i b)
+{
+    __m256i be = _mm256_srai_epi16(_mm256_slli_epi16(b, 8), 8), bo = _mm256_srai_epi16(b, 8);
+    return _mm256_add_epi32(_mm256_madd_epi16(ae, be), _mm256_madd_epi16(ao, bo));
+}
+static CTVM_INLINE ctvm_vi ctvm_v512_join(__m256i lo, __m256i hi)
+{
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+static CTVM_INLINE ctvm_vi ctvm_vdot_u8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
+{
+    __m256i alo = _mm512_castsi512_si256(a), ahi = _mm512_extracti64x4_epi64(a, 1), m = _mm256_set1_epi16(0xff);
+    __m256i lo = ctvm_v512_dot_half(_mm256_and_si256(alo, m), _mm256_srli_epi16(alo, 8), _mm512_castsi512_si256(b));
+    __m256i hi = ctvm_v512_dot_half(_mm256_and_si256(ahi, m), _mm256_srli_epi16(ahi, 8), _mm512_extracti64x4_epi64(b, 1));
+    return _mm512_add_epi32(acc, ctvm_v512_join(lo, hi));
+}
+static CTVM_INLINE ctvm_vi ctvm_vdot_i8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
+{
+    __m256i alo = _mm512_castsi512_si256(a), ahi = _mm512_extracti64x4_epi64(a, 1);
+    __m256i lo = ctvm_v512_dot_half(_mm256_srai_epi16(_mm256_slli_epi16(alo, 8), 8), _mm256_srai_epi16(alo, 8),
+                                    _mm512_castsi512_si256(b));
+    __m256i hi = ctvm_v512_dot_half(_mm256_srai_epi16(_mm256_slli_epi16(ahi, 8), 8), _mm256_srai_epi16(ahi, 8),
+                                    _mm512_extracti64x4_epi64(b, 1));
+    return _mm512_add_epi32(acc, ctvm_v512_join(lo, hi));
+}
+#endif
+
 #if defined(__clang__)
 #pragma clang diagnostic pop
 #endif

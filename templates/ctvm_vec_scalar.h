@@ -55,6 +55,223 @@ static CTVM_INLINE ctvm_vf ctvm_vselect(ctvm_vm m, ctvm_vf a, ctvm_vf b) { retur
 static CTVM_INLINE float ctvm_vhsum(ctvm_vf v) { return v; }
 static CTVM_INLINE float ctvm_vhmax(ctvm_vf v) { return v; }
 
+/* ---- typed vectors: integers, float64, conversions, dot products ----
+ * Every type has CTVM_VL lanes (here 1, a plain C scalar) except ctvm_vq,
+ * 4*CTVM_VL bytes (here 4, in memory order in a uint32_t). Integer
+ * arithmetic wraps (computed in unsigned types, no undefined behaviour).
+ * See docs/ARCHITECTURE.md "Vector API", typed part. */
+#include <string.h>
+#define CTVM_HAS_DOT_U8I8 0
+#define CTVM_HAS_DOT_I8I8 0
+
+typedef int32_t ctvm_vi;  /* CTVM_VL x 32-bit integer (int32, uint32) */
+typedef uint16_t ctvm_vh; /* CTVM_VL x 16-bit (int16, uint16, float16/bfloat16 bits) */
+typedef uint8_t ctvm_vb;  /* CTVM_VL x 8-bit (int8, uint8, bool) */
+typedef double ctvm_vd;   /* CTVM_VL x float64 */
+typedef int64_t ctvm_vl;  /* CTVM_VL x 64-bit integer (int64, uint64) */
+typedef uint32_t ctvm_vq; /* 4*CTVM_VL bytes, for the dot products */
+
+static CTVM_INLINE ctvm_vi ctvm_vload_i32(const int32_t *p) { return *p; }
+static CTVM_INLINE void ctvm_vstore_i32(int32_t *p, ctvm_vi v) { *p = v; }
+static CTVM_INLINE ctvm_vh ctvm_vload_16(const void *p) { return *(const uint16_t *)p; }
+static CTVM_INLINE void ctvm_vstore_16(void *p, ctvm_vh v) { *(uint16_t *)p = v; }
+static CTVM_INLINE ctvm_vb ctvm_vload_8(const void *p) { return *(const uint8_t *)p; }
+static CTVM_INLINE void ctvm_vstore_8(void *p, ctvm_vb v) { *(uint8_t *)p = v; }
+static CTVM_INLINE ctvm_vd ctvm_vload_f64(const double *p) { return *p; }
+static CTVM_INLINE void ctvm_vstore_f64(double *p, ctvm_vd v) { *p = v; }
+static CTVM_INLINE ctvm_vl ctvm_vload_64(const void *p) { return *(const int64_t *)p; }
+static CTVM_INLINE void ctvm_vstore_64(void *p, ctvm_vl v) { *(int64_t *)p = v; }
+static CTVM_INLINE ctvm_vq ctvm_vload_q(const void *p)
+{
+    const uint8_t *b = (const uint8_t *)p;
+    uint32_t q;
+    uint8_t *d = (uint8_t *)&q;
+    d[0] = b[0];
+    d[1] = b[1];
+    d[2] = b[2];
+    d[3] = b[3];
+    return q;
+}
+
+static CTVM_INLINE ctvm_vi ctvm_vset1_i32(int32_t x) { return x; }
+static CTVM_INLINE ctvm_vh ctvm_vset1_16(int16_t x) { return (uint16_t)x; }
+static CTVM_INLINE ctvm_vb ctvm_vset1_8(int8_t x) { return (uint8_t)x; }
+static CTVM_INLINE ctvm_vd ctvm_vset1_f64(double x) { return x; }
+static CTVM_INLINE ctvm_vl ctvm_vset1_64(int64_t x) { return x; }
+static CTVM_INLINE ctvm_vq ctvm_vset1_q(int8_t x) { return (uint32_t)(uint8_t)x * 0x01010101u; }
+static CTVM_INLINE ctvm_vi ctvm_vzero_i32(void) { return 0; }
+
+/* int32 arithmetic, wrapping */
+static CTVM_INLINE ctvm_vi ctvm_vadd_i32(ctvm_vi a, ctvm_vi b) { return (int32_t)((uint32_t)a + (uint32_t)b); }
+static CTVM_INLINE ctvm_vi ctvm_vsub_i32(ctvm_vi a, ctvm_vi b) { return (int32_t)((uint32_t)a - (uint32_t)b); }
+static CTVM_INLINE ctvm_vi ctvm_vmul_i32(ctvm_vi a, ctvm_vi b) { return (int32_t)((uint32_t)a * (uint32_t)b); }
+static CTVM_INLINE ctvm_vi ctvm_vmin_i32(ctvm_vi a, ctvm_vi b) { return a < b ? a : b; }
+static CTVM_INLINE ctvm_vi ctvm_vmax_i32(ctvm_vi a, ctvm_vi b) { return a > b ? a : b; }
+static CTVM_INLINE ctvm_vi ctvm_vmin_u32(ctvm_vi a, ctvm_vi b) { return (uint32_t)a < (uint32_t)b ? a : b; }
+static CTVM_INLINE ctvm_vi ctvm_vmax_u32(ctvm_vi a, ctvm_vi b) { return (uint32_t)a > (uint32_t)b ? a : b; }
+static CTVM_INLINE ctvm_vi ctvm_vand_i32(ctvm_vi a, ctvm_vi b) { return a & b; }
+static CTVM_INLINE ctvm_vi ctvm_vor_i32(ctvm_vi a, ctvm_vi b) { return a | b; }
+static CTVM_INLINE ctvm_vi ctvm_vxor_i32(ctvm_vi a, ctvm_vi b) { return a ^ b; }
+static CTVM_INLINE ctvm_vi ctvm_vnot_i32(ctvm_vi a) { return ~a; }
+static CTVM_INLINE ctvm_vi ctvm_vneg_i32(ctvm_vi a) { return (int32_t)(0u - (uint32_t)a); }
+static CTVM_INLINE ctvm_vi ctvm_vabs_i32(ctvm_vi a) { return a < 0 ? (int32_t)(0u - (uint32_t)a) : a; }
+static CTVM_INLINE ctvm_vi ctvm_vshl_i32(ctvm_vi a, int n) { return (int32_t)((uint32_t)a << n); }
+static CTVM_INLINE ctvm_vi ctvm_vshr_i32(ctvm_vi a, int n) { return a < 0 ? ~(int32_t)((uint32_t)~a >> n) : (int32_t)((uint32_t)a >> n); }
+static CTVM_INLINE ctvm_vi ctvm_vshr_u32(ctvm_vi a, int n) { return (int32_t)((uint32_t)a >> n); }
+
+/* compares -> ctvm_vm */
+static CTVM_INLINE ctvm_vm ctvm_vlt_i32(ctvm_vi a, ctvm_vi b) { return a < b; }
+static CTVM_INLINE ctvm_vm ctvm_vle_i32(ctvm_vi a, ctvm_vi b) { return a <= b; }
+static CTVM_INLINE ctvm_vm ctvm_vgt_i32(ctvm_vi a, ctvm_vi b) { return a > b; }
+static CTVM_INLINE ctvm_vm ctvm_vge_i32(ctvm_vi a, ctvm_vi b) { return a >= b; }
+static CTVM_INLINE ctvm_vm ctvm_veq_i32(ctvm_vi a, ctvm_vi b) { return a == b; }
+static CTVM_INLINE ctvm_vm ctvm_vne_i32(ctvm_vi a, ctvm_vi b) { return a != b; }
+static CTVM_INLINE ctvm_vm ctvm_vlt_u32(ctvm_vi a, ctvm_vi b) { return (uint32_t)a < (uint32_t)b; }
+static CTVM_INLINE ctvm_vm ctvm_vle_u32(ctvm_vi a, ctvm_vi b) { return (uint32_t)a <= (uint32_t)b; }
+static CTVM_INLINE ctvm_vm ctvm_vgt_u32(ctvm_vi a, ctvm_vi b) { return (uint32_t)a > (uint32_t)b; }
+static CTVM_INLINE ctvm_vm ctvm_vge_u32(ctvm_vi a, ctvm_vi b) { return (uint32_t)a >= (uint32_t)b; }
+static CTVM_INLINE ctvm_vm ctvm_vgt(ctvm_vf a, ctvm_vf b) { return a > b; }
+static CTVM_INLINE ctvm_vm ctvm_vne(ctvm_vf a, ctvm_vf b) { return !(a == b); } /* true with NaN */
+static CTVM_INLINE ctvm_vi ctvm_vselect_i32(ctvm_vm m, ctvm_vi a, ctvm_vi b) { return m ? a : b; }
+static CTVM_INLINE ctvm_vd ctvm_vselect_f64(ctvm_vm m, ctvm_vd a, ctvm_vd b) { return m ? a : b; }
+static CTVM_INLINE ctvm_vl ctvm_vselect_64(ctvm_vm m, ctvm_vl a, ctvm_vl b) { return m ? a : b; }
+static CTVM_INLINE ctvm_vh ctvm_vselect_16(ctvm_vm m, ctvm_vh a, ctvm_vh b) { return m ? a : b; }
+static CTVM_INLINE ctvm_vb ctvm_vselect_8(ctvm_vm m, ctvm_vb a, ctvm_vb b) { return m ? a : b; }
+static CTVM_INLINE ctvm_vm ctvm_vmor(ctvm_vm a, ctvm_vm b) { return a | b; }
+static CTVM_INLINE ctvm_vm ctvm_vmxor(ctvm_vm a, ctvm_vm b) { return a ^ b; }
+static CTVM_INLINE ctvm_vm ctvm_vmnot(ctvm_vm a) { return !a; }
+static CTVM_INLINE ctvm_vm ctvm_vmask_of_b(ctvm_vb b) { return b != 0; }
+static CTVM_INLINE ctvm_vb ctvm_vb_of_mask(ctvm_vm m) { return (uint8_t)(m != 0); }
+
+/* float64 */
+static CTVM_INLINE ctvm_vd ctvm_vadd_f64(ctvm_vd a, ctvm_vd b) { return a + b; }
+static CTVM_INLINE ctvm_vd ctvm_vsub_f64(ctvm_vd a, ctvm_vd b) { return a - b; }
+static CTVM_INLINE ctvm_vd ctvm_vmul_f64(ctvm_vd a, ctvm_vd b) { return a * b; }
+static CTVM_INLINE ctvm_vd ctvm_vdiv_f64(ctvm_vd a, ctvm_vd b) { return a / b; }
+static CTVM_INLINE ctvm_vd ctvm_vmin_f64(ctvm_vd a, ctvm_vd b) { return a < b ? a : b; }
+static CTVM_INLINE ctvm_vd ctvm_vmax_f64(ctvm_vd a, ctvm_vd b) { return a > b ? a : b; }
+static CTVM_INLINE ctvm_vd ctvm_vfma_f64(ctvm_vd a, ctvm_vd b, ctvm_vd c) { return a * b + c; }
+static CTVM_INLINE ctvm_vd ctvm_vsqrt_f64(ctvm_vd a) { return sqrt(a); }
+static CTVM_INLINE ctvm_vd ctvm_vneg_f64(ctvm_vd a) { return -a; }
+static CTVM_INLINE ctvm_vd ctvm_vabs_f64(ctvm_vd a) { return fabs(a); }
+static CTVM_INLINE ctvm_vm ctvm_vlt_f64(ctvm_vd a, ctvm_vd b) { return a < b; }
+static CTVM_INLINE ctvm_vm ctvm_vle_f64(ctvm_vd a, ctvm_vd b) { return a <= b; }
+static CTVM_INLINE ctvm_vm ctvm_vgt_f64(ctvm_vd a, ctvm_vd b) { return a > b; }
+static CTVM_INLINE ctvm_vm ctvm_vge_f64(ctvm_vd a, ctvm_vd b) { return a >= b; }
+static CTVM_INLINE ctvm_vm ctvm_veq_f64(ctvm_vd a, ctvm_vd b) { return a == b; }
+static CTVM_INLINE ctvm_vm ctvm_vne_f64(ctvm_vd a, ctvm_vd b) { return !(a == b); }
+
+/* 64-bit integers, wrapping */
+static CTVM_INLINE ctvm_vl ctvm_vadd_64(ctvm_vl a, ctvm_vl b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static CTVM_INLINE ctvm_vl ctvm_vsub_64(ctvm_vl a, ctvm_vl b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static CTVM_INLINE ctvm_vl ctvm_vand_64(ctvm_vl a, ctvm_vl b) { return a & b; }
+static CTVM_INLINE ctvm_vl ctvm_vor_64(ctvm_vl a, ctvm_vl b) { return a | b; }
+static CTVM_INLINE ctvm_vl ctvm_vxor_64(ctvm_vl a, ctvm_vl b) { return a ^ b; }
+
+/* integer widening and narrowing */
+static CTVM_INLINE ctvm_vi ctvm_vcvt_i8_i32(ctvm_vb b) { return (int32_t)b - (b & 0x80 ? 256 : 0); }
+static CTVM_INLINE ctvm_vi ctvm_vcvt_u8_i32(ctvm_vb b) { return b; }
+static CTVM_INLINE ctvm_vi ctvm_vcvt_i16_i32(ctvm_vh h) { return (int32_t)h - (h & 0x8000 ? 65536 : 0); }
+static CTVM_INLINE ctvm_vi ctvm_vcvt_u16_i32(ctvm_vh h) { return h; }
+static CTVM_INLINE ctvm_vb ctvm_vcvt_i32_8(ctvm_vi a) { return (uint8_t)(uint32_t)a; }
+static CTVM_INLINE ctvm_vh ctvm_vcvt_i32_16(ctvm_vi a) { return (uint16_t)(uint32_t)a; }
+static CTVM_INLINE ctvm_vb ctvm_vcvt_i32_u8_sat(ctvm_vi a) { return (uint8_t)(a < 0 ? 0 : a > 255 ? 255 : a); }
+static CTVM_INLINE ctvm_vb ctvm_vcvt_i32_i8_sat(ctvm_vi a) { return (uint8_t)(uint32_t)(a < -128 ? -128 : a > 127 ? 127 : a); }
+static CTVM_INLINE ctvm_vh ctvm_vcvt_i32_u16_sat(ctvm_vi a) { return (uint16_t)(a < 0 ? 0 : a > 65535 ? 65535 : a); }
+static CTVM_INLINE ctvm_vh ctvm_vcvt_i32_i16_sat(ctvm_vi a) { return (uint16_t)(uint32_t)(a < -32768 ? -32768 : a > 32767 ? 32767 : a); }
+static CTVM_INLINE ctvm_vl ctvm_vcvt_i32_64(ctvm_vi a) { return a; }
+static CTVM_INLINE ctvm_vl ctvm_vcvt_u32_64(ctvm_vi a) { return (int64_t)(uint32_t)a; }
+static CTVM_INLINE ctvm_vi ctvm_vcvt_64_i32(ctvm_vl a) { return (int32_t)(uint32_t)(uint64_t)a; }
+
+/* integer <-> float32 and rounding */
+static CTVM_INLINE ctvm_vf ctvm_vcvt_i32_f32(ctvm_vi a) { return (float)a; }
+static CTVM_INLINE ctvm_vf ctvm_vcvt_u32_f32(ctvm_vi a) { return (float)(uint32_t)a; }
+/* toward zero; out of range exactly as the scalar code's (int32_t)(int64_t)x */
+static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32(ctvm_vf x) { return (int32_t)(int64_t)x; }
+static CTVM_INLINE ctvm_vf ctvm_vround(ctvm_vf x) { return rintf(x); } /* ties to even in the default mode */
+static CTVM_INLINE ctvm_vf ctvm_vfloor(ctvm_vf x) { return floorf(x); }
+static CTVM_INLINE ctvm_vf ctvm_vceil(ctvm_vf x) { return ceilf(x); }
+static CTVM_INLINE ctvm_vf ctvm_vtrunc(ctvm_vf x) { return truncf(x); }
+static CTVM_INLINE ctvm_vd ctvm_vcvt_f32_f64(ctvm_vf x) { return (double)x; }
+static CTVM_INLINE ctvm_vf ctvm_vcvt_f64_f32(ctvm_vd x) { return (float)x; }
+
+/* float16 / bfloat16 bits <-> float32, as ctvm_types.h converts (round to
+ * nearest even; NaN becomes the quiet NaN with the input's sign) */
+static CTVM_INLINE ctvm_vf ctvm_vcvt_f16_f32(ctvm_vh h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, u;
+    float f;
+    if (e == 0x1fu)
+        u = m ? 0x7fc00000u : 0x7f800000u;
+    else if (e)
+        u = ((uint32_t)(h & 0x7fffu) << 13) + 0x38000000u;
+    else { /* zero or subnormal: m * 2^-24, exact */
+        f = (float)m * 5.9604644775390625e-8f;
+        memcpy(&u, &f, sizeof u);
+    }
+    u |= sign;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+static CTVM_INLINE ctvm_vh ctvm_vcvt_f32_f16(ctvm_vf x)
+{
+    uint32_t b, a, sign, r;
+    memcpy(&b, &x, sizeof b);
+    a = b & 0x7fffffffu;
+    sign = (b >> 16) & 0x8000u;
+    if (a > 0x7f800000u)
+        r = 0x7e00u; /* NaN */
+    else if (a >= 0x477ff000u) /* 65520 and up round to inf */
+        r = 0x7c00u;
+    else if (a >= 0x38800000u) { /* normal: drop 13 bits, to nearest even */
+        a -= 0x38000000u;
+        r = (a + 0xfffu + ((a >> 13) & 1u)) >> 13;
+    } else { /* subnormal or zero: round(|x| * 2^24), ties to even */
+        float f;
+        memcpy(&f, &a, sizeof f);
+        f = f * 16777216.0f + 8388608.0f;
+        memcpy(&r, &f, sizeof r);
+        r -= 0x4b000000u;
+    }
+    return (uint16_t)(sign | r);
+}
+static CTVM_INLINE ctvm_vf ctvm_vcvt_bf16_f32(ctvm_vh h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+static CTVM_INLINE ctvm_vh ctvm_vcvt_f32_bf16(ctvm_vf x)
+{
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    if ((b & 0x7fffffffu) > 0x7f800000u) /* NaN stays a quiet NaN */
+        return (uint16_t)((b >> 16) | 0x40u);
+    return (uint16_t)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+}
+
+/* acc + sum over the lane's 4 bytes of a[j] * b[j], exact, wrapping in int32:
+ * a unsigned and b signed (u8i8), or both signed (i8i8) */
+static CTVM_INLINE ctvm_vi ctvm_vdot_u8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
+{
+    const uint8_t *pa = (const uint8_t *)&a, *pb = (const uint8_t *)&b;
+    uint32_t s = (uint32_t)acc;
+    int j;
+    for (j = 0; j < 4; j++)
+        s += (uint32_t)((int32_t)pa[j] * ((int32_t)pb[j] - (pb[j] & 0x80 ? 256 : 0)));
+    return (int32_t)s;
+}
+static CTVM_INLINE ctvm_vi ctvm_vdot_i8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
+{
+    const uint8_t *pa = (const uint8_t *)&a, *pb = (const uint8_t *)&b;
+    uint32_t s = (uint32_t)acc;
+    int j;
+    for (j = 0; j < 4; j++)
+        s += (uint32_t)(((int32_t)pa[j] - (pa[j] & 0x80 ? 256 : 0)) * ((int32_t)pb[j] - (pb[j] & 0x80 ? 256 : 0)));
+    return (int32_t)s;
+}
+
 #if defined(__clang__)
 #pragma clang diagnostic pop
 #endif

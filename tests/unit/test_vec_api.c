@@ -3,7 +3,9 @@
  *
  * For every header and compiler: runtime_min/ctvm_runtime.h + the header +
  * tests/unit/vec_api_check.c (which checks every API function lane by lane
- * against scalar C, see its top comment) are compiled with
+ * against scalar C, see its top comment; vec_api_check_typed.c, pasted
+ * before it with runtime_min/ctvm_types.h before the header, checks the
+ * typed part: integers, float64, conversions, dot products) are compiled with
  * -std=c99 -Wall -Wextra -pedantic -Werror -O2 and the ISA flags, and run:
  * natively when this CPU has the ISA (__builtin_cpu_supports), under
  * qemu-aarch64 / qemu-arm for NEON; otherwise only compiled. gcc, clang and
@@ -17,7 +19,9 @@
  * build without the ISA flags: the header then enables its ISA itself
  * (#pragma GCC target / #pragma clang attribute) up to CTVM_ISA_END, which
  * program() places after the body as emit_c places it after the entry
- * points.
+ * points. The "+f16c", "+vnni", "+dotprod", "+i8mm" configurations take the
+ * typed API's optional instructions (float16 by F16C, vpdpbusd, SDOT, USDOT);
+ * AVX-VNNI is only compiled where the CPU lacks it.
  *
  * Prints one line per run with the measured max relative errors of
  * vexp / vtanh / vsigmoid / verf / vexpm1 (the last two from
@@ -34,7 +38,7 @@
 #include "emit_c/emit.h"
 #include "tests/unit/cc_run.h"
 
-enum { CPU_ANY, CPU_SSE41, CPU_AVX2_FMA, CPU_AVX512F, CPU_FOREIGN };
+enum { CPU_ANY, CPU_SSE41, CPU_AVX2_FMA, CPU_AVX512F, CPU_AVX512VNNI, CPU_AVXVNNI, CPU_FOREIGN };
 
 typedef struct VecConfig {
     const char *label;  /* for messages */
@@ -90,6 +94,25 @@ static const VecConfig CONFIGS[] = {
     {"x86_64-avx2 clang (in-file ISA)", "templates/ctvm_vec_avx2.h", "clang", "", CPU_AVX2_FMA, "", "avx2", 8, NULL},
     {"x86_64-avx512 clang (in-file ISA)", "templates/ctvm_vec_avx512.h", "clang", "", CPU_AVX512F, "", "avx512", 16,
      NULL},
+    /* the typed API's optional instructions: F16C, VNNI (AVX-512 and AVX), aarch64 dotprod and i8mm */
+    {"x86_64-sse4 gcc +f16c", "templates/ctvm_vec_sse4.h", "gcc", "-msse4.1 -mf16c", CPU_AVX2_FMA, "", "sse4", 4,
+     NULL},
+    {"x86_64-avx2 gcc +f16c", "templates/ctvm_vec_avx2.h", "gcc", "-mavx2 -mfma -mf16c", CPU_AVX2_FMA, "", "avx2", 8,
+     NULL},
+    {"x86_64-avx2 gcc +avx512vnni", "templates/ctvm_vec_avx2.h", "gcc", "-mavx2 -mfma -mavx512vl -mavx512vnni",
+     CPU_AVX512VNNI, "", "avx2", 8, NULL},
+    {"x86_64-avx2 gcc +avxvnni", "templates/ctvm_vec_avx2.h", "gcc", "-mavx2 -mfma -mavxvnni", CPU_AVXVNNI, "",
+     "avx2", 8, NULL},
+    {"x86_64-avx512 gcc +vnni", "templates/ctvm_vec_avx512.h", "gcc", "-mavx512f -mavx512vnni", CPU_AVX512VNNI, "",
+     "avx512", 16, NULL},
+    {"x86_64-avx512 clang +vnni", "templates/ctvm_vec_avx512.h", "clang", "-mavx512f -mavx512vnni", CPU_AVX512VNNI,
+     "", "avx512", 16, NULL},
+    {"aarch64 +dotprod gcc", "templates/ctvm_vec_neon.h", "aarch64-linux-gnu-gcc", "-march=armv8.2-a+dotprod",
+     CPU_FOREIGN, QEMU_A64, "neon", 4, NULL},
+    {"aarch64 +dotprod+i8mm gcc", "templates/ctvm_vec_neon.h", "aarch64-linux-gnu-gcc",
+     "-march=armv8.2-a+dotprod+i8mm", CPU_FOREIGN, QEMU_A64, "neon", 4, NULL},
+    {"aarch64 +dotprod clang", "templates/ctvm_vec_neon.h", "clang --target=aarch64-linux-gnu",
+     "-march=armv8.2-a+dotprod", CPU_FOREIGN, QEMU_A64, "neon", 4, "aarch64-linux-gnu-gcc"},
 };
 #define NCONFIGS ((int)(sizeof CONFIGS / sizeof CONFIGS[0]))
 
@@ -98,6 +121,26 @@ static const char *const API[] = {
     "ctvm_vdiv(",   "ctvm_vmin(",   "ctvm_vmax(",  "ctvm_vfma(",     "ctvm_vneg(", "ctvm_vabs(", "ctvm_vsqrt(",
     "ctvm_vexp(",   "ctvm_vtanh(",  "ctvm_vsigmoid(", "ctvm_vlt(",   "ctvm_vle(",  "ctvm_vge(",  "ctvm_veq(",
     "ctvm_vmand(",  "ctvm_vselect(", "ctvm_vhsum(", "ctvm_vhmax(",
+    /* the typed part (tests/unit/vec_api_check_typed.c) */
+    "ctvm_vload_i32(", "ctvm_vstore_i32(", "ctvm_vload_16(", "ctvm_vstore_16(", "ctvm_vload_8(", "ctvm_vstore_8(",
+    "ctvm_vload_f64(", "ctvm_vstore_f64(", "ctvm_vload_64(", "ctvm_vstore_64(", "ctvm_vload_q(", "ctvm_vset1_i32(",
+    "ctvm_vset1_16(", "ctvm_vset1_8(", "ctvm_vset1_f64(", "ctvm_vset1_64(", "ctvm_vset1_q(", "ctvm_vzero_i32(",
+    "ctvm_vadd_i32(", "ctvm_vsub_i32(", "ctvm_vmul_i32(", "ctvm_vmin_i32(", "ctvm_vmax_i32(", "ctvm_vmin_u32(",
+    "ctvm_vmax_u32(", "ctvm_vand_i32(", "ctvm_vor_i32(", "ctvm_vxor_i32(", "ctvm_vnot_i32(", "ctvm_vneg_i32(",
+    "ctvm_vabs_i32(", "ctvm_vshl_i32(", "ctvm_vshr_i32(", "ctvm_vshr_u32(", "ctvm_vlt_i32(", "ctvm_vle_i32(",
+    "ctvm_vgt_i32(", "ctvm_vge_i32(", "ctvm_veq_i32(", "ctvm_vne_i32(", "ctvm_vlt_u32(", "ctvm_vle_u32(",
+    "ctvm_vgt_u32(", "ctvm_vge_u32(", "ctvm_vgt(", "ctvm_vne(", "ctvm_vselect_i32(", "ctvm_vselect_f64(",
+    "ctvm_vselect_64(", "ctvm_vselect_16(", "ctvm_vselect_8(", "ctvm_vmor(", "ctvm_vmxor(", "ctvm_vmnot(",
+    "ctvm_vmask_of_b(", "ctvm_vb_of_mask(", "ctvm_vadd_f64(", "ctvm_vsub_f64(", "ctvm_vmul_f64(", "ctvm_vdiv_f64(",
+    "ctvm_vmin_f64(", "ctvm_vmax_f64(", "ctvm_vfma_f64(", "ctvm_vsqrt_f64(", "ctvm_vneg_f64(", "ctvm_vabs_f64(",
+    "ctvm_vlt_f64(", "ctvm_vle_f64(", "ctvm_vgt_f64(", "ctvm_vge_f64(", "ctvm_veq_f64(", "ctvm_vne_f64(",
+    "ctvm_vadd_64(", "ctvm_vsub_64(", "ctvm_vand_64(", "ctvm_vor_64(", "ctvm_vxor_64(", "ctvm_vcvt_i8_i32(",
+    "ctvm_vcvt_u8_i32(", "ctvm_vcvt_i16_i32(", "ctvm_vcvt_u16_i32(", "ctvm_vcvt_i32_8(", "ctvm_vcvt_i32_16(",
+    "ctvm_vcvt_i32_u8_sat(", "ctvm_vcvt_i32_i8_sat(", "ctvm_vcvt_i32_u16_sat(", "ctvm_vcvt_i32_i16_sat(",
+    "ctvm_vcvt_i32_f32(", "ctvm_vcvt_u32_f32(", "ctvm_vcvt_f32_i32(", "ctvm_vround(", "ctvm_vfloor(", "ctvm_vceil(",
+    "ctvm_vtrunc(", "ctvm_vcvt_f16_f32(", "ctvm_vcvt_f32_f16(", "ctvm_vcvt_bf16_f32(", "ctvm_vcvt_f32_bf16(",
+    "ctvm_vcvt_f32_f64(", "ctvm_vcvt_f64_f32(", "ctvm_vcvt_i32_64(", "ctvm_vcvt_u32_64(", "ctvm_vcvt_64_i32(",
+    "ctvm_vdot_u8i8(", "ctvm_vdot_i8i8(",
 };
 
 static int host_can_run(int cpu)
@@ -112,6 +155,11 @@ static int host_can_run(int cpu)
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     if (cpu == CPU_AVX512F)
         return __builtin_cpu_supports("avx512f");
+    if (cpu == CPU_AVX512VNNI)
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+               __builtin_cpu_supports("avx512vnni");
+    if (cpu == CPU_AVXVNNI)
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("avxvnni");
 #endif
     return 0;
 }
@@ -120,7 +168,7 @@ static int host_can_run(int cpu)
 static int host_can_compile(const VecConfig *k)
 {
 #if !defined(__x86_64__) && !defined(__i386__)
-    if (k->cpu == CPU_SSE41 || k->cpu == CPU_AVX2_FMA || k->cpu == CPU_AVX512F)
+    if (k->cpu != CPU_ANY && k->cpu != CPU_FOREIGN)
         return 0;
 #endif
     (void)k;
@@ -175,7 +223,7 @@ static char *read_file_text(const char *path)
  * static inline helpers (ctvm_mini, ...) would trip clang's
  * -Wunused-function in a main file; that is the runtime's business, so it is
  * silenced around the runtime only: the vector headers get no such help. */
-static char *program(const char *header, const char *body)
+static char *program(const char *header, const char *pre, const char *body)
 {
     const char *rt = ctvm_embedded_find("runtime_min/ctvm_runtime.h");
     const char *vec = ctvm_embedded_find(header);
@@ -183,24 +231,32 @@ static char *program(const char *header, const char *body)
     assert_non_null(rt);
     assert_non_null(vec);
     assert_non_null(math);
-    size_t n = strlen(rt) + strlen(vec) + strlen(math) + strlen(body) + 600;
+    size_t n = strlen(rt) + strlen(pre) + strlen(vec) + strlen(math) + strlen(body) + 600;
     char *s = malloc(n);
     snprintf(s, n,
              "#if defined(__clang__)\n#pragma clang diagnostic push\n"
              "#pragma clang diagnostic ignored \"-Wunused-function\"\n#endif\n"
              "%s\n"
              "#if defined(__clang__)\n#pragma clang diagnostic pop\n#endif\n"
-             "%s\n%s\n%s\n#ifdef CTVM_ISA_END\nCTVM_ISA_END\n#endif\n",
-             rt, vec, math, body);
+             "%s\n%s\n%s\n%s\n#ifdef CTVM_ISA_END\nCTVM_ISA_END\n#endif\n",
+             rt, pre, vec, math, body);
     return s;
 }
 
+/* vec_api_check_typed.c, then vec_api_check.c (whose main calls check_typed) */
 static char *check_program_text(void)
 {
-    char *s = read_file_text("tests/unit/vec_api_check.c");
-    if (!s)
-        fprintf(stderr, "test_vec_api: cannot read tests/unit/vec_api_check.c (run from the repository root)\n");
-    assert_non_null(s);
+    char *typed = read_file_text("tests/unit/vec_api_check_typed.c");
+    char *main_part = read_file_text("tests/unit/vec_api_check.c");
+    if (!typed || !main_part)
+        fprintf(stderr, "test_vec_api: cannot read tests/unit/vec_api_check*.c (run from the repository root)\n");
+    assert_non_null(typed);
+    assert_non_null(main_part);
+    size_t n = strlen(typed) + strlen(main_part) + 2;
+    char *s = malloc(n);
+    snprintf(s, n, "%s\n%s", typed, main_part);
+    free(typed);
+    free(main_part);
     return s;
 }
 
@@ -210,7 +266,10 @@ static void run_config(const VecConfig *k)
     if (!have_compiler(k))
         return;
     char *body = check_program_text();
-    char *text = program(k->header, body);
+    /* ctvm_types.h: the float16/bfloat16 reference, where emit_c pastes it (before the header) */
+    const char *types = ctvm_embedded_find("runtime_min/ctvm_types.h");
+    assert_non_null(types);
+    char *text = program(k->header, types, body);
     char flags[256];
     snprintf(flags, sizeof flags, "-O2 %s", k->flags);
     CcDir c;
@@ -256,8 +315,15 @@ static void run_config(const VecConfig *k)
     const char *p = strstr(out, "isa ");
     if (p)
         sscanf(p, "isa %31s VL %d checks %ld fails %ld", isa, &vl, &checks, &fails);
-    printf("    %-24s vexp %.3g  vtanh %.3g  vsigmoid %.3g  verf %.3g  vexpm1 %.3g  (%ld checks%s%s)\n", k->label,
-           e[0], e[1], e[2], e[3], e[4], checks, prefix[0] ? ", under " : "", prefix[0] ? tool : "");
+    long typed = -1;
+    int dot_u8i8 = -1, dot_i8i8 = -1;
+    p = strstr(out, "typed checks ");
+    if (p)
+        sscanf(p, "typed checks %ld fails %*d dot_u8i8 %d dot_i8i8 %d", &typed, &dot_u8i8, &dot_i8i8);
+    printf("    %-24s vexp %.3g  vtanh %.3g  vsigmoid %.3g  verf %.3g  vexpm1 %.3g  (%ld checks, %ld typed, "
+           "1-instruction dot u8i8 %d i8i8 %d%s%s)\n",
+           k->label, e[0], e[1], e[2], e[3], e[4], checks, typed, dot_u8i8, dot_i8i8, prefix[0] ? ", under " : "",
+           prefix[0] ? tool : "");
     if (status != 0 || fails != 0)
         fputs(out, stdout);
     free(out);
@@ -266,6 +332,12 @@ static void run_config(const VecConfig *k)
     assert_string_equal(isa, k->isa);
     assert_int_equal(vl, k->vl);
     assert_true(checks > 250000);
+    assert_true(typed > 500000);
+    /* a configuration named for a dot-product extension must use its instruction */
+    if (strstr(k->label, "vnni") || strstr(k->label, "i8mm"))
+        assert_int_equal(dot_u8i8, 1);
+    if (strstr(k->label, "+dotprod"))
+        assert_int_equal(dot_i8i8, 1);
     for (int i = 0; i < 3; i++)
         assert_true(e[i] >= 0 && e[i] <= 2e-6);
 }
@@ -282,7 +354,7 @@ static void test_header_alone(void **state)
         const VecConfig *k = &CONFIGS[i];
         if (!have_compiler(k))
             continue;
-        char *text = program(k->header, "int main(void) { return CTVM_VL > 0 ? 0 : 1; }\n");
+        char *text = program(k->header, "", "int main(void) { return CTVM_VL > 0 ? 0 : 1; }\n");
         char flags[256];
         snprintf(flags, sizeof flags, "-O0 %s", k->flags);
         CcDir c;
@@ -328,7 +400,7 @@ static void test_missing_flags_error(void **state)
 #endif
         if (!have_compiler(&k))
             continue;
-        char *text = program(cases[i].header, "int main(void) { return 0; }\n");
+        char *text = program(cases[i].header, "", "int main(void) { return 0; }\n");
         CcDir c;
         assert_int_equal(cc_dir_open(&c), 0);
         int rc = cc_compile_ex(&c, text, cases[i].cc, cases[i].flags, 1, 0);
@@ -369,7 +441,7 @@ static void test_partial_flags(void **state)
         VecConfig k = {cases[i].flags, cases[i].header, cases[i].cc, cases[i].flags, CPU_ANY, "", "", 0, NULL};
         if (!have_compiler(&k))
             continue;
-        char *text = program(cases[i].header, "int main(void) { return CTVM_VL > 0 ? 0 : 1; }\n");
+        char *text = program(cases[i].header, "", "int main(void) { return CTVM_VL > 0 ? 0 : 1; }\n");
         char flags[256];
         snprintf(flags, sizeof flags, "-O2 %s", cases[i].flags);
         CcDir c;

@@ -369,6 +369,9 @@ int main(void)
     check_fma();
     check_masks();
     check_horizontal();
+    check_typed(); /* tests/unit/vec_api_check_typed.c */
+    checks += typed_checks;
+    fails += typed_fails;
     for (k = 0; k < 5; k++) {
         double maxerr = 0;
         float worst = 0;
