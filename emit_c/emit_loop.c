@@ -95,19 +95,6 @@ static const char *vcall_name(CallOp fn)
     }
 }
 
-static const char *vbin_name(BinOp op)
-{
-    switch (op) {
-    case BO_ADD: return "ctvm_vadd";
-    case BO_SUB: return "ctvm_vsub";
-    case BO_MUL: return "ctvm_vmul";
-    case BO_DIV: return "ctvm_vdiv";
-    case BO_MIN: return "ctvm_vmin";
-    case BO_MAX: return "ctvm_vmax";
-    default: return NULL;
-    }
-}
-
 /* How a stored element of a storage type becomes its compute value and
  * back: "fn(" ... ")" around the element (float16, bfloat16, float8), or an
  * accessor taking the array and the index (packed sub-byte types). */
@@ -406,42 +393,178 @@ static void pexpr(Em *m, const Expr *e)
     }
 }
 
-/* ---- vector printing ---- */
+/* ---- vector printing: the typed vector API (templates/ctvm_vec_<isa>.h) ---- */
 
-static void vcall2(Em *m, const char *fn, const Expr *a, const Expr *b)
+/* the vector type of lanes of element type t */
+static const char *vtype(LType t)
 {
-    fprintf(m->f, "%s(", fn);
+    switch (t) {
+    case LT_F64: return "ctvm_vd";
+    case LT_I32: case LT_U32: return "ctvm_vi";
+    case LT_I64: case LT_U64: return "ctvm_vl";
+    case LT_I8: case LT_U8: return "ctvm_vb";
+    case LT_I16: case LT_U16: case LT_F16: case LT_BF16: return "ctvm_vh";
+    case LT_BOOL: return "ctvm_vm";
+    default: return "ctvm_vf";
+    }
+}
+
+/* the API's suffix of element type t: "" (float32), "_f64", "_i32", "_64", "_8", "_16" */
+static const char *vsuffix(LType t)
+{
+    switch (t) {
+    case LT_F64: return "_f64";
+    case LT_I32: case LT_U32: return "_i32";
+    case LT_I64: case LT_U64: return "_64";
+    case LT_I8: case LT_U8: return "_8";
+    case LT_I16: case LT_U16: case LT_F16: case LT_BF16: return "_16";
+    default: return "";
+    }
+}
+
+static void vcall2(Em *m, const char *fn, const char *sfx, const Expr *a, const Expr *b)
+{
+    fprintf(m->f, "%s%s(", fn, sfx);
     vexpr(m, a);
     fputs(", ", m->f);
     vexpr(m, b);
     fputc(')', m->f);
 }
 
-static void vexpr(Em *m, const Expr *e)
+/* &buf[index], as the pointer type the typed load or store takes */
+static void vaddr(Em *m, const LBuf *b, const Expr *index, LType t)
+{
+    if (t == LT_I32 || t == LT_U32)
+        fputs(b->kind == LB_LOCAL ? "(int32_t *)&" : "(int32_t *)&", m->f);
+    else
+        fputc('&', m->f);
+    emit_buf_name(m->f, b);
+    fputc('[', m->f);
+    pexpr(m, index);
+    fputc(']', m->f);
+}
+
+static void vbin(Em *m, const Expr *e)
 {
     static const char *const CMP[] = {[BO_LT] = "ctvm_vlt", [BO_LE] = "ctvm_vle", [BO_GE] = "ctvm_vge",
                                       [BO_EQ] = "ctvm_veq", [BO_GT] = "ctvm_vgt", [BO_NE] = "ctvm_vne"};
+    static const char *const MASK[] = {[BO_AND] = "ctvm_vmand", [BO_OR] = "ctvm_vmor", [BO_XOR] = "ctvm_vmxor"};
+    static const char *const OP[] = {[BO_ADD] = "ctvm_vadd", [BO_SUB] = "ctvm_vsub", [BO_MUL] = "ctvm_vmul",
+                                     [BO_DIV] = "ctvm_vdiv", [BO_MIN] = "ctvm_vmin", [BO_MAX] = "ctvm_vmax",
+                                     [BO_AND] = "ctvm_vand", [BO_OR] = "ctvm_vor", [BO_XOR] = "ctvm_vxor",
+                                     [BO_SHL] = "ctvm_vshl", [BO_SHR] = "ctvm_vshr"};
+    LType a = e->a->type;
+    if (e->type == LT_BOOL && a == LT_BOOL) { /* mask logic */
+        vcall2(m, MASK[e->op], "", e->a, e->b);
+        return;
+    }
+    if (e->type == LT_BOOL) { /* comparisons of lanes of a's type */
+        int uns = a == LT_U32 && e->op != BO_EQ && e->op != BO_NE;
+        vcall2(m, CMP[e->op], uns ? "_u32" : vsuffix(a), e->a, e->b);
+        return;
+    }
+    if (e->op == BO_SHL || e->op == BO_SHR) { /* by a constant count */
+        fprintf(m->f, "%s%s(", OP[e->op], e->op == BO_SHR && e->type == LT_U32 ? "_u32" : "_i32");
+        vexpr(m, e->a);
+        fprintf(m->f, ", %lld)", (long long)e->b->i);
+        return;
+    }
+    int uns = e->type == LT_U32 && (e->op == BO_MIN || e->op == BO_MAX);
+    vcall2(m, OP[e->op], uns ? "_u32" : vsuffix(e->type), e->a, e->b);
+}
+
+static void vcall(Em *m, const Expr *e)
+{
+    FILE *f = m->f;
+    LType t = e->a->type;
+    const char *fn = NULL;
+    if (t == LT_F32) {
+        switch (e->fn) {
+        case CO_FLOOR: fn = "ctvm_vfloor"; break;
+        case CO_CEIL: fn = "ctvm_vceil"; break;
+        case CO_ROUND: fn = "ctvm_vround"; break;
+        case CO_RND_F16:
+        case CO_RND_BF16: /* to the narrow type's precision and back */
+            fprintf(f, "ctvm_vcvt_%s_f32(ctvm_vcvt_f32_%s(", e->fn == CO_RND_F16 ? "f16" : "bf16",
+                    e->fn == CO_RND_F16 ? "f16" : "bf16");
+            vexpr(m, e->a);
+            fputs("))", f);
+            return;
+        default: fn = vcall_name(e->fn); break;
+        }
+        fprintf(f, "%s(", fn);
+    } else if (t == LT_BOOL) {
+        fputs("ctvm_vmnot(", f); /* CO_NOT */
+    } else {
+        fprintf(f, "%s%s(", e->fn == CO_SQRT ? "ctvm_vsqrt" : e->fn == CO_ABS ? "ctvm_vabs" : e->fn == CO_NOT ? "ctvm_vnot" : "ctvm_vneg",
+                vsuffix(t));
+    }
+    vexpr(m, e->a);
+    fputc(')', f);
+}
+
+/* conversion between lane types (lp_vectorize makes only these) */
+static void vcast(Em *m, const Expr *e)
+{
+    LType from = e->a->type, to = e->type;
+    const char *fn = NULL;
+    char buf[48];
+    if ((from == LT_I32 && to == LT_U32) || (from == LT_U32 && to == LT_I32) || (from == LT_I64 && to == LT_U64) ||
+        (from == LT_U64 && to == LT_I64)) { /* the same bits */
+        vexpr(m, e->a);
+        return;
+    }
+    if (to == LT_BOOL)
+        fn = "ctvm_vmask_of_b";
+    else if (from == LT_BOOL)
+        fn = "ctvm_vb_of_mask";
+    else if (to == LT_I32 && (from == LT_I8 || from == LT_U8 || from == LT_I16 || from == LT_U16))
+        snprintf(buf, sizeof buf, "ctvm_vcvt_%s_i32", lt_name(from)), fn = buf;
+    else if ((from == LT_I32 || from == LT_U32) && (to == LT_I8 || to == LT_U8))
+        fn = "ctvm_vcvt_i32_8";
+    else if ((from == LT_I32 || from == LT_U32) && (to == LT_I16 || to == LT_U16))
+        fn = "ctvm_vcvt_i32_16";
+    else if ((from == LT_I32 || from == LT_U32) && (to == LT_I64 || to == LT_U64))
+        fn = from == LT_I32 ? "ctvm_vcvt_i32_64" : "ctvm_vcvt_u32_64";
+    else if ((from == LT_I64 || from == LT_U64) && (to == LT_I32 || to == LT_U32))
+        fn = "ctvm_vcvt_64_i32";
+    else if (to == LT_F32 && (from == LT_I32 || from == LT_U32))
+        fn = from == LT_I32 ? "ctvm_vcvt_i32_f32" : "ctvm_vcvt_u32_f32";
+    else if (from == LT_F32 && (to == LT_I32 || to == LT_U32))
+        fn = "ctvm_vcvt_f32_i32";
+    else
+        snprintf(buf, sizeof buf, "ctvm_vcvt_%s_%s", lt_name(from), lt_name(to)), fn = buf; /* f16/bf16/f64 <-> f32 */
+    fprintf(m->f, "%s(", fn);
+    vexpr(m, e->a);
+    fputc(')', m->f);
+}
+
+static void vexpr(Em *m, const Expr *e)
+{
     FILE *f = m->f;
     switch (e->kind) {
     case EX_BCAST:
-        if (e->a->kind == EX_FLOAT && e->a->f == 0.0 && !signbit(e->a->f)) {
+        if (e->type == LT_F32 && e->a->kind == EX_FLOAT && e->a->f == 0.0 && !signbit(e->a->f)) {
             fputs("ctvm_vzero()", f);
             return;
         }
-        fputs("ctvm_vset1(", f);
+        if (e->type == LT_F32)
+            fputs("ctvm_vset1(", f);
+        else if (e->type == LT_F64)
+            fputs("ctvm_vset1_f64(", f);
+        else
+            fprintf(f, "ctvm_vset1%s((%s)", vsuffix(e->type), e->type == LT_I64 || e->type == LT_U64 ? "int64_t" : "int32_t");
         pexpr(m, e->a);
         fputc(')', f);
         return;
     case EX_VAR: var_name(f, e->var); return;
     case EX_LOAD:
-        fputs("ctvm_vload(&", f);
-        emit_buf_name(f, e->buf);
-        fputc('[', f);
-        pexpr(m, e->a);
-        fputs("])", f);
+        fprintf(f, "ctvm_vload%s(", vsuffix(e->type));
+        vaddr(m, e->buf, e->a, e->type);
+        fputc(')', f);
         return;
     case EX_FMA:
-        fputs("ctvm_vfma(", f);
+        fprintf(f, "ctvm_vfma%s(", vsuffix(e->type));
         vexpr(m, e->a);
         fputs(", ", f);
         vexpr(m, e->b);
@@ -449,20 +572,21 @@ static void vexpr(Em *m, const Expr *e)
         vexpr(m, e->c);
         fputc(')', f);
         return;
-    case EX_BIN:
-        if (e->type == LT_BOOL) /* masks */
-            vcall2(m, e->op == BO_AND ? "ctvm_vmand" : CMP[e->op], e->a, e->b);
-        else
-            vcall2(m, vbin_name(e->op), e->a, e->b);
-        return;
-    case EX_CALL:
-        fprintf(f, "%s(", vcall_name(e->fn));
+    case EX_DOT:
+        fprintf(f, "ctvm_vdot_%s(", e->b->type == LT_U8 ? "u8i8" : "i8i8");
         vexpr(m, e->a);
+        fputs(", ", f);
+        vexpr(m, e->b);
+        fputs(", ", f);
+        vexpr(m, e->c);
         fputc(')', f);
         return;
+    case EX_BIN: vbin(m, e); return;
+    case EX_CALL: vcall(m, e); return;
+    case EX_CAST: vcast(m, e); return;
     case EX_SELECT:
         if (lx_lanes(e->c) > 1) {
-            fputs("ctvm_vselect(", f);
+            fprintf(f, "ctvm_vselect%s(", vsuffix(e->type));
             vexpr(m, e->c);
             fputs(", ", f);
             vexpr(m, e->a);
@@ -490,11 +614,9 @@ static void pstore(Em *m, const Stmt *s, int ind)
     FILE *f = m->f;
     fprintf(f, "%*s", ind, "");
     if (lx_lanes(s->value) > 1) {
-        fputs("ctvm_vstore(&", f);
-        emit_buf_name(f, s->buf);
-        fputc('[', f);
-        pexpr(m, s->index);
-        fputs("], ", f);
+        fprintf(f, "ctvm_vstore%s(", vsuffix(s->value->type));
+        vaddr(m, s->buf, s->index, s->value->type);
+        fputs(", ", f);
         vexpr(m, s->value);
         fputs(");\n", f);
         return;
@@ -545,7 +667,7 @@ static void pdecl(Em *m, const Stmt *s, int ind)
     for (int i = 0; i < s->n_vars; i++) {
         const LVar *v = s->vars[i];
         if (i == 0)
-            fprintf(f, "%s ", v->lanes > 1 ? "ctvm_vf" : lt_c_type(v->type));
+            fprintf(f, "%s ", v->lanes > 1 ? vtype(v->type) : lt_c_type(v->type));
         fputs(i ? ", " : "", f);
         var_name(f, v);
     }

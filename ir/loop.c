@@ -20,6 +20,7 @@ static const struct {
     [LT_U8] = {DT_UINT8, "uint8_t", "u8", 8},      [LT_U16] = {DT_UINT16, "uint16_t", "u16", 16},
     [LT_U32] = {DT_UINT32, "uint32_t", "u32", 32}, [LT_U64] = {DT_UINT64, "uint64_t", "u64", 64},
     [LT_F32] = {DT_FLOAT32, "float", "f32", 32},   [LT_F64] = {DT_FLOAT64, "double", "f64", 64},
+    [LT_F16] = {DT_FLOAT16, "uint16_t", "f16", 16}, [LT_BF16] = {DT_BFLOAT16, "uint16_t", "bf16", 16},
 };
 
 LType lt_of_dtype(DType t)

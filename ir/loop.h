@@ -32,6 +32,8 @@ typedef enum LType {
     LT_I8, LT_I16, LT_I32, LT_I64,
     LT_U8, LT_U16, LT_U32, LT_U64,
     LT_F32, LT_F64,
+    LT_F16, LT_BF16, /* storage only: lanes of a vector load or store of float16 /
+                        bfloat16 elements, converted by an explicit EX_CAST */
     LT_COUNT
 } LType;
 #define LT_INT LT_IDX   /* older name */

@@ -1,16 +1,31 @@
 /* lp_vectorize.c - loop pass: a LOOP_VECTORIZE loop whose extent is the
- * target's vector width and whose body the vector API can express
- * becomes that body on vectors (ir/loop_vec.h): each store one vector
- * store, each load that moves with the loop variable one contiguous
- * vector load, everything that does not move a broadcast, a * b + c one
- * fused multiply-add. Indices are those of the first lane, in canonical
- * form. Other vector loops stay serial loops.
+ * target's vector width and whose body the vector API can express becomes
+ * that body on vectors (ir/loop_vec.h): each store one vector store, each
+ * load that moves with the loop variable one contiguous vector load,
+ * everything that does not move a broadcast, a * b + c one fused
+ * multiply-add. Indices are those of the first lane, in canonical form.
+ * Other vector loops stay serial loops.
  *
- * What vectorizes: stores and loads contiguous along the variable (or not
- * depending on it), float32 arithmetic the vector API has (+ - * / min
- * max, the calls with a vector form), selects on comparisons of float32
- * and conjunctions of them, ifs whose condition does not depend on the
- * variable. */
+ * Vectors are typed, and every vector has the lanes of the loop whatever
+ * its element width (templates/ctvm_vec_<isa>.h, "typed part"). Values
+ * compute in four classes: float32, float64, 32-bit integers and 64-bit
+ * integers, plus lane masks for conditions and bool. A load of a narrower
+ * storage type (int8/uint8/int16/uint16, float16/bfloat16, bool) is a
+ * vector of that type followed by an explicit widening EX_CAST, a store
+ * of one an explicit narrowing EX_CAST before it. Integers narrower than
+ * 32 bits compute in 32-bit lanes holding their exact value: after an
+ * operation that may leave their range (+ - * << neg) they are narrowed
+ * and widened again, so comparisons, min/max and conversions see the
+ * value the scalar code sees.
+ *
+ * What vectorizes: contiguous (or uniform) loads and stores of float32,
+ * float64, every integer width, bool, float16 and bfloat16; float + - * /
+ * min max and the calls with a vector form; integer + - * min max & | ^,
+ * shifts by a constant, neg abs not; comparisons and their conjunctions;
+ * selects; conversions between these types (float/int both ways, widen,
+ * narrow, float32 <-> float64/float16/bfloat16); ifs whose condition does
+ * not depend on the loop variable. Not: division of integers, pow, fmod,
+ * 64-bit multiplies and compares, float8 and packed types. */
 #include "ir/loop_lower.h"
 #include "ir/loop_vec.h"
 #include "ir/target.h"
@@ -27,44 +42,144 @@ static int contiguous(const Expr *index, const LVar *v)
     return lx_affine(index, v, &c) && c == 1;
 }
 
-/* call with a vector form in the vector API */
-static int vcall_ok(CallOp fn)
+static int narrow_int(LType t)
+{
+    return t == LT_I8 || t == LT_U8 || t == LT_I16 || t == LT_U16;
+}
+
+/* the lane type a value of IR type t computes in (LT_COUNT: none) */
+static LType rep(LType t)
+{
+    switch (t) {
+    case LT_F32: case LT_F64: case LT_I32: case LT_U32: case LT_I64: case LT_U64: case LT_BOOL: return t;
+    case LT_I8: case LT_U8: case LT_I16: case LT_U16: return LT_I32;
+    default: return LT_COUNT;
+    }
+}
+
+static int cls32(LType t) { return rep(t) == LT_I32 || t == LT_U32; }
+static int cls64(LType t) { return t == LT_I64 || t == LT_U64; }
+
+/* the lane type a buffer of dtype dt is loaded and stored as (LT_COUNT: none) */
+static LType storage(DType dt)
+{
+    switch (dt) {
+    case DT_FLOAT32: return LT_F32;
+    case DT_FLOAT64: return LT_F64;
+    case DT_FLOAT16: return LT_F16;
+    case DT_BFLOAT16: return LT_BF16;
+    case DT_INT8: return LT_I8;
+    case DT_UINT8: return LT_U8;
+    case DT_BOOL: return LT_U8; /* 0/1 bytes */
+    case DT_INT16: return LT_I16;
+    case DT_UINT16: return LT_U16;
+    case DT_INT32: return LT_I32;
+    case DT_UINT32: return LT_U32;
+    case DT_INT64: return LT_I64;
+    case DT_UINT64: return LT_U64;
+    default: return LT_COUNT;
+    }
+}
+
+/* call with a vector form of its float32 argument */
+static int vcall_f32(CallOp fn)
 {
     switch (fn) {
     case CO_EXP: case CO_SQRT: case CO_TANH: case CO_SIGMOID: case CO_NEG: case CO_ABS: case CO_ERF: case CO_EXPM1:
+    case CO_FLOOR: case CO_CEIL: case CO_ROUND: case CO_RND_F16: case CO_RND_BF16:
         return 1;
     default: return 0;
     }
 }
 
-static int vbin_ok(BinOp op)
+static int is_cmp(BinOp op)
 {
-    return op == BO_ADD || op == BO_SUB || op == BO_MUL || op == BO_DIV || op == BO_MIN || op == BO_MAX;
+    return op == BO_LT || op == BO_LE || op == BO_GE || op == BO_EQ || op == BO_GT || op == BO_NE;
+}
+
+static int const_shift(const Expr *e, LType t)
+{
+    return e->kind == EX_INT && e->i >= 0 && e->i < lt_bits(t) && e->i < 32;
+}
+
+/* can a conversion from IR type f to IR type t be vectorized */
+static int cast_ok(LType f, LType t)
+{
+    if (rep(f) == LT_COUNT || rep(t) == LT_COUNT)
+        return 0;
+    if (t == LT_BOOL) /* x != 0 */
+        return f != LT_BOOL && !cls64(f);
+    if (f == LT_BOOL) /* 0 / 1 */
+        return !cls64(t);
+    if (cls64(f) || cls64(t)) /* 64-bit lanes: only to and from 32-bit integers */
+        return (cls64(f) && cls32(t)) || (cls32(f) && cls64(t)) || (cls64(f) && cls64(t));
+    if (t == LT_F64) /* exact only from float32 and integers of at most 24 bits */
+        return f == LT_F32 || narrow_int(f);
+    if (f == LT_F64)
+        return t == LT_F32;
+    return 1; /* float32 and the 32-bit class both ways */
 }
 
 static int expr_ok(const Expr *e, const LVar *v);
 
-static int mask_ok(const Expr *e, const LVar *v)
-{
-    if (e->kind != EX_BIN)
-        return 0;
-    if (e->op == BO_AND)
-        return mask_ok(e->a, v) && mask_ok(e->b, v);
-    if (e->op == BO_LT || e->op == BO_LE || e->op == BO_GE || e->op == BO_EQ || e->op == BO_GT)
-        return e->a->type == LT_F32 && expr_ok(e->a, v) && expr_ok(e->b, v);
-    return 0;
-}
-
 static int expr_ok(const Expr *e, const LVar *v)
 {
-    if (!lx_uses_var(e, v))
-        return e->type == LT_F32; /* uniform: broadcast */
+    if (!lx_uses_var(e, v)) /* uniform: broadcast (bools only as a select's condition) */
+        return rep(e->type) != LT_COUNT && e->type != LT_BOOL;
+    LType t = e->type;
     switch (e->kind) {
-    case EX_LOAD: return e->buf->dtype == DT_FLOAT32 && contiguous(e->a, v);
-    case EX_BIN: return e->type == LT_F32 && vbin_ok(e->op) && expr_ok(e->a, v) && expr_ok(e->b, v);
-    case EX_CALL: return e->type == LT_F32 && vcall_ok(e->fn) && expr_ok(e->a, v);
+    case EX_LOAD:
+        return storage(e->buf->dtype) != LT_COUNT && contiguous(e->a, v);
+    case EX_BIN: {
+        LType a = e->a->type;
+        if (is_cmp(e->op)) {
+            if (a == LT_BOOL || cls64(a) || rep(a) == LT_COUNT)
+                return 0;
+        } else if (t == LT_BOOL) {
+            if (e->op != BO_AND && e->op != BO_OR && e->op != BO_XOR)
+                return 0;
+        } else if (t == LT_F32 || t == LT_F64) {
+            if (e->op != BO_ADD && e->op != BO_SUB && e->op != BO_MUL && e->op != BO_DIV && e->op != BO_MIN &&
+                e->op != BO_MAX)
+                return 0;
+        } else if (cls32(t)) {
+            if (e->op == BO_SHL || e->op == BO_SHR) {
+                if (!const_shift(e->b, t))
+                    return 0;
+            } else if (e->op != BO_ADD && e->op != BO_SUB && e->op != BO_MUL && e->op != BO_MIN && e->op != BO_MAX &&
+                       e->op != BO_AND && e->op != BO_OR && e->op != BO_XOR) {
+                return 0;
+            }
+        } else if (cls64(t)) {
+            if (e->op != BO_ADD && e->op != BO_SUB && e->op != BO_AND && e->op != BO_OR && e->op != BO_XOR)
+                return 0;
+        } else {
+            return 0;
+        }
+        /* a uniform bool operand would need a mask broadcast */
+        if ((!lx_uses_var(e->a, v) && e->a->type == LT_BOOL) || (!lx_uses_var(e->b, v) && e->b->type == LT_BOOL))
+            return 0;
+        return expr_ok(e->a, v) && expr_ok(e->b, v);
+    }
+    case EX_CALL: {
+        LType a = e->a->type;
+        if (!expr_ok(e->a, v))
+            return 0;
+        if (a == LT_F32)
+            return vcall_f32(e->fn);
+        if (a == LT_F64)
+            return e->fn == CO_SQRT || e->fn == CO_NEG || e->fn == CO_ABS;
+        if (cls32(a))
+            return e->fn == CO_NEG || e->fn == CO_ABS || e->fn == CO_NOT;
+        if (a == LT_BOOL)
+            return e->fn == CO_NOT;
+        return 0;
+    }
+    case EX_CAST: return cast_ok(e->a->type, t) && expr_ok(e->a, v);
     case EX_SELECT:
-        if (e->type != LT_F32 || (lx_uses_var(e->c, v) && !mask_ok(e->c, v)))
+        if (rep(t) == LT_COUNT || t == LT_BOOL)
+            return 0;
+        if (lx_uses_var(e->c, v) && !expr_ok(e->c, v))
             return 0;
         return expr_ok(e->a, v) && expr_ok(e->b, v);
     default: return 0;
@@ -79,9 +194,14 @@ static int stmt_ok(const Stmt *s, const LVar *v)
             if (!stmt_ok(s->items[i], v))
                 return 0;
         return 1;
-    case ST_STORE:
-        return s->buf->dtype == DT_FLOAT32 && s->value->type == LT_F32 && contiguous(s->index, v) &&
-               expr_ok(s->value, v);
+    case ST_STORE: {
+        LType st = storage(s->buf->dtype);
+        if (st == LT_COUNT || !contiguous(s->index, v) || s->store_nosat || s->store_round)
+            return 0;
+        if (s->buf->dtype == DT_BOOL && s->value->type != LT_BOOL)
+            return 0;
+        return lx_uses_var(s->value, v) ? expr_ok(s->value, v) : rep(s->value->type) != LT_COUNT;
+    }
     case ST_IF: return !s->else_body && !lx_uses_var(s->cond, v) && stmt_ok(s->body, v);
     default: return 0;
     }
@@ -95,38 +215,117 @@ static Expr *lane0(Vec *c, const Expr *index, const LVar *v)
 
 static int is_fmul(const Expr *e)
 {
-    return e->kind == EX_BIN && e->op == BO_MUL && e->type == LT_F32;
+    return e->kind == EX_BIN && e->op == BO_MUL && (e->type == LT_F32 || e->type == LT_F64);
+}
+
+/* a 32-bit lane value x of IR type t, brought back into t's range */
+static Expr *renorm(Vec *c, Expr *x, LType t)
+{
+    if (!narrow_int(t))
+        return x;
+    return lx_vcast(c->lb, LT_I32, lx_vcast(c->lb, t, x));
+}
+
+/* x (lanes of its rep type) converted to IR type t's rep */
+static Expr *vconvert(Vec *c, Expr *x, LType from, LType t)
+{
+    LoopBuilder *lb = c->lb;
+    if (t == LT_BOOL) { /* x != 0 */
+        Expr *zero = lx_bcast(lb, from == LT_F32 || from == LT_F64 ? lx_const_f(lb, from, 0.0) : lx_const_i(lb, LT_I32, 0),
+                              c->vl);
+        zero->type = rep(from);
+        return lx_vbin(lb, BO_NE, x, zero);
+    }
+    if (from == LT_BOOL) { /* mask -> 0/1 */
+        Expr *b = lx_vcast(lb, LT_I32, lx_vcast(lb, LT_U8, x));
+        return t == LT_F32 || t == LT_F64 ? lx_vcast(lb, t, b) : b;
+    }
+    LType rf = rep(from), rt = rep(t);
+    if (rt == LT_F64 && rf == LT_I32) /* a narrow integer: exact in float32 */
+        return lx_vcast(lb, LT_F64, lx_vcast(lb, LT_F32, x));
+    if (rt == LT_F32 || rt == LT_F64 || cls64(rt))
+        return lx_vcast(lb, rt, x);
+    /* to the 32-bit class */
+    Expr *r = rf == rt ? x : lx_vcast(lb, rt, x);
+    if (t == LT_U32 && r->type == LT_I32)
+        r = lx_vcast(lb, LT_U32, r); /* same bits, unsigned compares from here */
+    return renorm(c, r, t);
 }
 
 static Expr *vexpr(Vec *c, Expr *e, const LVar *v);
 
-static Expr *vmask(Vec *c, Expr *e, const LVar *v)
+static Expr *bcast(Vec *c, Expr *e)
 {
-    if (e->op == BO_AND)
-        return lx_vbin(c->lb, BO_AND, vmask(c, e->a, v), vmask(c, e->b, v));
-    if (e->op == BO_GT) /* b < a */
-        return lx_vbin(c->lb, BO_LT, vexpr(c, e->b, v), vexpr(c, e->a, v));
-    return lx_vbin(c->lb, e->op, vexpr(c, e->a, v), vexpr(c, e->b, v));
+    Expr *b = lx_bcast(c->lb, e, c->vl);
+    b->type = rep(e->type);
+    return b;
 }
 
 static Expr *vexpr(Vec *c, Expr *e, const LVar *v)
 {
+    LoopBuilder *lb = c->lb;
     if (!lx_uses_var(e, v))
-        return lx_bcast(c->lb, e, c->vl);
+        return bcast(c, e);
+    LType t = e->type;
     switch (e->kind) {
-    case EX_LOAD: return lx_vload(c->lb, e->buf, lane0(c, e->a, v), c->vl, e->type);
-    case EX_BIN:
+    case EX_LOAD: {
+        LType st = storage(e->buf->dtype);
+        Expr *x = lx_vload(lb, e->buf, lane0(c, e->a, v), c->vl, st);
+        if (e->buf->dtype == DT_BOOL)
+            return lx_vcast(lb, LT_BOOL, x);
+        if (st == LT_F16 || st == LT_BF16)
+            return lx_vcast(lb, LT_F32, x);
+        return narrow_int(st) ? lx_vcast(lb, LT_I32, x) : x;
+    }
+    case EX_BIN: {
         if (e->op == BO_ADD && (is_fmul(e->a) || is_fmul(e->b))) {
             Expr *mul = is_fmul(e->b) ? e->b : e->a, *add = mul == e->b ? e->a : e->b;
-            return lx_fma(c->lb, vexpr(c, mul->a, v), vexpr(c, mul->b, v), vexpr(c, add, v));
+            return lx_fma(lb, vexpr(c, mul->a, v), vexpr(c, mul->b, v), vexpr(c, add, v));
         }
-        return lx_vbin(c->lb, e->op, vexpr(c, e->a, v), vexpr(c, e->b, v));
-    case EX_CALL: return lx_vcall(c->lb, e->fn, vexpr(c, e->a, v));
-    case EX_SELECT:
-        return lx_vselect(c->lb, lx_uses_var(e->c, v) ? vmask(c, e->c, v) : e->c, vexpr(c, e->a, v),
-                          vexpr(c, e->b, v));
+        Expr *a = vexpr(c, e->a, v);
+        if (e->op == BO_SHL || e->op == BO_SHR) { /* by a constant: the count stays scalar */
+            Expr *r = lx_vbin(lb, e->op, a, e->b);
+            r->b = e->b;
+            r->type = a->type;
+            return renorm(c, r, t);
+        }
+        Expr *b = vexpr(c, e->b, v);
+        if (is_cmp(e->op) && e->a->type == LT_U32) /* unsigned compare */
+            a->type = b->type = LT_U32;
+        Expr *r = lx_vbin(lb, e->op, a, b);
+        if (!is_cmp(e->op))
+            r->type = rep(t) == LT_I32 && t == LT_U32 ? LT_U32 : rep(t);
+        return e->op == BO_ADD || e->op == BO_SUB || e->op == BO_MUL ? renorm(c, r, t) : r;
+    }
+    case EX_CALL: {
+        Expr *r = lx_vcall(lb, e->fn, vexpr(c, e->a, v));
+        return e->fn == CO_NEG || e->fn == CO_ABS ? renorm(c, r, t) : r;
+    }
+    case EX_CAST: return vconvert(c, vexpr(c, e->a, v), e->a->type, t);
+    case EX_SELECT: {
+        Expr *a = vexpr(c, e->a, v), *b = vexpr(c, e->b, v);
+        Expr *r = lx_vselect(lb, lx_uses_var(e->c, v) ? vexpr(c, e->c, v) : e->c, a, b);
+        r->type = a->type;
+        return r;
+    }
     default: return e; /* excluded by expr_ok */
     }
+}
+
+/* value (lanes of its rep type) as the storage lanes of buf */
+static Expr *to_storage(Vec *c, Expr *value, LType vt, const LBuf *buf)
+{
+    LType st = storage(buf->dtype);
+    if (buf->dtype == DT_BOOL)
+        return lx_vcast(c->lb, LT_U8, value); /* mask -> 0/1 bytes */
+    if (st == LT_F16 || st == LT_BF16)
+        return lx_vcast(c->lb, st, value);
+    if (narrow_int(st))
+        return lx_vcast(c->lb, st, value);
+    (void)vt;
+    if (st == LT_U32 && value->type == LT_I32)
+        return lx_vcast(c->lb, LT_U32, value);
+    return value;
 }
 
 static Stmt *vstmt(Vec *c, Stmt *s, const LVar *v)
@@ -138,7 +337,10 @@ static Stmt *vstmt(Vec *c, Stmt *s, const LVar *v)
             items[i] = vstmt(c, s->items[i], v);
         return ls_seq(c->lb, s->n, items);
     }
-    case ST_STORE: return ls_vstore(c->lb, s->buf, lane0(c, s->index, v), vexpr(c, s->value, v));
+    case ST_STORE: {
+        Expr *x = vexpr(c, s->value, v);
+        return ls_vstore(c->lb, s->buf, lane0(c, s->index, v), to_storage(c, x, s->value->type, s->buf));
+    }
     case ST_IF: return ls_if(c->lb, s->cond, vstmt(c, s->body, v));
     default: return s; /* excluded by stmt_ok */
     }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # run_all.sh - every test: the cmocka unit tests (build/tests/test_*) and the
-# end-to-end tests (tests/e2e.sh, tests/tune.sh), the zoo's CI subset (zoo/zoo.sh --ci;
+# end-to-end tests (tests/e2e.sh, tests/tune.sh, tests/typed/check.sh), the zoo's CI subset (zoo/zoo.sh --ci;
 # CTVM_SKIP_ZOO=1 skips it) and the fast ONNX conformance run
 # (tests/conformance/ci.sh; CTVM_SKIP_CONFORMANCE=1 skips it), the sanitizer
-# stage and the fuzz targets for a minute each (CTVM_SKIP_SAN=1 skips them). Prints the
+# stage and the fuzz targets for a minute each (CTVM_SKIP_SAN=1 skips them), the readability
+# count of the generated kernels (tools/readability_count.py). Prints the
 # combined "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -41,6 +42,12 @@ p=$(echo "$out" | sed -n 's/^hostile names: \([0-9]*\) passed, \([0-9]*\) failed
 f=$(echo "$out" | sed -n 's/^hostile names: \([0-9]*\) passed, \([0-9]*\) failed/\2/p')
 [ -n "$p" ] || f=$(( ${f:-0} + 1 ))
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+# the typed vectorizer on every SIMD target (tests/typed/check.sh)
+out=$(bash tests/typed/check.sh 2>&1 | tee /dev/stderr | tail -1)
+p=$(echo "$out" | sed -n 's/^typed vectorizer: \([0-9]*\) passed, \([0-9]*\) failed.*/\1/p')
+f=$(echo "$out" | sed -n 's/^typed vectorizer: \([0-9]*\) passed, \([0-9]*\) failed.*/\2/p')
+[ -n "$p" ] || f=$(( ${f:-0} + 1 ))
+pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 if [ "${CTVM_SKIP_SAN:-0}" != 1 ]; then
   # the sanitizer stage (tests/san.sh) and every fuzz target for
   # CTVM_FUZZ_SECONDS (default 60) each (fuzz/run.sh); CTVM_SKIP_SAN=1 skips both
@@ -61,6 +68,9 @@ if [ "${CTVM_SKIP_ZOO:-0}" != 1 ]; then
   # the zoo's representative subset (zoo/README.md): exported, checked against ONNX Runtime
   if bash zoo/zoo.sh --ci; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL zoo subset (zoo/zoo.sh --ci)"; fi
 fi
+# readable output (issue 21): no extent-1 loops, provable guards, (void) lines or
+# b<number> names in the kernels of the golden, seed and zoo CI models
+if python3 tools/readability_count.py; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL readability (tools/readability_count.py)"; fi
 if [ "${CTVM_SKIP_CONFORMANCE:-0}" != 1 ]; then
   if bash tests/conformance/ci.sh; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL conformance (tests/conformance/ci.sh)"; fi
 fi
