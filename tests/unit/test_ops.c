@@ -600,7 +600,7 @@ static void test_softmax_opsets(void **state)
     float p = 1.0f / (1.0f + 2.7182818f); /* e^0/(e^0+e^1) */
     expect_f32(g, y, 8, (float[]){p, 1 - p, p, 1 - p, 0.5f, 0.5f, 0.5f, 0.5f}, 1e-6f);
     assert_int_equal(attr_int(&g->nodes[n], "axis", -9), 2);
-    assert_int_equal(attr_int(&g->nodes[n], "coerce2d", -9), 0);
+    assert_int_equal(g->nodes[n].at.softmax.coerce2d, 0);
     graph_free(g);
     /* opset 11: axis 1, coerced to [2,4] */
     g = tb_graph(11);
@@ -613,7 +613,7 @@ static void test_softmax_opsets(void **state)
                (float[]){0.0320586f, 0.0871443f, 0.2368828f, 0.6439143f, 0.25f, 0.25f, 0.25f, 0.25f},
                1e-6f);
     assert_int_equal(attr_int(&g->nodes[n], "axis", -9), 1);
-    assert_int_equal(attr_int(&g->nodes[n], "coerce2d", -9), 1);
+    assert_int_equal(g->nodes[n].at.softmax.coerce2d, 1);
     int xi = tb_ci1(g, "xi", 2, (int64_t[]){1, 2});
     int y2 = graph_add_value(g, "y2");
     n = tb_node(g, "Softmax", 1, 1, xi, y2);

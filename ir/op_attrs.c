@@ -1,0 +1,57 @@
+/* op_attrs.c - op_attrs_print(): the ctvm-invented typed fields of a node
+ * (ir/op_attrs.h) as text for graph_dump. The normalised ONNX attributes
+ * are printed from Node.attrs; only what has no ONNX attribute is here. */
+#include <inttypes.h>
+
+#include "graph.h"
+
+static void pi(FILE *f, const char *name, int64_t v)
+{
+    fprintf(f, ", %s=%" PRId64, name, v);
+}
+
+static void pf(FILE *f, const char *name, float v)
+{
+    fprintf(f, ", %s=%.9g", name, v);
+}
+
+static void pis(FILE *f, const char *name, const int64_t *v, int n)
+{
+    fprintf(f, ", %s=[", name);
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%s%" PRId64, i ? "," : "", v[i]);
+    fputc(']', f);
+}
+
+static int rank_of(const Node *n)
+{
+    (void)n;
+    return 0;
+}
+
+void op_attrs_print(FILE *f, const Node *n)
+{
+    const OpAttrs *a = &n->at;
+    (void)rank_of;
+    switch (n->op) {
+    case OP_SOFTMAX: case OP_LOGSOFTMAX: case OP_HARDMAX:
+        pi(f, "coerce2d", a->softmax.coerce2d);
+        break;
+    default: break;
+    }
+    if (n->scratch.bytes > 0) {
+        pi(f, "scratch_bytes", n->scratch.bytes);
+        pi(f, "scratch_dtype", n->scratch.dtype);
+    }
+    if (n->scratch.value >= 0)
+        pi(f, "scratch_value", n->scratch.value);
+    if (n->dyn.kind >= 0)
+        pi(f, "dyn_kind", n->dyn.kind);
+    for (int k = 0; k < n->dyn.n_prog; k++)
+        if (n->dyn.prog[k]) {
+            char nm[24];
+            snprintf(nm, sizeof nm, "dyn_prog%d", k);
+            pis(f, nm, n->dyn.prog[k], n->dyn.prog_len[k]);
+        }
+    (void)pf;
+}
