@@ -37,6 +37,28 @@ void op_attrs_print(FILE *f, const Node *n)
     case OP_SOFTMAX: case OP_LOGSOFTMAX: case OP_HARDMAX:
         pi(f, "coerce2d", a->softmax.coerce2d);
         break;
+    case OP_RNN: case OP_GRU: case OP_LSTM: {
+        const RnnAttrs *r = &a->rnn;
+        pi(f, "rnn_h", r->hidden);
+        pi(f, "rnn_dirs", r->dirs);
+        pi(f, "rnn_layout", r->layout);
+        int64_t act[RNN_MAX_ACTS];
+        for (int k = 0; k < r->n_act; k++)
+            act[k] = r->act[k];
+        pis(f, "rnn_act", act, r->n_act);
+        if (r->w_transposed)
+            pi(f, "rnn_wt", 1);
+        if (r->w_panels > 1)
+            pi(f, "rnn_wp", r->w_panels);
+        if (r->r_panels > 1)
+            pi(f, "rnn_rp", r->r_panels);
+        break;
+    }
+    case OP_SDPA:
+        pi(f, "scale_mode", a->sdpa.scale_mode);
+        pf(f, "scale", a->sdpa.scale);
+        pis(f, "mask_strides", a->sdpa.mask_strides, 4);
+        break;
     default: break;
     }
     if (n->scratch.bytes > 0) {

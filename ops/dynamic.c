@@ -103,7 +103,8 @@ static int infer_unique(Graph *g, int node, Diag *d)
     set_dyn(g, node, 1, DT_INT64, shape_make(1, &len));
     opu_set_out(g, node, 2, DT_INT64, shape_make(1, &len));
     set_dyn(g, node, 3, DT_INT64, shape_make(1, &len));
-    node_set_int(g, node, "scratch_bytes", 16 * (len ? len : 1));
+    n->scratch.bytes = 16 * (len ? len : 1);
+    n->scratch.dtype = DT_UINT8;
     return 0;
 }
 
@@ -145,7 +146,8 @@ static int infer_nms(Graph *g, int node, Diag *d)
     node_set_int(g, node, "center_point_box", attr_int(n, "center_point_box", 0));
     set_dyn(g, node, 0, DT_INT64, shape_make(2, (int64_t[]){rows, 3}));
     /* the score order, then the x-sorted box index of templates/kernel_nms.h */
-    node_set_int(g, node, "scratch_bytes", 48 * (N ? N : 1));
+    n->scratch.bytes = 48 * (N ? N : 1);
+    n->scratch.dtype = DT_UINT8;
     return 0;
 }
 
@@ -331,7 +333,7 @@ int compute_dynamic(ComputeCtx *cx, int node, ComputeDef *def)
             int out = c.dims_of[i] < n->n_out ? n->out[c.dims_of[i]] : -1;
             v = out >= 0 && g->values[out].dyn_dims >= 0 ? g->values[out].dyn_dims : -1;
         } else if (i == c.scratch) {
-            v = (int)attr_int(n, "scratch_value", -1);
+            v = n->scratch.value;
             if (v < 0)
                 return compute_fail(cx, node, "scratch buffer not planned (internal error)");
         } else if (c.dims_in[i] >= 0) {
@@ -365,7 +367,7 @@ int op_dynamic_eval(Graph *g, int node, Diag *d)
         if (c.dims_of[i] >= 0) {
             bufs[i] = c.dims_of[i] < n->n_out && n->out[c.dims_of[i]] >= 0 ? dims[i] : NULL;
         } else if (i == c.scratch) {
-            scratch = calloc(1, (size_t)attr_int(n, "scratch_bytes", 8) + 8);
+            scratch = calloc(1, (size_t)(n->scratch.bytes > 0 ? n->scratch.bytes : 8) + 8);
             if (!scratch)
                 return diag_error(d, g, node, "out of memory");
             bufs[i] = scratch;

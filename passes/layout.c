@@ -442,7 +442,7 @@ static void gemm_k_major(Lay *L, int node)
 }
 
 /* The float32 recurrent layers (ops/rnn.c) with constant W [D,G*H,I] and
- * R [D,G*H,H] (attributes rnn_wp / rnn_wt, rnn_rp): W stored in panels of
+ * R [D,G*H,H] (at.rnn w_panels / w_transposed, r_panels): W stored in panels of
  * WP = two vectors of gate columns when WP divides G*H, [D, G*H/WP * I,
  * WP], else transposed, [D,I,G*H], so the input projection vectorizes along
  * the gates with contiguous loads; on a vector target R stored per direction and gate in
@@ -454,11 +454,11 @@ static int rnn_weights(Lay *L, int node)
 {
     Graph *g = L->g;
     const Node *n = &g->nodes[node];
-    if (n->n_in < 3 || n->in[0] < 0 || n->in[1] < 0 || n->in[2] < 0 || attr_int(n, "rnn_wt", 0) ||
-        attr_int(n, "rnn_wp", 0) || g->values[n->in[0]].dtype != DT_FLOAT32)
+    if (n->n_in < 3 || n->in[0] < 0 || n->in[1] < 0 || n->in[2] < 0 || n->at.rnn.w_transposed ||
+        n->at.rnn.w_panels || g->values[n->in[0]].dtype != DT_FLOAT32)
         return 0;
     const Value *w = &g->values[n->in[1]], *r = &g->values[n->in[2]];
-    int64_t H = attr_int(n, "rnn_h", 0), P = L->B;
+    int64_t H = n->at.rnn.hidden, P = L->B;
     if (!w->data || !r->data || w->dtype != DT_FLOAT32 || r->dtype != DT_FLOAT32 || w->shape.rank != 3 ||
         r->shape.rank != 3 || H <= 0 || r->shape.dims[2] != H || r->shape.dims[1] % H)
         return 0;
@@ -481,7 +481,10 @@ static int rnn_weights(Lay *L, int node)
     free(t);
     grow(L);
     g->nodes[node].in[1] = wt;
-    node_set_int(g, node, packed ? "rnn_wp" : "rnn_wt", packed ? WP : 1);
+    if (packed)
+        g->nodes[node].at.rnn.w_panels = WP;
+    else
+        g->nodes[node].at.rnn.w_transposed = 1;
     if (P <= 1)
         return 0;
     r = &g->values[g->nodes[node].in[2]];
@@ -500,7 +503,7 @@ static int rnn_weights(Lay *L, int node)
     free(pk);
     grow(L);
     g->nodes[node].in[2] = rp;
-    node_set_int(g, node, "rnn_rp", P);
+    g->nodes[node].at.rnn.r_panels = P;
     return 0;
 }
 
