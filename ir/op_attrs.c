@@ -59,6 +59,21 @@ void op_attrs_print(FILE *f, const Node *n)
         pf(f, "scale", a->sdpa.scale);
         pis(f, "mask_strides", a->sdpa.mask_strides, 4);
         break;
+    case OP_TOPK:
+        if (a->topk.k_runtime)
+            pi(f, "k_runtime", 1);
+        break;
+    case OP_CONSTANTOFSHAPE:
+        if (a->shape.shape_runtime)
+            pi(f, "shape_runtime", 1);
+        break;
+    case OP_UNIQUE: case OP_COMPRESS:
+        pi(f, "flat_axis", a->dynamic.flat_axis);
+        break;
+    case OP_NONMAXSUPPRESSION:
+        pi(f, "max_boxes", a->dynamic.max_boxes);
+        pi(f, "max_boxes_input", a->dynamic.max_boxes_input);
+        break;
     default: break;
     }
     if (n->scratch.bytes > 0) {
