@@ -59,6 +59,12 @@ void op_attrs_print(FILE *f, const Node *n)
         pf(f, "scale", a->sdpa.scale);
         pis(f, "mask_strides", a->sdpa.mask_strides, 4);
         break;
+    case OP_BITSHIFT:
+        pi(f, "left", a->eltwise.shift_left);
+        break;
+    case OP_GELU:
+        pi(f, "tanh", a->eltwise.tanh);
+        break;
     case OP_TOPK:
         if (a->topk.k_runtime)
             pi(f, "k_runtime", 1);
@@ -74,7 +80,10 @@ void op_attrs_print(FILE *f, const Node *n)
         pi(f, "max_boxes", a->dynamic.max_boxes);
         pi(f, "max_boxes_input", a->dynamic.max_boxes_input);
         break;
-    default: break;
+    default:
+        if (op_is_elementwise(n->op) && a->eltwise.legacy)
+            pi(f, "legacy_axis", a->eltwise.legacy_axis);
+        break;
     }
     if (n->scratch.bytes > 0) {
         pi(f, "scratch_bytes", n->scratch.bytes);
