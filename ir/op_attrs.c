@@ -23,16 +23,15 @@ static void pis(FILE *f, const char *name, const int64_t *v, int n)
     fputc(']', f);
 }
 
-static int rank_of(const Node *n)
+/* rank of input 0 (0 when absent) */
+static int in_rank(const Graph *g, const Node *n)
 {
-    (void)n;
-    return 0;
+    return n->n_in > 0 && n->in[0] >= 0 ? g->values[n->in[0]].shape.rank : 0;
 }
 
-void op_attrs_print(FILE *f, const Node *n)
+void op_attrs_print(FILE *f, const Graph *g, const Node *n)
 {
     const OpAttrs *a = &n->at;
-    (void)rank_of;
     switch (n->op) {
     case OP_SOFTMAX: case OP_LOGSOFTMAX: case OP_HARDMAX:
         pi(f, "coerce2d", a->softmax.coerce2d);
@@ -65,6 +64,12 @@ void op_attrs_print(FILE *f, const Node *n)
     case OP_GELU:
         pi(f, "tanh", a->eltwise.tanh);
         break;
+    case OP_PAD: case OP_CENTERCROPPAD: {
+        pis(f, "pads", a->pad.pads, 2 * in_rank(g, n));
+        pi(f, "padmode", a->pad.mode);
+        pi(f, "cv_input", a->pad.cv_input);
+        break;
+    }
     case OP_TOPK:
         if (a->topk.k_runtime)
             pi(f, "k_runtime", 1);

@@ -94,11 +94,12 @@ typedef struct ResizeAttrs {
     int roi_n;
 } ResizeAttrs;
 
-/* Pad */
+/* Pad, CenterCropPad */
 typedef struct PadAttrs {
-    int mode;     /* PM_* of ops/pad.c */
-    int cv_input; /* the constant value is input 2 */
-    float value;  /* else this constant */
+    int64_t pads[2 * CTVM_MAX_RANK]; /* every axis: begins, then ends (negative: crop) */
+    int mode;                        /* PM_* of ops/pad.c */
+    int cv_input;                    /* the constant value is input 2 */
+    float value;                     /* else this constant */
 } PadAttrs;
 
 /* Binary elementwise operators with opset < 7 broadcasting; BitShift; Gelu */
@@ -294,9 +295,10 @@ typedef struct NodeDyn {
     const int64_t **prog;
 } NodeDyn;
 
+struct Graph;
 struct Node;
-/* Prints the ctvm-invented typed fields of n as ", name=value" items (none
- * for most nodes). */
-void op_attrs_print(FILE *f, const struct Node *n);
+/* Prints the ctvm-invented typed fields of node n of g as ", name=value"
+ * items (none for most nodes). */
+void op_attrs_print(FILE *f, const struct Graph *g, const struct Node *n);
 
 #endif

@@ -91,14 +91,14 @@ static void put_attr(FILE *f, const Attr *a)
     }
 }
 
-static void put_typed(FILE *f, const Node *n)
+static void put_typed(FILE *f, const Graph *g, const Node *n)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&buf, &len);
     if (!m)
         return;
-    op_attrs_print(m, n);
+    op_attrs_print(m, g, n);
     fclose(m);
     if (len > 2) /* ", name=value..." */
         fprintf(f, " [%s]", buf + 2);
@@ -159,7 +159,7 @@ void graph_dump(const Graph *g, FILE *f)
         }
         fputc(')', f);
         put_attrs(f, n);
-        put_typed(f, n);
+        put_typed(f, g, n);
         fputs(" :", f);
         for (int k = 0; k < n->n_out; k++) {
             fputs(k ? ", " : " ", f);
