@@ -70,6 +70,22 @@ void op_attrs_print(FILE *f, const Graph *g, const Node *n)
         pi(f, "cv_input", a->pad.cv_input);
         break;
     }
+    case OP_RESIZE: case OP_UPSAMPLE: {
+        const ResizeAttrs *r = &a->resize;
+        int rank = in_rank(g, n);
+        pi(f, "rs_mode", r->mode);
+        pi(f, "rs_ctm", r->ctm);
+        pi(f, "rs_nearest", r->nearest);
+        pis(f, "rs_scale", r->scale_bits, rank);
+        pis(f, "rs_axis", r->resized, rank);
+        pis(f, "rs_roi", r->roi_pos, rank);
+        pi(f, "rs_roi_n", r->roi_n);
+        pi(f, "rs_aa", r->antialias);
+        pi(f, "rs_excl", r->exclude_outside);
+        pf(f, "rs_a", r->cubic_a);
+        pf(f, "rs_extrap", r->extrapolation);
+        break;
+    }
     case OP_TOPK:
         if (a->topk.k_runtime)
             pi(f, "k_runtime", 1);
@@ -104,5 +120,4 @@ void op_attrs_print(FILE *f, const Graph *g, const Node *n)
             snprintf(nm, sizeof nm, "dyn_prog%d", k);
             pis(f, nm, n->dyn.prog[k], n->dyn.prog_len[k]);
         }
-    (void)pf;
 }

@@ -88,7 +88,7 @@ typedef struct ResizeAttrs {
     int mode, ctm, nearest; /* codes of ops/resize.c */
     int antialias, exclude_outside;
     float cubic_a, extrapolation;
-    int64_t scale_bits[CTVM_MAX_RANK]; /* the float32 scale of each axis, as its bits */
+    int64_t scale_bits[CTVM_MAX_RANK]; /* the float64 scale of each axis, as its IEEE bits */
     int64_t resized[CTVM_MAX_RANK];    /* 1: the axis is resized */
     int64_t roi_pos[CTVM_MAX_RANK];    /* position of the axis in roi */
     int roi_n;
