@@ -86,6 +86,68 @@ void op_attrs_print(FILE *f, const Graph *g, const Node *n)
         pf(f, "rs_extrap", r->extrapolation);
         break;
     }
+    case OP_HANNWINDOW: case OP_HAMMINGWINDOW: case OP_BLACKMANWINDOW:
+        pi(f, "len", a->signal.len);
+        break;
+    case OP_DFT:
+        pi(f, "dft_axis", a->signal.axis);
+        pi(f, "len", a->signal.len);
+        pi(f, "n_red", a->signal.n_red);
+        pi(f, "irfft", a->signal.irfft);
+        break;
+    case OP_STFT:
+        pi(f, "len", a->signal.len);
+        pi(f, "step", a->signal.step);
+        pi(f, "n_red", a->signal.n_red);
+        break;
+    case OP_QUANTIZELINEAR: case OP_DEQUANTIZELINEAR: case OP_DYNAMICQUANTIZELINEAR:
+        pi(f, "qaxis", a->quant.axis);
+        pi(f, "qmode", a->quant.qmode);
+        pi(f, "narrow", a->quant.narrow);
+        pi(f, "xint", a->quant.int_scale);
+        pi(f, "wide", a->quant.wide);
+        break;
+    case OP_TRILU:
+        pi(f, "kc", a->trilu.k_const);
+        pi(f, "trilu_k", a->trilu.k);
+        break;
+    case OP_ONEHOT:
+        pi(f, "depth", a->onehot.depth);
+        pi(f, "wrap", a->onehot.wrap);
+        break;
+    case OP_MAXUNPOOL:
+        pis(f, "unpool_shape", a->maxunpool.shape, in_rank(g, n));
+        break;
+    case OP_NLLLOSS: case OP_SCELOSS:
+        pi(f, "reduction_code", a->loss.reduction);
+        pi(f, "has_ii", a->loss.has_ignore_index);
+        break;
+    case OP_CAUSALCONVWITHSTATE:
+        pi(f, "cc_silu", a->causalconv.silu);
+        break;
+    case OP_DEPTHTOSPACE: case OP_SPACETODEPTH:
+        pi(f, "crd", a->depthspace.crd);
+        break;
+    case OP_GRIDSAMPLE:
+        pi(f, "gs_mode", a->gridsample.mode);
+        pi(f, "gs_pad", a->gridsample.padding);
+        break;
+    case OP_ROIALIGN: case OP_MAXROIPOOL:
+        pi(f, "roi_ph", a->roi.ph);
+        pi(f, "roi_pw", a->roi.pw);
+        pi(f, "roi_sr", a->roi.sampling_ratio);
+        pi(f, "roi_max", a->roi.is_max);
+        pi(f, "roi_half", a->roi.half_pixel);
+        break;
+    case OP_CAST: case OP_CASTLIKE:
+        pi(f, "round_code", a->cast.round_mode);
+        break;
+    case OP_ATTENTION:
+        pi(f, "softmax_dtype", a->attention.softmax_dtype);
+        break;
+    case OP_LINEARATTENTION:
+        pi(f, "rule_kind", a->linattn.rule);
+        break;
     case OP_TOPK:
         if (a->topk.k_runtime)
             pi(f, "k_runtime", 1);

@@ -133,6 +133,8 @@ typedef struct SignalAttrs {
     int64_t n_red; /* reduction extent */
     int64_t step;  /* STFT frame step */
     int irfft;     /* DFT: inverse of a one-sided transform */
+    int inverse;   /* DFT */
+    int periodic;  /* the window functions */
 } SignalAttrs;
 
 /* TfIdfVectorizer */

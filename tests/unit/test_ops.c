@@ -1152,7 +1152,7 @@ static void test_quantize_linear(void **state)
     const uint8_t want[6] = {0, 0, 2, 255, 4, 7};
     for (int i = 0; i < 6; i++)
         assert_int_equal(((const uint8_t *)g->values[y].data)[i], want[i]);
-    assert_int_equal(attr_int(&g->nodes[n], "qmode", -1), 0);
+    assert_int_equal(g->nodes[n].at.quant.qmode, 0);
     /* per axis: the scale must match the axis' length */
     int s2 = tb_cf(g, "s2", 1, D2(2, 0), (float[]){1, 2});
     int y2 = graph_add_value(g, "y2");
@@ -1161,7 +1161,7 @@ static void test_quantize_linear(void **state)
     expect_error(&d, "per-axis scale");
     node_set_int(g, n, "axis", 0);
     assert_int_equal(run(g, n, &d), 1);
-    assert_int_equal(attr_int(&g->nodes[n], "qmode", -1), 1);
+    assert_int_equal(g->nodes[n].at.quant.qmode, 1);
     const uint8_t want2[6] = {0, 0, 2, 150, 2, 4}; /* row 1 / 2: 1.75->2, 3.5->4 */
     for (int i = 0; i < 6; i++)
         assert_int_equal(((const uint8_t *)g->values[y2].data)[i], want2[i]);
