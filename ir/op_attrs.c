@@ -148,6 +148,25 @@ void op_attrs_print(FILE *f, const Graph *g, const Node *n)
     case OP_LINEARATTENTION:
         pi(f, "rule_kind", a->linattn.rule);
         break;
+    case OP_LPPOOL: case OP_GLOBALLPPOOL: case OP_MAXPOOL: case OP_AVGPOOL: case OP_GLOBALAVGPOOL:
+    case OP_GLOBALMAXPOOL:
+        if (n->op == OP_LPPOOL || n->op == OP_GLOBALLPPOOL)
+            pf(f, "p_value", a->pool.p);
+        if (a->pool.blocked)
+            pi(f, "blocked", 1);
+        break;
+    case OP_CONV_NCHWC: case OP_WINOGRAD_CONV:
+        pi(f, "depthwise", a->conv.depthwise);
+        break;
+    case OP_PACK:
+        pi(f, "block", a->layout.block);
+        break;
+    case OP_UNPACK:
+        pi(f, "channels", a->layout.channels);
+        break;
+    case OP_PADHW:
+        pis(f, "pads", a->layout.pads, 4);
+        break;
     case OP_TOPK:
         if (a->topk.k_runtime)
             pi(f, "k_runtime", 1);

@@ -101,7 +101,7 @@ static int get_blocked(Lay *L, int v)
         reshape(L, v, t, "layout_view");
     } else {
         int id = insert(L, "ctvm.Pack", "pack", 1, &v, t);
-        node_set_int(g, id, "block", L->B);
+        g->nodes[id].at.layout.block = L->B;
     }
     L->twin[v] = t;
     return t;
@@ -117,7 +117,7 @@ static void need_plain(Lay *L, int v)
         reshape(L, L->twin[v], v, "layout_view");
     } else {
         int id = insert(L, "ctvm.Unpack", "unpack", 1, &L->twin[v], v);
-        node_set_int(g, id, "channels", g->values[v].shape.dims[1]);
+        g->nodes[id].at.layout.channels = g->values[v].shape.dims[1];
     }
     L->plain_ok[v] = 1;
 }
@@ -258,7 +258,8 @@ static int conv_blocked(Lay *L, int node)
         s.dims[3] += pd[1] + pd[3];
         int padded = new_value(L, arena_printf(g->arena, "%s_pad", g->values[x].name), 5, s.dims);
         int id = insert(L, "ctvm.PadHW", "pad", 1, &xin, padded);
-        node_set_ints(g, id, "pads", pd, 4);
+        for (int i = 0; i < 4; i++)
+            g->nodes[id].at.layout.pads[i] = pd[i];
         xin = padded;
         pads[0] = pads[1] = pads[2] = pads[3] = 0;
     }
@@ -321,7 +322,7 @@ static int conv_blocked(Lay *L, int node)
     n->in[1] = wp;
     n->in[2] = bp;
     n->n_in = bp >= 0 ? 3 : 2;
-    node_set_int(g, L->pos, "depthwise", dwise);
+    n->at.conv.depthwise = dwise;
     node_set_ints(g, L->pos, "pads", pads, 4);
     node_set_int(g, L->pos, "group", dwise ? 1 : G);
     blocked_out(L, L->pos, ydims);
@@ -387,7 +388,7 @@ static int follow_pool(Lay *L, int node)
     const int64_t *yd = g->values[n->out[0]].shape.dims;
     int64_t dims[5] = {yd[0], g->values[L->twin[x]].shape.dims[1], yd[2], yd[3], L->B};
     n->in[0] = L->twin[x];
-    node_set_int(g, node, "blocked", 1);
+    n->at.pool.blocked = 1;
     blocked_out(L, node, dims);
     return 1;
 }
