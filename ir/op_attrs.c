@@ -167,6 +167,23 @@ void op_attrs_print(FILE *f, const Graph *g, const Node *n)
     case OP_PADHW:
         pis(f, "pads", a->layout.pads, 4);
         break;
+    case OP_TFIDFVECTORIZER:
+        pi(f, "tf_mode", a->tfidf.mode);
+        pi(f, "tf_rows", a->tfidf.rows);
+        pi(f, "tf_cols", a->tfidf.cols);
+        pi(f, "tf_out", a->tfidf.out);
+        break;
+    case OP_MATMULINTEGER: case OP_QLINEARMATMUL: case OP_CONVINTEGER: case OP_QLINEARCONV: {
+        int64_t pm[QLINEAR_MAX_INPUTS];
+        for (int i = 0; i < QLINEAR_MAX_INPUTS; i++)
+            pm[i] = a->qlinear.per_axis[i];
+        pis(f, "per_axis", pm, n->n_in < QLINEAR_MAX_INPUTS ? n->n_in : QLINEAR_MAX_INPUTS);
+        break;
+    }
+    case OP_COL2IM:
+        pis(f, "ci_block", a->col2im.block, a->col2im.win.n);
+        pis(f, "ci_cols", a->col2im.cols, a->col2im.win.n);
+        break;
     case OP_TOPK:
         if (a->topk.k_runtime)
             pi(f, "k_runtime", 1);
