@@ -184,6 +184,10 @@ void op_attrs_print(FILE *f, const Graph *g, const Node *n)
         pis(f, "ci_block", a->col2im.block, a->col2im.win.n);
         pis(f, "ci_cols", a->col2im.cols, a->col2im.win.n);
         break;
+    case OP_BATCHNORM:
+        pi(f, "training", a->bn.training);
+        pi(f, "spatial", a->bn.spatial);
+        break;
     case OP_TOPK:
         if (a->topk.k_runtime)
             pi(f, "k_runtime", 1);

@@ -54,6 +54,13 @@ typedef struct Col2ImAttrs {
     int64_t block[OP_ATTRS_MAX_AXES], cols[OP_ATTRS_MAX_AXES];
 } Col2ImAttrs;
 
+/* BatchNormalization */
+typedef struct BatchNormAttrs {
+    float epsilon, momentum;
+    int training; /* batch statistics (versions < 7: is_test 0; later: the mean output is used) */
+    int spatial;  /* statistics per channel (versions < 9 may say 0) */
+} BatchNormAttrs;
+
 /* Gemm */
 typedef struct GemmAttrs {
     int trans_a, trans_b; /* trans_b 0 after pass layout transposed a constant B */
@@ -253,6 +260,7 @@ typedef union OpAttrs {
     PoolAttrs pool;
     Col2ImAttrs col2im;
     GemmAttrs gemm;
+    BatchNormAttrs bn;
     SoftmaxAttrs softmax;
     RnnAttrs rnn;
     ResizeAttrs resize;
