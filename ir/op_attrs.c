@@ -188,6 +188,9 @@ void op_attrs_print(FILE *f, const Graph *g, const Node *n)
         pi(f, "training", a->bn.training);
         pi(f, "spatial", a->bn.spatial);
         break;
+    case OP_CUMSUM: case OP_CUMPROD:
+        pi(f, "cum_axis", a->cumsum.axis);
+        break;
     case OP_TOPK:
         if (a->topk.k_runtime)
             pi(f, "k_runtime", 1);

@@ -61,6 +61,12 @@ typedef struct BatchNormAttrs {
     int spatial;  /* statistics per channel (versions < 9 may say 0) */
 } BatchNormAttrs;
 
+/* CumSum, CumProd */
+typedef struct CumSumAttrs {
+    int axis; /* >= 0 from the constant axis input */
+    int exclusive, reverse;
+} CumSumAttrs;
+
 /* Gemm */
 typedef struct GemmAttrs {
     int trans_a, trans_b; /* trans_b 0 after pass layout transposed a constant B */
@@ -261,6 +267,7 @@ typedef union OpAttrs {
     Col2ImAttrs col2im;
     GemmAttrs gemm;
     BatchNormAttrs bn;
+    CumSumAttrs cumsum;
     SoftmaxAttrs softmax;
     RnnAttrs rnn;
     ResizeAttrs resize;

@@ -89,7 +89,8 @@ int op_cast_infer(Graph *g, int node, Diag *d)
         else
             return diag_error(d, g, node, "round_mode '%s' is not up, down or nearest", rm);
     }
-    node_set_int(g, node, "to", dtype_to_onnx(to));
+    if (!like)
+        node_set_int(g, node, "to", dtype_to_onnx(to));
     if (n->version >= 19)
         node_set_int(g, node, "saturate", sat != 0);
     n->at.cast.saturate = sat != 0;

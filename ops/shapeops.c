@@ -96,8 +96,10 @@ static int infer_shape(Graph *g, int node, Diag *d)
     int64_t len = e > s ? e - s : 0;
     n->at.shape.start = s;
     n->at.shape.end = e > s ? e : s;
-    node_set_int(g, node, "start", s);
-    node_set_int(g, node, "end", n->at.shape.end);
+    if (n->version >= 15) {
+        node_set_int(g, node, "start", s);
+        node_set_int(g, node, "end", n->at.shape.end);
+    }
     opu_set_out(g, node, 0, DT_INT64, shape_make(1, &len));
     return 0;
 }
