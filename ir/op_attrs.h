@@ -22,30 +22,24 @@
 
 #define OP_ATTRS_MAX_AXES 6 /* spatial axes of a window: CTVM_MAX_RANK - 2 */
 
-/* The sliding window of Conv, ConvTranspose, DeformConv, Col2Im, the pools,
- * ctvm.ConvNCHWc and ctvm.WinogradConv: auto_pad resolved, pads begins
- * then ends. */
+/* A sliding window (Col2Im so far; Conv and the pools still read their
+ * normalised ONNX attributes): pads begins then ends. */
 typedef struct WindowAttrs {
     int n; /* spatial axes; 0 until infer resolved the window */
     int64_t kernel[OP_ATTRS_MAX_AXES], strides[OP_ATTRS_MAX_AXES], dilations[OP_ATTRS_MAX_AXES];
     int64_t pads[2 * OP_ATTRS_MAX_AXES];
 } WindowAttrs;
 
-/* Conv, ConvTranspose, DeformConv, ctvm.ConvNCHWc, ctvm.WinogradConv */
+/* ctvm.ConvNCHWc, ctvm.WinogradConv (the window, group and pads are still
+ * the node's normalised ONNX attributes) */
 typedef struct ConvAttrs {
-    WindowAttrs win;
-    int64_t group;
-    int64_t offset_group; /* DeformConv */
-    int depthwise;        /* ctvm.ConvNCHWc: one input channel block per output block (pass layout) */
+    int depthwise; /* one input channel block per output block (pass layout) */
 } ConvAttrs;
 
 /* MaxPool, AveragePool, LpPool and the global pools */
 typedef struct PoolAttrs {
-    WindowAttrs win;
-    int count_include_pad; /* AveragePool */
-    int storage_order;     /* MaxPool's indices */
-    float p;               /* LpPool's exponent */
-    int blocked;           /* input and output [N, C/B, H, W, B] (pass layout) */
+    float p;     /* LpPool's exponent */
+    int blocked; /* input and output [N, C/B, H, W, B] (pass layout) */
 } PoolAttrs;
 
 /* Col2Im: the image block and the column grid, with its window */
@@ -66,12 +60,6 @@ typedef struct CumSumAttrs {
     int axis; /* >= 0 from the constant axis input */
     int exclusive, reverse;
 } CumSumAttrs;
-
-/* Gemm */
-typedef struct GemmAttrs {
-    int trans_a, trans_b; /* trans_b 0 after pass layout transposed a constant B */
-    float alpha, beta;
-} GemmAttrs;
 
 /* Softmax, LogSoftmax, Hardmax */
 typedef struct SoftmaxAttrs {
@@ -265,7 +253,6 @@ typedef union OpAttrs {
     ConvAttrs conv;
     PoolAttrs pool;
     Col2ImAttrs col2im;
-    GemmAttrs gemm;
     BatchNormAttrs bn;
     CumSumAttrs cumsum;
     SoftmaxAttrs softmax;
