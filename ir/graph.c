@@ -86,6 +86,8 @@ int graph_add_node(Graph *g, const char *op_type, const char *name,
     int id = g->n_nodes++;
     Node *n = &g->nodes[id];
     memset(n, 0, sizeof *n);
+    n->scratch.value = -1;
+    n->dyn.kind = -1;
     n->op_type = arena_strdup(g->arena, op_type);
     n->op = op_kind_from_name(op_type);
     if (n->op != OP_UNKNOWN && g->opset > 0) { /* the frontend checks it; passes' nodes take the graph's */

@@ -16,6 +16,7 @@
 
 #include "arena.h"
 #include "dtype.h"
+#include "op_attrs.h"
 #include "op_table.h"
 #include "shape.h"
 #include "tensor.h"
@@ -97,7 +98,10 @@ typedef struct Node {
     int *in;              /* value ids; -1 for an omitted optional input */
     int *out;
     int n_attrs;
-    Attr *attrs;
+    Attr *attrs;          /* the ONNX attributes, normalised by infer (for the dump) */
+    OpAttrs at;           /* typed attributes of the node's family (ir/op_attrs.h) */
+    NodeScratch scratch;  /* kernel scratch buffer (ir/op_attrs.h) */
+    NodeDyn dyn;          /* run-time output dims (ops/dynprop.c) */
     int dead;             /* removed by a pass */
     /* fusion */
     int fused_into;       /* anchor node id if this is a fused epilogue, else -1 */

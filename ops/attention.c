@@ -34,10 +34,10 @@
  * buffer, so the work is B*Hq*Sq*T*(Dk+Dv) and the memory one row; the
  * rows run in parallel when the target has threads and the work is large.
  *
- * Normalised attributes: "q_num_heads", "kv_num_heads" (from the shapes for
- * 4-D inputs), "is_causal", "softcap", "qk_matmul_output_mode",
- * "softmax_dtype" (a DType), "left_window_size", "right_window_size" (-1 when
- * absent or before version 25). "scale" stays as given (absent: 1/sqrt(Dk),
+ * Typed attributes (Node.at.attention): q_num_heads, kv_num_heads (from the
+ * shapes for 4-D inputs), is_causal, softcap, qk_matmul_output_mode,
+ * softmax_dtype (a DType), left/right window (-1 when absent or before
+ * version 25). "scale" stays as given (absent: 1/sqrt(Dk),
  * computed in double like the reference). */
 #include <math.h>
 #include <stdint.h>
@@ -190,7 +190,13 @@ int op_attention_infer(Graph *g, int node, Diag *d)
     node_set_int(g, node, "kv_num_heads", a.Hkv);
     node_set_int(g, node, "is_causal", attr_int(n, "is_causal", 0) != 0);
     node_set_int(g, node, "qk_matmul_output_mode", mode);
-    node_set_int(g, node, "softmax_dtype", sdt);
+    AttentionAttrs *aa = &n->at.attention;
+    aa->q_num_heads = a.Hq, aa->kv_num_heads = a.Hkv;
+    aa->is_causal = attr_int(n, "is_causal", 0) != 0;
+    aa->qk_matmul_output_mode = (int)mode;
+    aa->softmax_dtype = sdt;
+    aa->left_window = lw, aa->right_window = rw;
+    aa->softcap = attr_float(n, "softcap", 0.0f);
     node_set_int(g, node, "left_window_size", lw);
     node_set_int(g, node, "right_window_size", rw);
     node_set_float(g, node, "softcap", attr_float(n, "softcap", 0.0f));
@@ -298,11 +304,12 @@ int compute_attention(ComputeCtx *cx, int node, ComputeDef *def)
     const AttnDims *a = &x.a;
     x.qt = g->values[n->in[0]].dtype;
     LType t = x.t = lt_of_dtype(x.qt);
-    DType qt = x.qt, sdt = (DType)attr_int(n, "softmax_dtype", qt);
+    const AttentionAttrs *aa = &n->at.attention;
+    DType qt = x.qt, sdt = aa->softmax_dtype;
     LType st = lt_of_dtype(sdt);
-    int causal = (int)attr_int(n, "is_causal", 0), mode = (int)attr_int(n, "qk_matmul_output_mode", 0);
-    int64_t lw = attr_int(n, "left_window_size", -1), rw = attr_int(n, "right_window_size", -1);
-    double cap = attr_float(n, "softcap", 0.0f);
+    int causal = aa->is_causal, mode = aa->qk_matmul_output_mode;
+    int64_t lw = aa->left_window, rw = aa->right_window;
+    double cap = aa->softcap;
     /* c = sqrt(scale): of the float32 attribute in float32, of the default
        1/sqrt(Dk) in double, then rounded once to the input type (reference) */
     double c = node_attr(n, "scale") ? (double)sqrtf(attr_float(n, "scale", 1.0f)) : sqrt(1.0 / sqrt((double)a->Dk));

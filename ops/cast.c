@@ -89,9 +89,12 @@ int op_cast_infer(Graph *g, int node, Diag *d)
         else
             return diag_error(d, g, node, "round_mode '%s' is not up, down or nearest", rm);
     }
-    node_set_int(g, node, "to", dtype_to_onnx(to));
-    node_set_int(g, node, "saturate", sat != 0);
-    node_set_int(g, node, "round_mode", round);
+    if (!like)
+        node_set_int(g, node, "to", dtype_to_onnx(to));
+    if (n->version >= 19)
+        node_set_int(g, node, "saturate", sat != 0);
+    n->at.cast.saturate = sat != 0;
+    n->at.cast.round_mode = round;
     opu_set_out(g, node, 0, to, x->shape);
     return 0;
 }
@@ -117,8 +120,8 @@ int compute_cast(ComputeCtx *cx, int node, ComputeDef *def)
     const Node *n = &cx->g->nodes[node];
     const Value *y = &cx->g->values[n->out[0]];
     LBuf *xb = cx->buf_of(cx, n->in[0]), *yb = cx->buf_of(cx, n->out[0]);
-    int nosat = !attr_int(n, "saturate", 1);
-    int round = y->dtype == DT_FLOAT8E8M0 ? (int)attr_int(n, "round_mode", CTVM_ROUND_UP) : 0;
+    int nosat = !n->at.cast.saturate;
+    int round = y->dtype == DT_FLOAT8E8M0 ? n->at.cast.round_mode : 0;
     if (is_f8(y->dtype) && (nosat || round)) {
         int64_t cnt;
         if (!shape_numel(&y->shape, &cnt))

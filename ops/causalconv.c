@@ -54,7 +54,7 @@ int op_causalconv_infer(Graph *g, int node, Diag *d)
     Shape os = shape_make(3, od), ss = shape_make(3, sd);
     if (opu_numel(g, node, d, &os, &tot) || opu_numel(g, node, d, &ss, &tot))
         return -1;
-    node_set_int(g, node, "cc_silu", silu);
+    g->nodes[node].at.causalconv.silu = silu;
     opu_set_out(g, node, 0, t, os);
     if (n->n_out > 1 && n->out[1] >= 0)
         opu_set_out(g, node, 1, t, ss);
@@ -86,7 +86,7 @@ int compute_causalconv(ComputeCtx *cx, int node, ComputeDef *def)
     const Node *n = &cx->g->nodes[node];
     const Value *y = &cx->g->values[n->out[0]];
     int64_t k = cx->g->values[n->in[1]].shape.dims[2], ny = 0;
-    int silu = (int)attr_int(n, "cc_silu", 0);
+    int silu = n->at.causalconv.silu;
     LType ct = lt_of_dtype(y->dtype);
     shape_numel(&y->shape, &ny);
     if (ny > 0) {

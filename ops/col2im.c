@@ -79,8 +79,13 @@ int op_col2im_infer(Graph *g, int node, Diag *d)
     Shape out = shape_make(k + 2, dims);
     if (opu_numel(g, node, d, &out, &tot))
         return -1;
-    node_set_ints(g, node, "ci_block", blk, k);
-    node_set_ints(g, node, "ci_cols", cols, k);
+    Col2ImAttrs *ca = &g->nodes[node].at.col2im;
+    ca->win.n = k;
+    for (int i = 0; i < k; i++) {
+        ca->block[i] = blk[i], ca->cols[i] = cols[i];
+        ca->win.strides[i] = w.strides[i], ca->win.dilations[i] = w.dilations[i];
+        ca->win.pads[i] = w.pads[i], ca->win.pads[k + i] = w.pads[k + i];
+    }
     node_set_ints(g, node, "strides", w.strides, k);
     node_set_ints(g, node, "dilations", w.dilations, k);
     node_set_ints(g, node, "pads", w.pads, 2 * k);
@@ -137,11 +142,11 @@ int compute_col2im(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
-    int k = y->shape.rank - 2, c1, c2, c3, c4, c5;
-    const int64_t *blk = attr_ints(n, "ci_block", &c1), *cols = attr_ints(n, "ci_cols", &c2),
-                  *st = attr_ints(n, "strides", &c3), *dl = attr_ints(n, "dilations", &c4),
-                  *pd = attr_ints(n, "pads", &c5);
-    if (!blk || !cols || !st || !dl || !pd || c1 != k || c2 != k || c3 != k || c4 != k || c5 != 2 * k)
+    int k = y->shape.rank - 2;
+    const Col2ImAttrs *ca = &n->at.col2im;
+    const int64_t *blk = ca->block, *cols = ca->cols, *st = ca->win.strides, *dl = ca->win.dilations,
+                  *pd = ca->win.pads;
+    if (ca->win.n != k)
         return compute_fail(cx, node, "Col2Im attributes were not normalised");
     DType dt = x->dtype;
     if ((dt == DT_FLOAT32 || dt == DT_FLOAT64) && k <= 8) {

@@ -20,7 +20,7 @@ int compute_convnchwc(ComputeCtx *cx, int node, ComputeDef *def)
         pd = zero;
     if (!st || !dl || !ks || x->shape.rank != 5 || y->shape.rank != 5)
         return compute_fail(cx, node, "malformed ConvNCHWc (internal error)");
-    int64_t G = attr_int(n, "group", 1), dwise = attr_int(n, "depthwise", 0);
+    int64_t G = attr_int(n, "group", 1), dwise = n->at.conv.depthwise;
     int64_t ICb = x->shape.dims[1], IB = x->shape.dims[4], OCb = y->shape.dims[1], OB = y->shape.dims[4];
     int64_t icbg = ICb / G, ocbg = OCb / G;
 

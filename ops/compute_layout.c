@@ -27,10 +27,7 @@ int compute_layout(ComputeCtx *cx, int node, ComputeDef *def)
                        lx_bin(lb, BO_MOD, ax[1], lx_int(lb, B))};
         s->body = lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi));
     } else {
-        int k;
-        const int64_t *p = attr_ints(n, "pads", &k);
-        if (!p || k != 4)
-            return compute_fail(cx, node, "PadHW without pads (internal error)");
+        const int64_t *p = n->at.layout.pads;
         Expr *xi[CTVM_MAX_RANK];
         for (int i = 0; i < y->shape.rank; i++)
             xi[i] = ax[i];

@@ -14,7 +14,7 @@ int compute_shapeops(ComputeCtx *cx, int node, ComputeDef *def)
         s->body = compute_load_broadcast(cx, n->in[0], &y->shape, s->axis);
         return 0;
     }
-    if (n->op == OP_CONSTANTOFSHAPE && attr_int(n, "shape_runtime", 0)) {
+    if (n->op == OP_CONSTANTOFSHAPE && n->at.shape.shape_runtime) {
         /* a run-time shape: the whole bound holds the value (ops/dynprop.c) */
         const Attr *a = node_attr(n, "value");
         ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);

@@ -45,7 +45,7 @@ static int compute_global(ComputeCtx *cx, int node, ComputeDef *def)
     idx[0] = lx_var(lb, s->axis[0]);
     idx[1] = lx_var(lb, s->axis[1]);
     int64_t count = 1;
-    int blocked = (int)attr_int(n, "blocked", 0); /* [N,Cb,H,W,B]: lanes are channels */
+    int blocked = n->at.pool.blocked; /* [N,Cb,H,W,B]: lanes are channels */
     int end = blocked ? 4 : x->shape.rank;
     for (int i = 2; i < end; i++) {
         idx[i] = lx_var(lb, compute_add_raxis(cx, s, "r", x->shape.dims[i]));
@@ -59,7 +59,7 @@ static int compute_global(ComputeCtx *cx, int node, ComputeDef *def)
         s->red = RED_MAX;
         s->body = load;
     } else if (n->op == OP_GLOBALLPPOOL) {
-        double p = attr_float(n, "p_value", 2.0f);
+        double p = n->at.pool.p;
         s->red = RED_SUM;
         s->body = lp_pow(lb, load, p);
         s->finalize = lp_root(lb, s->finalize, p);
@@ -101,7 +101,7 @@ int compute_pool(ComputeCtx *cx, int node, ComputeDef *def)
     if (n->out[0] < 0)
         return compute_fail(cx, node, "the pooled output Y is required");
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
-    int blocked = (int)attr_int(n, "blocked", 0); /* [N,Cb,H,W,B]: lanes are channels */
+    int blocked = n->at.pool.blocked; /* [N,Cb,H,W,B]: lanes are channels */
     int ns = x->shape.rank - 2 - blocked;
     const int64_t *ks, *st, *dl, *pd;
     if (!window_attrs(n, ns, &ks, &st, &dl, &pd) || (blocked && ns != 2))
@@ -127,11 +127,11 @@ int compute_pool(ComputeCtx *cx, int node, ComputeDef *def)
     Expr *load = lx_load(lb, cx->buf_of(cx, n->in[0]), xflat);
     LType t = load->type;
     s->red = is_max ? RED_MAX : RED_SUM;
-    s->body = lx_select(lb, cond, is_lp ? lp_pow(lb, load, attr_float(n, "p_value", 2.0f)) : load,
+    s->body = lx_select(lb, cond, is_lp ? lp_pow(lb, load, n->at.pool.p) : load,
                         is_max ? lx_lowest(lb, t) : lx_zero(lb, t));
     s->finalize = lx_var(lb, s->acc);
     if (is_lp)
-        s->finalize = lp_root(lb, s->finalize, attr_float(n, "p_value", 2.0f));
+        s->finalize = lp_root(lb, s->finalize, n->at.pool.p);
     if (n->op == OP_AVGPOOL) {
         int include = (int)attr_int(n, "count_include_pad", 0);
         Expr *cnt = NULL;

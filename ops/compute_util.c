@@ -102,7 +102,7 @@ int compute_fail(ComputeCtx *cx, int node, const char *reason)
 int compute_node(ComputeCtx *cx, int node, ComputeDef *def)
 {
     memset(def, 0, sizeof *def);
-    int kind = (int)attr_int(&cx->g->nodes[node], "dyn_kind", -1);
+    int kind = cx->g->nodes[node].dyn.kind;
     if (kind > DYN_PROG)
         return dyn_compute(cx, node, def);
     switch (cx->g->nodes[node].op) {

@@ -31,7 +31,7 @@ static int conv_b(Graph *g, int node, Diag *d, ConvB *c)
         return diag_error(d, g, node, "malformed ConvNCHWc (internal error)");
     *c = (ConvB){.N = x->shape.dims[0], .ICb = x->shape.dims[1], .H = x->shape.dims[2], .W = x->shape.dims[3],
                  .IB = x->shape.dims[4], .KH = ks[0], .KW = ks[1], .sh = st[0], .sw = st[1], .dh = dl[0],
-                 .dw = dl[1], .G = attr_int(n, "group", 1), .dwise = attr_int(n, "depthwise", 0),
+                 .dw = dl[1], .G = attr_int(n, "group", 1), .dwise = n->at.conv.depthwise,
                  .pt = pd[0], .pl = pd[1], .pb = pd[2], .pr = pd[3]};
     c->OCb = w->shape.dims[0];
     c->OB = w->shape.dims[w->shape.rank - 1];

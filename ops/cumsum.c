@@ -62,9 +62,12 @@ int op_cumsum_infer(Graph *g, int node, Diag *d)
         if (av->shape.rank > 1 || (shape_numel(&av->shape, &an) && an != 1))
             return diag_error(d, g, node, "axis must be a scalar or hold one value");
     }
-    node_set_int(g, node, "axis", axis);
-    node_set_int(g, node, "exclusive", attr_int(n, "exclusive", 0) != 0);
-    node_set_int(g, node, "reverse", attr_int(n, "reverse", 0) != 0);
+    CumSumAttrs *ca = &g->nodes[node].at.cumsum;
+    ca->axis = axis;
+    ca->exclusive = attr_int(n, "exclusive", 0) != 0;
+    ca->reverse = attr_int(n, "reverse", 0) != 0;
+    node_set_int(g, node, "exclusive", ca->exclusive);
+    node_set_int(g, node, "reverse", ca->reverse);
     opu_set_out(g, node, 0, x->dtype, x->shape);
     return 0;
 }
@@ -80,7 +83,7 @@ static Stmt *cum_nest(ComputeCtx *cx, int node, int axis)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]];
-    int excl = (int)attr_int(n, "exclusive", 0), rev = (int)attr_int(n, "reverse", 0);
+    int excl = n->at.cumsum.exclusive, rev = n->at.cumsum.reverse;
     int prod = n->op == OP_CUMPROD;
     int64_t outer, len, inner;
     opu_axis_view(&x->shape, axis, &outer, &len, &inner);
@@ -118,7 +121,7 @@ int compute_cumsum(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     int rank = cx->g->values[n->in[0]].shape.rank;
-    int axis = (int)attr_int(n, "axis", -1);
+    int axis = n->at.cumsum.axis;
     if (axis >= 0) {
         def->custom = cum_nest(cx, node, axis);
         return 0;

@@ -59,7 +59,8 @@ int op_depthspace_infer(Graph *g, int node, Diag *d)
     if (opu_numel(g, node, d, &out, &cnt))
         return -1;
     node_set_int(g, node, "blocksize", b);
-    node_set_int(g, node, "crd", !strcmp(mode, "CRD"));
+    g->nodes[node].at.depthspace.blocksize = b;
+    g->nodes[node].at.depthspace.crd = !strcmp(mode, "CRD");
     opu_set_out(g, node, 0, x->dtype, out);
     return 0;
 }
@@ -69,8 +70,8 @@ int compute_depthspace(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
-    int64_t b = attr_int(n, "blocksize", 1);
-    int crd = (int)attr_int(n, "crd", 0);
+    int64_t b = n->at.depthspace.blocksize;
+    int crd = n->at.depthspace.crd;
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     s->out_is_node_output = 1;
     Expr *xi[4], *B = lx_int(lb, b);

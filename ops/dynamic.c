@@ -71,7 +71,7 @@ static int infer_compress(Graph *g, int node, Diag *d)
     int axis = -1;
     if (node_attr(n, "axis") && opu_norm_axis(g, node, d, attr_int(n, "axis", 0), x->shape.rank, "axis", &axis))
         return -1;
-    node_set_int(g, node, "flat_axis", axis);
+    n->at.dynamic.flat_axis = axis;
     Shape out = x->shape;
     int64_t clen = c->shape.dims[0];
     if (axis < 0) {
@@ -95,15 +95,17 @@ static int infer_unique(Graph *g, int node, Diag *d)
     int axis = -1;
     if (node_attr(n, "axis") && opu_norm_axis(g, node, d, attr_int(n, "axis", 0), x->shape.rank, "axis", &axis))
         return -1;
-    node_set_int(g, node, "flat_axis", axis);
-    node_set_int(g, node, "sorted", attr_int(n, "sorted", 1) != 0);
+    n->at.dynamic.flat_axis = axis;
+    n->at.dynamic.sorted = attr_int(n, "sorted", 1) != 0;
+    node_set_int(g, node, "sorted", n->at.dynamic.sorted);
     int64_t len = axis < 0 ? numel_of(x) : x->shape.dims[axis];
     Shape ys = axis < 0 ? shape_make(1, &len) : x->shape;
     set_dyn(g, node, 0, x->dtype, ys);
     set_dyn(g, node, 1, DT_INT64, shape_make(1, &len));
     opu_set_out(g, node, 2, DT_INT64, shape_make(1, &len));
     set_dyn(g, node, 3, DT_INT64, shape_make(1, &len));
-    node_set_int(g, node, "scratch_bytes", 16 * (len ? len : 1));
+    n->scratch.bytes = 16 * (len ? len : 1);
+    n->scratch.dtype = DT_UINT8;
     return 0;
 }
 
@@ -134,18 +136,20 @@ static int infer_nms(Graph *g, int node, Diag *d)
             return diag_error(d, g, node, "max_output_boxes_per_class must be an int64 scalar");
         /* a run-time value is read by the kernel; the buffer is sized for N */
         max_boxes = m->data ? tensor_get_i64(m->dtype, m->data, 0) : N;
-        node_set_int(g, node, "max_boxes_input", !m->data);
+        n->at.dynamic.max_boxes_input = !m->data;
     }
     if (max_boxes < 0)
         max_boxes = 0;
     int64_t per = max_boxes < N ? max_boxes : N, rows;
     if (!i64_mul(B * C, per, &rows))
         return diag_error(d, g, node, "output size overflows");
-    node_set_int(g, node, "max_boxes", max_boxes);
-    node_set_int(g, node, "center_point_box", attr_int(n, "center_point_box", 0));
+    n->at.dynamic.max_boxes = max_boxes;
+    n->at.dynamic.center_point_box = (int)attr_int(n, "center_point_box", 0);
+    node_set_int(g, node, "center_point_box", n->at.dynamic.center_point_box);
     set_dyn(g, node, 0, DT_INT64, shape_make(2, (int64_t[]){rows, 3}));
     /* the score order, then the x-sorted box index of templates/kernel_nms.h */
-    node_set_int(g, node, "scratch_bytes", 48 * (N ? N : 1));
+    n->scratch.bytes = 48 * (N ? N : 1);
+    n->scratch.dtype = DT_UINT8;
     return 0;
 }
 
@@ -203,7 +207,7 @@ typedef struct Call {
 static void compress_geometry(const Graph *g, const Node *n, int64_t *ia)
 {
     const Value *x = &g->values[n->in[0]], *c = &g->values[n->in[1]], *y = &g->values[n->out[0]];
-    int axis = (int)attr_int(n, "flat_axis", -1);
+    int axis = n->at.dynamic.flat_axis;
     int64_t outer = 1, len = 1, inner = 1;
     if (axis < 0) {
         len = numel_of(x);
@@ -251,7 +255,7 @@ static int build_call(const Graph *g, int node, Call *c)
         c->ni = 7 + g->values[n->out[0]].shape.rank;
         return 0;
     case OP_UNIQUE: {
-        int axis = (int)attr_int(n, "flat_axis", -1);
+        int axis = n->at.dynamic.flat_axis;
         c->fn = "ctvm_k_unique";
         c->nb = 9;
         c->vals[0] = n->in[0];
@@ -267,7 +271,7 @@ static int build_call(const Graph *g, int node, Call *c)
             for (int i = 0; i < x->shape.rank; i++)
                 *(i < axis ? &outer : i == axis ? &len : &inner) *= x->shape.dims[i];
         const Value *y = &g->values[n->out[0]];
-        c->ia[0] = x->dtype, c->ia[1] = attr_int(n, "sorted", 1), c->ia[2] = len, c->ia[3] = outer, c->ia[4] = inner;
+        c->ia[0] = x->dtype, c->ia[1] = n->at.dynamic.sorted, c->ia[2] = len, c->ia[3] = outer, c->ia[4] = inner;
         c->ia[5] = y->shape.rank, c->ia[6] = axis < 0 ? 0 : axis;
         for (int i = 0; i < y->shape.rank; i++)
             c->ia[7 + i] = y->shape.dims[i];
@@ -284,11 +288,11 @@ static int build_call(const Graph *g, int node, Call *c)
             c->dims_in[8] = n->in[0];
         c->vals[2] = n->n_in > 3 ? n->in[3] : -1;
         c->vals[3] = n->n_in > 4 ? n->in[4] : -1;
-        c->vals[7] = attr_int(n, "max_boxes_input", 0) ? n->in[2] : -1;
+        c->vals[7] = n->at.dynamic.max_boxes_input ? n->in[2] : -1;
         c->vals[4] = n->out[0], c->dims_of[5] = 0, c->scratch = 6;
         c->written[4] = c->written[5] = c->written[6] = 1;
         c->ia[0] = x->shape.dims[0], c->ia[1] = s->shape.dims[1], c->ia[2] = x->shape.dims[1];
-        c->ia[3] = attr_int(n, "max_boxes", 0), c->ia[4] = attr_int(n, "center_point_box", 0);
+        c->ia[3] = n->at.dynamic.max_boxes, c->ia[4] = n->at.dynamic.center_point_box;
         c->ni = 5;
         return 0;
     }
@@ -331,7 +335,7 @@ int compute_dynamic(ComputeCtx *cx, int node, ComputeDef *def)
             int out = c.dims_of[i] < n->n_out ? n->out[c.dims_of[i]] : -1;
             v = out >= 0 && g->values[out].dyn_dims >= 0 ? g->values[out].dyn_dims : -1;
         } else if (i == c.scratch) {
-            v = (int)attr_int(n, "scratch_value", -1);
+            v = n->scratch.value;
             if (v < 0)
                 return compute_fail(cx, node, "scratch buffer not planned (internal error)");
         } else if (c.dims_in[i] >= 0) {
@@ -365,7 +369,7 @@ int op_dynamic_eval(Graph *g, int node, Diag *d)
         if (c.dims_of[i] >= 0) {
             bufs[i] = c.dims_of[i] < n->n_out && n->out[c.dims_of[i]] >= 0 ? dims[i] : NULL;
         } else if (i == c.scratch) {
-            scratch = calloc(1, (size_t)attr_int(n, "scratch_bytes", 8) + 8);
+            scratch = calloc(1, (size_t)(n->scratch.bytes > 0 ? n->scratch.bytes : 8) + 8);
             if (!scratch)
                 return diag_error(d, g, node, "out of memory");
             bufs[i] = scratch;

@@ -241,27 +241,42 @@ static void mark_dyn(Graph *g, int v)
     g->values[v].dyn_dims = -1;
 }
 
+/* Keeps program p as the one computing output k's dims (Node.dyn). */
+static void set_prog(Graph *g, int node, int k, const Prog *p)
+{
+    Node *n = &g->nodes[node];
+    if (!n->dyn.prog) {
+        n->dyn.n_prog = n->n_out;
+        n->dyn.prog = arena_array(g->arena, (size_t)n->n_out + 1, sizeof(int64_t *));
+        n->dyn.prog_len = arena_array(g->arena, (size_t)n->n_out + 1, sizeof(int));
+    }
+    int64_t *ins = arena_array(g->arena, (size_t)(7 * p->n) + 1, sizeof(int64_t));
+    memcpy(ins, p->ins, sizeof(int64_t) * (size_t)(7 * p->n));
+    n->dyn.prog[k] = ins;
+    n->dyn.prog_len[k] = 7 * p->n;
+}
+
 int dyn_infer(Graph *g, int node, Diag *d)
 {
     Node *n = &g->nodes[node];
     int any = first_dyn_input(g, n) >= 0;
-    int special = (n->op == OP_TOPK && attr_int(n, "k_runtime", 0)) ||
-                  (n->op == OP_CONSTANTOFSHAPE && attr_int(n, "shape_runtime", 0));
+    int special = (n->op == OP_TOPK && n->at.topk.k_runtime) ||
+                  (n->op == OP_CONSTANTOFSHAPE && n->at.shape.shape_runtime);
     if (!any && !special)
         return 0;
     switch (n->op) {
     case OP_NONMAXSUPPRESSION: case OP_DYNSELECT:
         return 0; /* ops/dynamic.c reads the dims itself */
     case OP_SHAPE:
-        node_set_int(g, node, "dyn_kind", DYN_SHAPE);
+        n->dyn.kind = DYN_SHAPE;
         return 0;
     case OP_TOPK:
-        node_set_int(g, node, "dyn_kind", DYN_TOPK);
+        n->dyn.kind = DYN_TOPK;
         mark_dyn(g, n->out[0]);
         mark_dyn(g, n->out[1]);
         return 0;
     case OP_REDUCEMAX: case OP_REDUCEMIN: case OP_REDUCESUM: case OP_REDUCEPROD: case OP_REDUCEMEAN: {
-        node_set_int(g, node, "dyn_kind", DYN_REDUCE);
+        n->dyn.kind = DYN_REDUCE;
         const Value *x = in_val(g, n, 0);
         int na;
         const int64_t *axes = attr_ints(n, "axes", &na);
@@ -279,7 +294,7 @@ int dyn_infer(Graph *g, int node, Diag *d)
             }
         }
         if (prog_reads(&p)) {
-            node_set_ints(g, node, "dyn_prog0", p.ins, 7 * p.n);
+            set_prog(g, node, 0, &p);
             mark_dyn(g, n->out[0]);
         }
         return 0;
@@ -288,7 +303,7 @@ int dyn_infer(Graph *g, int node, Diag *d)
         int axis = (int)attr_int(n, "axis", 0);
         for (int i = 0; i < n->n_in; i++)
             if (in_val(g, n, i) && in_val(g, n, i)->dyn && in_val(g, n, i)->shape.dims[axis] != 1) {
-                node_set_int(g, node, "dyn_kind", DYN_APPEND);
+                n->dyn.kind = DYN_APPEND;
                 mark_dyn(g, n->out[0]);
                 return 0;
             }
@@ -313,12 +328,12 @@ int dyn_infer(Graph *g, int node, Diag *d)
         for (int t = 0; t < p.n; t++)
             if (p.ins[7 * t + 2] >= LOOP_CALL_MAX_BUFS)
                 return refuse(g, node, d, "too many inputs for a run-time shape");
-        node_set_ints(g, node, arena_printf(g->arena, "dyn_prog%d", k), p.ins, 7 * p.n);
+        set_prog(g, node, k, &p);
         mark_dyn(g, n->out[k]);
         any_prog = 1;
     }
     if (any_prog)
-        node_set_int(g, node, "dyn_kind", DYN_PROG);
+        n->dyn.kind = DYN_PROG;
     return 0;
 }
 
@@ -339,8 +354,8 @@ static Stmt *prog_call(ComputeCtx *cx, int node, int k)
 {
     const Graph *g = cx->g;
     const Node *n = &g->nodes[node];
-    int np;
-    const int64_t *ins = attr_ints(n, arena_printf(g->arena, "dyn_prog%d", k), &np);
+    const int64_t *ins = k < n->dyn.n_prog ? n->dyn.prog[k] : NULL;
+    int np = ins ? n->dyn.prog_len[k] : 0;
     int y = n->out[k];
     if (!ins || !g->values[y].dyn || g->values[y].dyn_dims < 0)
         return NULL;
@@ -391,7 +406,7 @@ static Stmt *kind_code(ComputeCtx *cx, int node, int kind)
     case DYN_SHAPE: {
         LBuf *bufs[2] = {dims_buf(cx, n->in[0]), cx->buf_of(cx, n->out[0])};
         int written[2] = {0, 1};
-        int64_t ia[3] = {5, attr_int(n, "start", 0), attr_int(n, "end", 0)};
+        int64_t ia[3] = {5, n->at.shape.start, n->at.shape.end};
         return call(cx, 2, bufs, written, 3, ia);
     }
     case DYN_REDUCE: {
@@ -411,13 +426,13 @@ static Stmt *kind_code(ComputeCtx *cx, int node, int kind)
         return call(cx, 3, bufs, written, 4 + 2 * rank, ia);
     }
     case DYN_TOPK: {
-        int axis = (int)attr_int(n, "axis", 0);
+        int axis = n->at.topk.axis;
         LBuf *bufs[7] = {cx->buf_of(cx, n->in[0]), dims_buf(cx, n->in[0]), cx->buf_of(cx, n->out[0]),
                          cx->buf_of(cx, n->out[1]),
-                         attr_int(n, "k_runtime", 0) ? cx->buf_of(cx, n->in[1]) : NULL,
+                         n->at.topk.k_runtime ? cx->buf_of(cx, n->in[1]) : NULL,
                          dims_buf(cx, n->out[0]), dims_buf(cx, n->out[1])};
         int written[7] = {0, 0, 1, 1, 0, 1, 1};
-        int64_t ia[7 + CTVM_MAX_RANK] = {4, x->dtype, rank, axis, attr_int(n, "largest", 1), attr_int(n, "k", 0)};
+        int64_t ia[7 + CTVM_MAX_RANK] = {4, x->dtype, rank, axis, n->at.topk.largest, n->at.topk.k};
         for (int r = 0; r < rank; r++)
             ia[6 + r] = x->shape.dims[r];
         ia[6 + rank] = g->values[n->out[0]].shape.dims[axis];
@@ -446,7 +461,7 @@ static Stmt *kind_code(ComputeCtx *cx, int node, int kind)
 int dyn_compute(ComputeCtx *cx, int node, ComputeDef *def)
 {
     const Node *n = &cx->g->nodes[node];
-    int kind = (int)attr_int(n, "dyn_kind", -1);
+    int kind = n->dyn.kind;
     if (kind < 0)
         return 0;
     if (kind != DYN_PROG) {

@@ -16,10 +16,10 @@
  * and gives 0 for a zero divisor (ONNX leaves it undefined). Broadcasting is
  * numpy's; operator versions before 7 (Add, Sub, Mul, Div, Pow, And, Or,
  * Xor, Equal, Greater, Less) broadcast only when `broadcast` = 1, the second
- * input aligned at `axis` (infer records the alignment as "legacy_axis").
- * Normalised attributes after infer: the op's float attributes with their
- * defaults (alpha, beta, gamma, lambd, bias), IsInf detect_*, Mod fmod,
- * BitShift "left" (1/0), Gelu "tanh" (1/0). */
+ * input aligned at `axis` (infer records the alignment in Node.at.eltwise).
+ * The op's float attributes keep their ONNX names and are read with their
+ * defaults (alpha, beta, gamma, lambd, bias), as are IsInf detect_* and Mod
+ * fmod; typed (Node.at.eltwise): BitShift shift_left, Gelu tanh. */
 #include <math.h>
 #include <string.h>
 
@@ -206,7 +206,7 @@ static Expr *ew_gelu(Ew *c, Expr *const *x, int nx)
 {
     (void)nx;
     Expr *half = bin(c, BO_MUL, K(c, 0.5), x[0]), *inner;
-    if (attr_int(c->n, "tanh", 0)) {
+    if (c->n->at.eltwise.tanh) {
         Expr *x3 = bin(c, BO_MUL, bin(c, BO_MUL, x[0], x[0]), x[0]);
         Expr *u = bin(c, BO_MUL, K(c, 0.7978845608028654), bin(c, BO_ADD, x[0], bin(c, BO_MUL, K(c, 0.044715), x3)));
         inner = call(c, CO_TANH, u);
@@ -277,7 +277,7 @@ static Expr *ew_mod(Ew *c, Expr *const *x, int nx)
 static Expr *ew_bitshift(Ew *c, Expr *const *x, int nx)
 {
     (void)nx;
-    return bin(c, attr_int(c->n, "left", 1) ? BO_SHL : BO_SHR, x[0], x[1]);
+    return bin(c, c->n->at.eltwise.shift_left ? BO_SHL : BO_SHR, x[0], x[1]);
 }
 
 /* Pow(T, T1): float bases raise to the exponent in their own type; integer
@@ -443,6 +443,13 @@ static unsigned type_class(DType t)
     return 0;
 }
 
+/* Input 1 of a version < 7 operator broadcasts at axis (Node.at.eltwise). */
+static void set_legacy(Node *n, int64_t axis)
+{
+    n->at.eltwise.legacy = 1;
+    n->at.eltwise.legacy_axis = axis;
+}
+
 /* The versions before 7 of these broadcast only on request, input 1 at `axis`. */
 static int legacy_broadcast(const Node *n)
 {
@@ -475,14 +482,14 @@ static int infer_legacy(Graph *g, int node, Diag *d, const Value *a, const Value
         else if (!shape_equal(&a->shape, &b->shape))
             return diag_error(d, g, node, "slope %s is neither one value, one per channel nor the shape of %s "
                               "(PRelu version %d)", opu_shape_str(&b->shape), opu_shape_str(&a->shape), n->version);
-        node_set_int(g, node, "legacy_axis", axis);
+        set_legacy(&g->nodes[node], axis);
         return 0;
     }
     if (!attr_int(n, "broadcast", 0)) {
         if (!shape_equal(&a->shape, &b->shape))
             return diag_error(d, g, node, "shapes %s and %s differ and broadcast is 0 (opset %d semantics)",
                               opu_shape_str(&a->shape), opu_shape_str(&b->shape), n->version);
-        node_set_int(g, node, "legacy_axis", 0);
+        set_legacy(&g->nodes[node], 0);
         return 0;
     }
     int64_t axis = attr_int(n, "axis", a->shape.rank - b->shape.rank);
@@ -495,7 +502,7 @@ static int infer_legacy(Graph *g, int node, Diag *d, const Value *a, const Value
         if (b->shape.dims[i] != 1 && b->shape.dims[i] != a->shape.dims[axis + i])
             return diag_error(d, g, node, "shape %s does not broadcast into %s at axis %lld",
                               opu_shape_str(&b->shape), opu_shape_str(&a->shape), (long long)axis);
-    node_set_int(g, node, "legacy_axis", axis);
+    set_legacy(&g->nodes[node], axis);
     return 0;
 }
 
@@ -546,13 +553,13 @@ int op_eltwise_infer(Graph *g, int node, Diag *d)
         const char *dir = attr_string(n, "direction", "");
         if (strcmp(dir, "LEFT") && strcmp(dir, "RIGHT"))
             return diag_error(d, g, node, "direction must be LEFT or RIGHT, got '%s'", dir);
-        node_set_int(g, node, "left", strcmp(dir, "LEFT") == 0);
+        g->nodes[node].at.eltwise.shift_left = strcmp(dir, "LEFT") == 0;
     }
     if (n->op == OP_GELU) {
         const char *ap = attr_string(n, "approximate", "none");
         if (strcmp(ap, "none") && strcmp(ap, "tanh"))
             return diag_error(d, g, node, "approximate must be none or tanh, got '%s'", ap);
-        node_set_int(g, node, "tanh", strcmp(ap, "tanh") == 0);
+        g->nodes[node].at.eltwise.tanh = strcmp(ap, "tanh") == 0;
     }
     opu_set_out(g, node, 0, def->out == 'B' ? DT_BOOL : t0->dtype, out);
     return 0;
@@ -586,12 +593,12 @@ int compute_eltwise(ComputeCtx *cx, int node, ComputeDef *def)
     Expr *ops[64] = {0};
     if (n->n_in > 64)
         return compute_fail(cx, node, "more than 64 inputs");
-    int legacy = legacy_broadcast(n) && node_attr(n, "legacy_axis");
+    int legacy = legacy_broadcast(n) && n->at.eltwise.legacy;
     for (int i = 0; i < n->n_in; i++) {
         if (n->in[i] < 0)
             continue;
         if (legacy && i == 1)
-            ops[i] = compute_load_aligned(cx, n->in[i], &out->shape, st->axis, (int)attr_int(n, "legacy_axis", 0));
+            ops[i] = compute_load_aligned(cx, n->in[i], &out->shape, st->axis, (int)n->at.eltwise.legacy_axis);
         else
             ops[i] = compute_load_broadcast(cx, n->in[i], &out->shape, st->axis);
     }

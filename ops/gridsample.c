@@ -84,9 +84,9 @@ int op_gridsample_infer(Graph *g, int node, Diag *d)
     Shape out = shape_make(r, dims);
     if (opu_numel(g, node, d, &out, &total))
         return -1;
-    node_set_int(g, node, "gs_mode", mode);
-    node_set_int(g, node, "gs_pad", pad);
-    node_set_int(g, node, "gs_align", attr_int(n, "align_corners", 0) != 0);
+    n->at.gridsample.mode = mode;
+    n->at.gridsample.padding = pad;
+    n->at.gridsample.align_corners = attr_int(n, "align_corners", 0) != 0;
     opu_set_out(g, node, 0, t, out);
     return 0;
 }
@@ -136,8 +136,8 @@ int compute_gridsample(ComputeCtx *cx, int node, ComputeDef *def)
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *gr = &cx->g->values[n->in[1]], *y = &cx->g->values[n->out[0]];
     int r = x->shape.rank, k = r - 2;
-    int mode = (int)attr_int(n, "gs_mode", 1), pad = (int)attr_int(n, "gs_pad", 0);
-    int align = (int)attr_int(n, "gs_align", 0);
+    int mode = n->at.gridsample.mode, pad = n->at.gridsample.padding;
+    int align = n->at.gridsample.align_corners;
     DType dt = x->dtype;
     int isf = dtype_is_float(dt);
     LType ct = isf ? lt_of_dtype(dt) : LT_F64; /* type of the weighted sum */

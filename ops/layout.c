@@ -15,7 +15,7 @@
 
 static int infer_pack(Graph *g, int node, Diag *d, const Value *x)
 {
-    int64_t B = attr_int(&g->nodes[node], "block", 0);
+    int64_t B = g->nodes[node].at.layout.block;
     if (x->shape.rank != 4 || B < 1)
         return diag_error(d, g, node, "Pack needs a 4-D input and block >= 1 (internal error)");
     int64_t dims[5] = {x->shape.dims[0], (x->shape.dims[1] + B - 1) / B, x->shape.dims[2], x->shape.dims[3], B};
@@ -25,7 +25,7 @@ static int infer_pack(Graph *g, int node, Diag *d, const Value *x)
 
 static int infer_unpack(Graph *g, int node, Diag *d, const Value *x)
 {
-    int64_t C = attr_int(&g->nodes[node], "channels", 0);
+    int64_t C = g->nodes[node].at.layout.channels;
     if (x->shape.rank != 5 || C < 1 || C > x->shape.dims[1] * x->shape.dims[4])
         return diag_error(d, g, node, "Unpack needs a 5-D input holding the channels (internal error)");
     int64_t dims[4] = {x->shape.dims[0], C, x->shape.dims[2], x->shape.dims[3]};
@@ -35,9 +35,8 @@ static int infer_unpack(Graph *g, int node, Diag *d, const Value *x)
 
 static int infer_pad(Graph *g, int node, Diag *d, const Value *x)
 {
-    int k = 0;
-    const int64_t *p = attr_ints(&g->nodes[node], "pads", &k);
-    if ((x->shape.rank != 4 && x->shape.rank != 5) || !p || k != 4 || p[0] < 0 || p[1] < 0 || p[2] < 0 ||
+    const int64_t *p = g->nodes[node].at.layout.pads;
+    if ((x->shape.rank != 4 && x->shape.rank != 5) || p[0] < 0 || p[1] < 0 || p[2] < 0 ||
         p[3] < 0)
         return diag_error(d, g, node, "PadHW needs a 4-D/5-D input and 4 pads >= 0 (internal error)");
     Shape s = x->shape;
@@ -85,8 +84,7 @@ int op_layout_eval(Graph *g, int node, Diag *d)
                 }
         return 1;
     }
-    int k;
-    const int64_t *pads = attr_ints(n, "pads", &k);
+    const int64_t *pads = n->at.layout.pads;
     int64_t lanes = xv->shape.rank == 5 ? xd[4] : 1, outer = xd[0] * xd[1];
     for (int64_t o = 0; o < outer; o++)
         for (int64_t h = 0; h < xd[2]; h++)

@@ -19,8 +19,8 @@
  * float32 state lives in present_state when that is float32, else in a
  * local [dk*dv] buffer.
  *
- * Normalised attributes: "q_num_heads", "kv_num_heads", "rule_kind"
- * (update_rule as 0 linear, 1 gated, 2 delta, 3 gated_delta), "scale" (0 when
+ * Typed attributes (Node.at.linattn): q_num_heads, kv_num_heads, rule
+ * (update_rule as 0 linear, 1 gated, 2 delta, 3 gated_delta), scale (0 when
  * the default 1/sqrt(dk) applies). */
 #include <math.h>
 #include <string.h>
@@ -88,10 +88,12 @@ int op_linattn_infer(Graph *g, int node, Diag *d)
                           (long long)B, (long long)T, (long long)Hkv, (long long)B, (long long)T);
     if ((double)B * T * Hq * (dk > dv ? dk : dv) >= 2147483647.0 || (double)B * Hkv * dk * dv >= 2147483647.0)
         return diag_error(d, g, node, "tensors of 2^31 elements or more are not supported");
+    LinAttnAttrs *la = &n->at.linattn;
+    la->q_num_heads = Hq, la->kv_num_heads = Hkv, la->rule = r;
+    la->scale = attr_float(n, "scale", 0.0f);
     node_set_int(g, node, "q_num_heads", Hq);
     node_set_int(g, node, "kv_num_heads", Hkv);
-    node_set_int(g, node, "rule_kind", r);
-    node_set_float(g, node, "scale", attr_float(n, "scale", 0.0f));
+    node_set_float(g, node, "scale", la->scale);
     int64_t od[3] = {B, T, Hq * dv}, sd[4] = {B, Hkv, dk, dv};
     opu_set_out(g, node, 0, q->dtype, shape_make(3, od));
     if (n->n_out > 1)
@@ -105,7 +107,7 @@ int compute_linattn(ComputeCtx *cx, int node, ComputeDef *def)
     const Graph *g = cx->g;
     const Node *n = &g->nodes[node];
     const Value *q = &g->values[n->in[0]], *v = &g->values[n->in[2]];
-    int64_t Hq = attr_int(n, "q_num_heads", 1), Hkv = attr_int(n, "kv_num_heads", 1);
+    int64_t Hq = n->at.linattn.q_num_heads, Hkv = n->at.linattn.kv_num_heads;
     int64_t B = q->shape.dims[0], T = q->shape.dims[1], dk = q->shape.dims[2] / Hq, dv = v->shape.dims[2] / Hkv;
     int64_t G = Hq / Hkv;
 #define IN(i) (n->n_in > (i) && n->in[i] >= 0 ? cx->buf_of(cx, n->in[i]) : NULL)
@@ -177,7 +179,7 @@ int compute_linattn(ComputeCtx *cx, int node, ComputeDef *def)
     /* out[b, t, h, m] = scale * sum_d q[d] S[d, m] for the group's query heads */
     Expr *eq = lx_add(lb, lx_muli(lb, eh, G), eg);
     Expr *q_d = lx_cast(lb, f, lx_load(lb, qb, lx_add(lb, lx_muli(lb, bt_row, Hq * dk), lx_add(lb, lx_muli(lb, eq, dk), ed))));
-    double scale = attr_float(n, "scale", 0.0f);
+    double scale = n->at.linattn.scale;
     Expr *o;
     if (scale == 0.0)
         o = lx_cast(lb, f, lx_mul(lb, lx_cast(lb, LT_F64, acc0), lx_const_f(lb, LT_F64, 1.0 / sqrt((double)dk))));

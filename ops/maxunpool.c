@@ -70,7 +70,8 @@ int op_maxunpool_infer(Graph *g, int node, Diag *d)
     Shape out = shape_make(rank, dims);
     if (opu_numel(g, node, d, &out, &total))
         return -1;
-    node_set_ints(g, node, "unpool_shape", inf, rank);
+    for (int i = 0; i < rank; i++)
+        g->nodes[node].at.maxunpool.shape[i] = inf[i];
     opu_set_out(g, node, 0, t, out);
     return 0;
 }
@@ -81,9 +82,9 @@ int compute_maxunpool(ComputeCtx *cx, int node, ComputeDef *def)
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
     int64_t nx = 0, ny = 0, nu = 1;
-    int rank = y->shape.rank, nin = 0;
-    const int64_t *inf = attr_ints(n, "unpool_shape", &nin);
-    if (!shape_numel(&x->shape, &nx) || !shape_numel(&y->shape, &ny) || !inf || nin != rank)
+    int rank = y->shape.rank;
+    const int64_t *inf = n->at.maxunpool.shape;
+    if (!shape_numel(&x->shape, &nx) || !shape_numel(&y->shape, &ny))
         return compute_fail(cx, node, "shapes not static (internal error)");
     int same = 1;
     for (int i = 0; i < rank; i++) {

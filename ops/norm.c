@@ -19,7 +19,7 @@
  *
  * Normalised attributes after infer: "epsilon" everywhere; LayerNorm and
  * RMSNorm "axis" >= 0; GroupNorm "num_groups"; MVN "axes" sorted >= 0; LRN
- * alpha, beta, bias, size; BatchNorm "training" (1 when batch statistics are
+ * alpha, beta, bias, size; BatchNorm (typed, Node.at.bn) training (1 when batch statistics are
  * used: training_mode = 1 from version 14, is_test = 0 before 7, more than
  * one output from 7 to 13), "momentum", "spatial". */
 #include <math.h>
@@ -77,10 +77,13 @@ static int infer_batchnorm(Graph *g, int node, Diag *d)
             return diag_error(d, g, node, "%s must be %s, got %s", names[i], opu_shape_str(&stat),
                               opu_shape_str(&p->shape));
     }
-    node_set_float(g, node, "epsilon", attr_float(n, "epsilon", 1e-5f));
-    node_set_float(g, node, "momentum", attr_float(n, "momentum", 0.9f));
-    node_set_int(g, node, "training", training);
-    node_set_int(g, node, "spatial", spatial);
+    BatchNormAttrs *ba = &n->at.bn;
+    ba->epsilon = attr_float(n, "epsilon", 1e-5f);
+    ba->momentum = attr_float(n, "momentum", 0.9f);
+    ba->training = training;
+    ba->spatial = spatial;
+    node_set_float(g, node, "epsilon", ba->epsilon);
+    node_set_float(g, node, "momentum", ba->momentum);
     opu_set_out(g, node, 0, x->dtype, x->shape);
     for (int i = 1; i < n->n_out; i++)
         opu_set_out(g, node, i, opu_in(g, node, i == 1 || i == 3 ? 3 : 4)->dtype, stat);
@@ -526,7 +529,7 @@ static int compute_bn_infer(ComputeCtx *cx, int node, ComputeDef *def)
     for (int i = 1; i < 5; i++)
         p[i] = lx_cast(lb, t, compute_load_aligned(cx, n->in[i], &y->shape, s->axis, 1));
     Expr *x = lx_load(lb, cx->buf_of(cx, n->in[0]), s->out_index);
-    Expr *inv = lx_div(lb, p[1], lx_call(lb, CO_SQRT, lx_add(lb, p[4], lx_const_f(lb, t, attr_float(n, "epsilon", 1e-5f)))));
+    Expr *inv = lx_div(lb, p[1], lx_call(lb, CO_SQRT, lx_add(lb, p[4], lx_const_f(lb, t, n->at.bn.epsilon))));
     s->body = lx_add(lb, lx_mul(lb, lx_sub(lb, x, p[3]), inv), p[2]);
     return 0;
 }
@@ -540,7 +543,7 @@ static int compute_bn_train(ComputeCtx *cx, int node, ComputeDef *def)
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]];
     Norm nm = {.cx = cx, .n = n, .xs = &x->shape, .t = lt_of_dtype(x->dtype), .mode = 0,
-               .eps = attr_float(n, "epsilon", 1e-5f), .out = out_bn_train};
+               .eps = n->at.bn.epsilon, .out = out_bn_train};
     for (int i = 0; i < x->shape.rank; i++)
         nm.reduce[i] = i != 1;
     int64_t C = x->shape.dims[1], count = 1;
@@ -555,7 +558,7 @@ static int compute_bn_train(ComputeCtx *cx, int node, ComputeDef *def)
     Stmt *main = norm_nest(&nm, cx->buf_of(cx, n->in[0]), cx->buf_of(cx, n->out[0]));
     /* running statistics: input * momentum + batch * (1 - momentum); the
        batch variance from the inverse standard deviation */
-    float mom = attr_float(n, "momentum", 0.9f);
+    float mom = n->at.bn.momentum;
     LVar *c = lv_new(lb, "c");
     Expr *ce = lx_var(lb, c);
     Expr *bmean = lx_load(lb, mb, ce), *bvar = lx_load(lb, vb, ce);
@@ -584,7 +587,7 @@ int compute_norm(ComputeCtx *cx, int node, ComputeDef *def)
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]];
     if (n->op == OP_BATCHNORM)
-        return attr_int(n, "training", 0) ? compute_bn_train(cx, node, def) : compute_bn_infer(cx, node, def);
+        return n->at.bn.training ? compute_bn_train(cx, node, def) : compute_bn_infer(cx, node, def);
     LoopBuilder *lb = cx->lb;
     LType t = lt_of_dtype(x->dtype);
     int r = x->shape.rank;

@@ -71,8 +71,10 @@ int op_onehot_infer(Graph *g, int node, Diag *d)
     if (opu_numel(g, node, d, &s, &total))
         return -1;
     node_set_int(g, node, "axis", ax);
-    node_set_int(g, node, "depth", depth);
-    node_set_int(g, node, "wrap", g->nodes[node].version >= 11);
+    OneHotAttrs *oa = &g->nodes[node].at.onehot;
+    oa->axis = ax;
+    oa->depth = depth;
+    oa->wrap = g->nodes[node].version >= 11;
     opu_set_out(g, node, 0, vv->dtype, s);
     return 0;
 }
@@ -82,9 +84,9 @@ int compute_onehot(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
-    int ax = (int)attr_int(n, "axis", 0), r = x->shape.rank;
-    int64_t depth = attr_int(n, "depth", 1);
-    int wrap = (int)attr_int(n, "wrap", 1);
+    int ax = n->at.onehot.axis, r = x->shape.rank;
+    int64_t depth = n->at.onehot.depth;
+    int wrap = n->at.onehot.wrap;
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     if (!s)
         return compute_fail(cx, node, "too many stages");

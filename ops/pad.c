@@ -18,10 +18,10 @@
  * it (the extra element goes at the end). It becomes a constant-mode pad
  * with negative or positive pads.
  *
- * Normalised attributes after infer: "pads" (2*rank: every axis's begin,
- * then every axis's end), "padmode" 0 constant / 1 reflect / 2 edge /
- * 3 wrap, "value" (float constant of versions 1 and 2; 0 otherwise) and
- * "cv_input" (1 when input 2 holds the constant). */
+ * Typed attributes after infer (Node.at.pad): pads (2*rank: every axis's
+ * begin, then every axis's end), mode 0 constant / 1 reflect / 2 edge /
+ * 3 wrap, value (float constant of versions 1 and 2; 0 otherwise) and
+ * cv_input (1 when input 2 holds the constant). */
 #include <string.h>
 
 #include "ops/compute.h"
@@ -59,6 +59,17 @@ static int read_axes(Graph *g, int node, Diag *d, int i, int rank, int64_t *ax, 
         ax[k] = a;
     }
     return 0;
+}
+
+/* The typed attributes (Node.at.pad): pads of every axis, mode, where the
+ * constant comes from. */
+static void set_pad(Node *n, const int64_t *pads, int rank, int mode, int cv_input, float value)
+{
+    for (int i = 0; i < 2 * rank; i++)
+        n->at.pad.pads[i] = pads[i];
+    n->at.pad.mode = mode;
+    n->at.pad.cv_input = cv_input;
+    n->at.pad.value = value;
 }
 
 static int infer_center_crop_pad(Graph *g, int node, Diag *d)
@@ -106,10 +117,7 @@ static int infer_center_crop_pad(Graph *g, int node, Diag *d)
         pads[rank + a] = sh[k] - dim - begin;
         out.dims[a] = sh[k];
     }
-    node_set_ints(g, node, "pads", pads, 2 * rank);
-    node_set_int(g, node, "padmode", PM_CONSTANT);
-    node_set_float(g, node, "value", 0.0f);
-    node_set_int(g, node, "cv_input", 0);
+    set_pad(&g->nodes[node], pads, rank, PM_CONSTANT, 0, 0.0f);
     opu_set_out(g, node, 0, x->dtype, out);
     return 0;
 }
@@ -183,11 +191,8 @@ int op_pad_infer(Graph *g, int node, Diag *d)
     int64_t cnt;
     if (opu_numel(g, node, d, &out, &cnt))
         return -1;
-    node_set_ints(g, node, "pads", pads, 2 * rank);
-    node_set_int(g, node, "padmode", pm);
-    if (v >= 11)
-        node_set_float(g, node, "value", 0.0f);
-    node_set_int(g, node, "cv_input", v >= 11 && opu_in(g, node, 2) != NULL);
+    set_pad(&g->nodes[node], pads, rank, pm, v >= 11 && opu_in(g, node, 2) != NULL,
+            v >= 11 ? 0.0f : attr_float(&g->nodes[node], "value", 0.0f));
     opu_set_out(g, node, 0, x->dtype, out);
     return 0;
 }
@@ -197,10 +202,8 @@ int compute_pad(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
-    int rank = x->shape.rank, np = 0, pm = (int)attr_int(n, "padmode", 0);
-    const int64_t *pads = attr_ints(n, "pads", &np);
-    if (!pads || np != 2 * rank)
-        return compute_fail(cx, node, "Pad attributes not normalised (internal error)");
+    int rank = x->shape.rank, pm = n->at.pad.mode;
+    const int64_t *pads = n->at.pad.pads;
     LType t = lt_of_dtype(x->dtype);
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     s->out_is_node_output = 1;
@@ -234,10 +237,10 @@ int compute_pad(ComputeCtx *cx, int node, ComputeDef *def)
     Expr *val = lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &x->shape, xi));
     if (pm == PM_CONSTANT && !(inside->kind == EX_INT && inside->i)) {
         Expr *cv;
-        if (attr_int(n, "cv_input", 0))
+        if (n->at.pad.cv_input)
             cv = lx_cast(lb, t, lx_load(lb, cx->buf_of(cx, n->in[2]), lx_int(lb, 0)));
         else
-            cv = lx_const_f(lb, t, attr_float(n, "value", 0.0f));
+            cv = lx_const_f(lb, t, n->at.pad.value);
         val = lx_select(lb, inside, val, cv);
     }
     s->body = val;

@@ -8,7 +8,7 @@
  * kernel_shape[n], strides[n], dilations[n], pads[2n] (begins then ends;
  * auto_pad resolved and set to "NOTSET"), ceil_mode (already reflected in
  * the output shape), count_include_pad (AveragePool), storage_order
- * (MaxPool), "p_value" (float; LpPool and GlobalLpPool, whose "p" is a float
+ * (MaxPool); typed: Node.at.pool.p (LpPool and GlobalLpPool, whose "p" is a float
  * in version 1 and an int later). Window of output o along axis i: input
  * coordinates o*s_i - pb_i + k*d_i for k < kernel_i. Taps outside the
  * input are skipped by MaxPool and add zero to LpPool. AveragePool divides
@@ -50,7 +50,7 @@ static int read_p(Graph *g, int node, Diag *d)
         p = (double)attr_int(n, "p", 2);
     if (!(p > 0))
         return diag_error(d, g, node, "p must be positive, got %g", p);
-    node_set_float(g, node, "p_value", (float)p);
+    g->nodes[node].at.pool.p = (float)p;
     return 0;
 }
 

@@ -20,7 +20,7 @@
  * be per tensor. float8 operands of QLinearMatMul-21 are refused.
  *
  * Normalised attributes: the convolutions get Conv's (kernel_shape,
- * strides, dilations, pads, group; auto_pad resolved); "pm_<i>" is set to
+ * strides, dilations, pads, group; auto_pad resolved); Node.at.qlinear.per_axis[i] is set to
  * 0 (per tensor) or 1 (per row / column / channel) for each parameter
  * input i that is present. */
 #include <stdio.h>
@@ -66,7 +66,7 @@ static int scale_type(DType t, int version)
 }
 
 /* Checks parameter input i (NULL ok when optional): per tensor, or 1-D of
- * length len (0: per tensor only); records its mode as "pm_<i>". */
+ * length len (0: per tensor only); records its mode in Node.at.qlinear. */
 static int check_param(Graph *g, int node, Diag *d, int i, const char *what, int64_t len, DType want)
 {
     Value *v = opu_in(g, node, i);
@@ -84,9 +84,8 @@ static int check_param(Graph *g, int node, Diag *d, int i, const char *what, int
                               len ? " or be 1-D of the matching dimension" : "");
         mode = 1;
     }
-    char key[16];
-    snprintf(key, sizeof key, "pm_%d", i);
-    node_set_int(g, node, key, mode);
+    if (i < QLINEAR_MAX_INPUTS)
+        g->nodes[node].at.qlinear.per_axis[i] = mode;
     return 0;
 }
 
@@ -192,9 +191,7 @@ static Expr *q_param(ComputeCtx *cx, const Node *n, int i, LVar *ax, LType t)
     Expr *k = compute_const_scalar(cx, n->in[i]);
     if (k)
         return lx_cast(lb, t, k);
-    char key[16];
-    snprintf(key, sizeof key, "pm_%d", i);
-    Expr *idx = attr_int(n, key, 0) && ax ? lx_var(lb, ax) : lx_int(lb, 0);
+    Expr *idx = i < QLINEAR_MAX_INPUTS && n->at.qlinear.per_axis[i] && ax ? lx_var(lb, ax) : lx_int(lb, 0);
     return lx_cast(lb, t, lx_load(lb, cx->buf_of(cx, n->in[i]), idx));
 }
 

@@ -108,9 +108,14 @@ static int infer_granularity(Graph *g, int node, Diag *d, const Value *x, const 
             qmode = 2;
         }
     }
-    node_set_int(g, node, "axis", axis);
-    node_set_int(g, node, "qmode", qmode);
-    node_set_int(g, node, "block_size", block);
+    QuantAttrs *qa = &g->nodes[node].at.quant;
+    qa->axis = axis;
+    qa->qmode = qmode;
+    qa->block_size = block;
+    if (g->nodes[node].version >= 13)
+        node_set_int(g, node, "axis", axis);
+    if (g->nodes[node].version >= 21)
+        node_set_int(g, node, "block_size", block);
     return 0;
 }
 
@@ -144,10 +149,13 @@ static int infer_quantize(Graph *g, int node, Diag *d)
                                                                                                         : DT_UNDEFINED);
     if (infer_granularity(g, node, d, x, s, z))
         return -1;
-    node_set_int(g, node, "narrow", (int64_t)narrow);
-    node_set_int(g, node, "xint", prec && pt == DT_INT32);
-    node_set_int(g, node, "saturate", sat);
-    node_set_int(g, node, "wide", wide);
+    QuantAttrs *qa = &g->nodes[node].at.quant;
+    qa->narrow = narrow;
+    qa->int_scale = prec && pt == DT_INT32;
+    qa->saturate = sat != 0;
+    qa->wide = wide;
+    if (n->version >= 19)
+        node_set_int(g, node, "saturate", sat);
     opu_set_out(g, node, 0, yt, x->shape);
     return 0;
 }
@@ -172,7 +180,7 @@ static int infer_dequantize(Graph *g, int node, Diag *d)
                           od ? "" : " (set output_dtype)");
     if (infer_granularity(g, node, d, x, s, z))
         return -1;
-    node_set_int(g, node, "wide", x->dtype == DT_INT32);
+    g->nodes[node].at.quant.wide = x->dtype == DT_INT32;
     opu_set_out(g, node, 0, yt, x->shape);
     return 0;
 }
@@ -205,8 +213,8 @@ int op_quant_infer(Graph *g, int node, Diag *d)
 static Expr *qparam(ComputeCtx *cx, const Node *n, int vid, const Shape *xs, LVar *const *axes, LType t)
 {
     LoopBuilder *lb = cx->lb;
-    int qmode = (int)attr_int(n, "qmode", 0), axis = (int)attr_int(n, "axis", 0);
-    int64_t block = attr_int(n, "block_size", 0);
+    int qmode = n->at.quant.qmode, axis = n->at.quant.axis;
+    int64_t block = n->at.quant.block_size;
     const Value *p = &cx->g->values[vid];
     Expr *k = compute_const_scalar(cx, vid), *idx;
     if (k)
@@ -253,7 +261,7 @@ static Expr *quantize_tail(ComputeCtx *cx, const Node *n, const Shape *xs, LVar 
     }
     Expr *v = zp && !is_float8(y->dtype) ? lx_add(lb, q, zp) : q; /* the reference ignores a float8 zero point */
     v = lx_cast(lb, LT_F32, v);
-    if (is_float8(y->dtype) && !attr_int(n, "saturate", 1))
+    if (is_float8(y->dtype) && !n->at.quant.saturate)
         v = lx_select(lb, f8_overflow(lb, y->dtype, v), lx_const_f(lb, LT_F32, NAN), v);
     return v;
 }
@@ -278,15 +286,15 @@ static int compute_quantize(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
-    DType narrow = (DType)attr_int(n, "narrow", 0);
-    LType ct = attr_int(n, "wide", 0) ? LT_F64 : LT_F32;
+    DType narrow = n->at.quant.narrow;
+    LType ct = n->at.quant.wide ? LT_F64 : LT_F32;
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     if (!s)
         return compute_fail(cx, node, "too many stages");
     s->out_is_node_output = 1;
     Expr *xv = lx_load(lb, cx->buf_of(cx, n->in[0]), s->out_index);
-    Expr *sv = qparam(cx, n, n->in[1], &x->shape, s->axis, attr_int(n, "xint", 0) ? LT_I32 : ct);
-    if (attr_int(n, "xint", 0)) /* precision int32: both operands truncated to int32 first */
+    Expr *sv = qparam(cx, n, n->in[1], &x->shape, s->axis, n->at.quant.int_scale ? LT_I32 : ct);
+    if (n->at.quant.int_scale) /* precision int32: both operands truncated to int32 first */
         xv = lx_cast(lb, LT_I32, xv), sv = lx_cast(lb, ct, sv);
     Expr *q;
     if (narrow) { /* float16/bfloat16 arithmetic: operands and quotient rounded to it */
@@ -306,7 +314,7 @@ static int compute_dequantize(ComputeCtx *cx, int node, ComputeDef *def)
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
     int has_z = n->n_in > 2 && n->in[2] >= 0;
-    LType ct = attr_int(n, "wide", 0) ? LT_F64 : LT_F32;
+    LType ct = n->at.quant.wide ? LT_F64 : LT_F32;
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     if (!s)
         return compute_fail(cx, node, "too many stages");

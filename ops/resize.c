@@ -27,7 +27,7 @@
  * output index, is y / k or a + k*y (integer up/downscale, identity) uses
  * that form in the generated code instead of the coordinate arithmetic.
  *
- * Normalised attributes (after infer):
+ * Typed attributes (Node.at.resize; the graph dump prints them as rs_*):
  *   "rs_mode"     0 nearest, 1 linear, 2 cubic
  *   "rs_ctm"      0 half_pixel, 1 pytorch_half_pixel, 2 align_corners,
  *                 3 asymmetric, 4 tf_crop_and_resize, 5 half_pixel_symmetric,
@@ -266,17 +266,17 @@ int op_resize_infer(Graph *g, int node, Diag *d)
             rsz[i] = 0;
         sbits[i] = dbits(scale[i]);
     }
-    node_set_int(g, node, "rs_mode", mode);
-    node_set_int(g, node, "rs_ctm", ctm);
-    node_set_int(g, node, "rs_nearest", nearest);
-    node_set_ints(g, node, "rs_scale", sbits, r);
-    node_set_ints(g, node, "rs_axis", rsz, r);
-    node_set_ints(g, node, "rs_roi", roi_pos, r);
-    node_set_int(g, node, "rs_roi_n", roi_n);
-    node_set_int(g, node, "rs_aa", aa);
-    node_set_int(g, node, "rs_excl", !up && ver >= 11 ? attr_int(n, "exclude_outside", 0) != 0 : 0);
-    node_set_float(g, node, "rs_a", !up && ver >= 11 ? attr_float(n, "cubic_coeff_a", -0.75f) : -0.75f);
-    node_set_float(g, node, "rs_extrap", !up && ver >= 11 ? attr_float(n, "extrapolation_value", 0.0f) : 0.0f);
+    ResizeAttrs *ra = &g->nodes[node].at.resize;
+    ra->mode = mode;
+    ra->ctm = ctm;
+    ra->nearest = nearest;
+    for (int i = 0; i < r; i++)
+        ra->scale_bits[i] = sbits[i], ra->resized[i] = rsz[i], ra->roi_pos[i] = roi_pos[i];
+    ra->roi_n = roi_n;
+    ra->antialias = aa;
+    ra->exclude_outside = !up && ver >= 11 ? attr_int(n, "exclude_outside", 0) != 0 : 0;
+    ra->cubic_a = !up && ver >= 11 ? attr_float(n, "cubic_coeff_a", -0.75f) : -0.75f;
+    ra->extrapolation = !up && ver >= 11 ? attr_float(n, "extrapolation_value", 0.0f) : 0.0f;
     opu_set_out(g, node, 0, t, shape_make(r, out));
     return 0;
 }
@@ -355,15 +355,12 @@ int compute_resize(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
-    int r = x->shape.rank, mode = (int)attr_int(n, "rs_mode", 0), ctm = (int)attr_int(n, "rs_ctm", 3);
-    int nearest = (int)attr_int(n, "rs_nearest", 4), aa = (int)attr_int(n, "rs_aa", 0);
-    int excl = (int)attr_int(n, "rs_excl", 0), roi_n = (int)attr_int(n, "rs_roi_n", 0);
-    double A = attr_float(n, "rs_a", -0.75f), extrap = attr_float(n, "rs_extrap", 0.0f);
-    int cnt1, cnt2, cnt3;
-    const int64_t *sbits = attr_ints(n, "rs_scale", &cnt1), *rsz = attr_ints(n, "rs_axis", &cnt2),
-                  *roi_pos = attr_ints(n, "rs_roi", &cnt3);
-    if (!sbits || !rsz || !roi_pos || cnt1 != r || cnt2 != r || cnt3 != r)
-        return compute_fail(cx, node, "Resize attributes were not normalised");
+    const ResizeAttrs *ra = &n->at.resize;
+    int r = x->shape.rank, mode = ra->mode, ctm = ra->ctm;
+    int nearest = ra->nearest, aa = ra->antialias;
+    int excl = ra->exclude_outside, roi_n = ra->roi_n;
+    double A = ra->cubic_a, extrap = ra->extrapolation;
+    const int64_t *sbits = ra->scale_bits, *rsz = ra->resized, *roi_pos = ra->roi_pos;
     LBuf *xb = cx->buf_of(cx, n->in[0]);
     LBuf *roib = roi_n > 0 ? cx->buf_of(cx, n->in[1]) : NULL;
     DType dt = x->dtype;

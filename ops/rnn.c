@@ -40,24 +40,21 @@
  * among the threads when the step is large enough.
  *
  * W and R: [D,G*H,I] and [D,G*H,H] as ONNX has them, or, for float32
- * constants (pass layout), W in panels of WP = rnn_wp gate columns,
+ * constants (pass layout), W in panels of WP = at.rnn.w_panels gate columns,
  * [D, G*H/WP * I, WP] (WP = two vectors, when it divides G*H), else
- * transposed, [D,I,G*H] (attribute rnn_wt), and
- * on vector targets R per direction and gate in panels of P = rnn_rp gate
- * columns, [D, G*ceil(H/P), H*P], zero past H. The projection, the
+ * transposed, [D,I,G*H] (at.rnn.w_transposed), and
+ * on vector targets R per direction and gate in panels of P = at.rnn.r_panels
+ * gate columns, [D, G*ceil(H/P), H*P], zero past H. The projection, the
  * states (one per direction), the products and r*h live in one arena scratch
- * (rnn_scratch_elems; attributes scratch_bytes and scratch_dtype, pass
- * hidden), not on the stack. The clip bound applies to
- * the input of every activation (LSTM's h(c) included, as the spec words
- * it; onnxruntime leaves h(c) unclipped).
+ * (rnn_scratch_elems; Node.scratch, pass hidden), not on the stack. The clip
+ * bound applies to the input of every activation (LSTM's h(c) included, as
+ * the spec words it; onnxruntime leaves h(c) unclipped).
  *
- * Normalised attributes: "rnn_h" hidden size, "rnn_dirs" 0 forward /
- * 1 reverse / 2 bidirectional, "rnn_layout", "rnn_lbr" (GRU
- * linear_before_reset), "rnn_if" (input_forget), "rnn_clip" (0: none),
- * "rnn_act" the activation codes (ActKind) per direction, and floats
- * "rnn_a<k>" / "rnn_b<k>" their alpha and beta (k = index in rnn_act),
- * "rnn_wp" / "rnn_wt" and "rnn_rp" (set by pass layout) W in panels or
- * transposed, R in panels. */
+ * Typed attributes (Node.at.rnn, ir/op_attrs.h): hidden size, dirs 0
+ * forward / 1 reverse / 2 bidirectional, layout, linear_before_reset,
+ * input_forget, clip (0: none), the activation codes (ActKind) per
+ * direction with their alpha and beta, and (set by pass layout) W in
+ * panels or transposed, R in panels. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -143,14 +140,15 @@ int op_rnn_infer(Graph *g, int node, Diag *d)
     if (x->shape.rank != 3 || w->shape.rank != 3 || r->shape.rank != 3)
         return diag_error(d, g, node, "X, W and R must be 3-D");
     int64_t T = x->shape.dims[layout ? 1 : 0], B = x->shape.dims[layout ? 0 : 1], I = x->shape.dims[2];
-    /* rnn_wt: pass layout stored W transposed, [D,I,G*H]; rnn_rp > 1: R
-       packed in panels of rnn_rp gate columns, [D,G*HP,H*rnn_rp] */
-    int wt = (int)attr_int(n, "rnn_wt", 0), gd = wt ? 2 : 1, kd = wt ? 1 : 2;
-    int64_t rp = attr_int(n, "rnn_rp", 1);
-    int64_t H = attr_int(n, "hidden_size", attr_int(n, "rnn_h", w->shape.dims[gd] / G));
+    /* w_transposed: pass layout stored W transposed, [D,I,G*H]; r_panels > 1:
+       R packed in panels of r_panels gate columns, [D,G*HP,H*r_panels] */
+    RnnAttrs *ra = &n->at.rnn;
+    int wt = ra->w_transposed, gd = wt ? 2 : 1, kd = wt ? 1 : 2;
+    int64_t rp = ra->r_panels > 1 ? ra->r_panels : 1;
+    int64_t H = attr_int(n, "hidden_size", ra->hidden > 0 ? ra->hidden : w->shape.dims[gd] / G);
     if (H <= 0 || H > (1 << 20))
         return diag_error(d, g, node, "hidden_size %lld is out of range (1..%d)", (long long)H, 1 << 20);
-    int64_t wp = attr_int(n, "rnn_wp", 1);
+    int64_t wp = ra->w_panels > 1 ? ra->w_panels : 1;
     if (wp > 1) { /* W in panels of wp gate columns, [D, G*H/wp * I, wp] */
         if (wp > 64 || (G * H) % wp || w->shape.dims[0] != D || w->shape.dims[1] != (G * H / wp) * I ||
             w->shape.dims[2] != wp)
@@ -201,8 +199,8 @@ int op_rnn_infer(Graph *g, int node, Diag *d)
     /* the input projection of every time step, [D, rows of X, G*H] in the
        compute type, lives in an arena scratch buffer (pass hidden) */
     DType ct = t == DT_FLOAT64 ? DT_FLOAT64 : DT_FLOAT32;
-    node_set_int(g, node, "scratch_dtype", ct);
-    node_set_int(g, node, "scratch_bytes", rnn_scratch_elems(n->op, D, T, B, H) * (int64_t)dtype_size(ct));
+    n->scratch.dtype = ct;
+    n->scratch.bytes = rnn_scratch_elems(n->op, D, T, B, H) * (int64_t)dtype_size(ct);
     /* activations, consumed per direction; alphas/betas in the order of
      * the activations that take them */
     int n_act = 0;
@@ -230,20 +228,18 @@ int op_rnn_infer(Graph *g, int node, Diag *d)
             a = al->floats[ia++];
         if (ACTS[codes[k]].n_beta && be && be->kind == ATTR_FLOATS && ib < be->n)
             b = be->floats[ib++];
-        char nm[16];
-        snprintf(nm, sizeof nm, "rnn_a%d", k);
-        node_set_float(g, node, nm, a);
-        snprintf(nm, sizeof nm, "rnn_b%d", k);
-        node_set_float(g, node, nm, b);
+        ra->act[k] = (int)codes[k];
+        ra->act_alpha[k] = a;
+        ra->act_beta[k] = b;
     }
-    node_set_ints(g, node, "rnn_act", codes, n_act);
-    node_set_int(g, node, "rnn_h", H);
-    node_set_int(g, node, "rnn_dirs", dirs);
-    node_set_int(g, node, "rnn_layout", layout);
-    node_set_int(g, node, "rnn_lbr", n->op == OP_GRU && ver >= 3 ? attr_int(n, "linear_before_reset", 0) : 0);
-    node_set_int(g, node, "rnn_if", lstm ? attr_int(n, "input_forget", 0) : 0);
+    ra->n_act = n_act;
+    ra->hidden = H;
+    ra->dirs = dirs;
+    ra->layout = layout;
+    ra->linear_before_reset = n->op == OP_GRU && ver >= 3 ? (int)attr_int(n, "linear_before_reset", 0) : 0;
+    ra->input_forget = lstm ? (int)attr_int(n, "input_forget", 0) : 0;
     const Attr *cl = node_attr(n, "clip");
-    node_set_float(g, node, "rnn_clip", cl && cl->kind == ATTR_FLOAT ? cl->f : 0.0f);
+    ra->clip = cl && cl->kind == ATTR_FLOAT ? cl->f : 0.0f;
     int64_t ydims[4] = {T, D, B, H};
     if (layout)
         ydims[0] = B, ydims[1] = T, ydims[2] = D;
@@ -272,17 +268,12 @@ static Expr *cst(RnnB *r, double v)
 static Expr *act(RnnB *r, int k, Expr *x)
 {
     LoopBuilder *lb = r->lb;
-    int na = acts_of(r->n->op), cnt;
-    const int64_t *codes = attr_ints(r->n, "rnn_act", &cnt);
-    int idx = r->dir * na + k;
-    char nm[16];
-    snprintf(nm, sizeof nm, "rnn_a%d", idx);
-    double a = attr_float(r->n, nm, 0);
-    snprintf(nm, sizeof nm, "rnn_b%d", idx);
-    double b = attr_float(r->n, nm, 0);
+    const RnnAttrs *ra = &r->n->at.rnn;
+    int idx = r->dir * acts_of(r->n->op) + k;
+    double a = ra->act_alpha[idx], b = ra->act_beta[idx];
     if (r->clip > 0)
         x = lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, x, cst(r, -r->clip)), cst(r, r->clip));
-    switch ((ActKind)codes[idx]) {
+    switch ((ActKind)ra->act[idx]) {
     case A_RELU: return lx_bin(lb, BO_MAX, x, cst(r, 0));
     case A_TANH: return lx_call(lb, CO_TANH, x);
     case A_SIGMOID: return lx_call(lb, CO_SIGMOID, x);
@@ -306,7 +297,7 @@ static Expr *act(RnnB *r, int k, Expr *x)
 static LBuf *opt_buf(ComputeCtx *cx, const Node *n, int i, int out)
 {
     int v = out ? (i < n->n_out ? n->out[i] : -1) : (i < n->n_in ? n->in[i] : -1);
-    if (out && v >= 0 && v == (int)attr_int(n, "scratch_value", -1))
+    if (out && v >= 0 && v == n->scratch.value)
         v = -1; /* the hidden scratch output, not Y / Y_h / Y_c */
     return v >= 0 ? cx->buf_of(cx, v) : NULL;
 }
@@ -432,14 +423,15 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]];
     int lstm = n->op == OP_LSTM, gru = n->op == OP_GRU, G = gates_of(n->op);
-    int layout = (int)attr_int(n, "rnn_layout", 0), dirs = (int)attr_int(n, "rnn_dirs", 0);
-    int lbr = (int)attr_int(n, "rnn_lbr", 0), inpf = (int)attr_int(n, "rnn_if", 0);
-    int wt = (int)attr_int(n, "rnn_wt", 0); /* W, R stored transposed (pass layout) */
+    const RnnAttrs *ra = &n->at.rnn;
+    int layout = ra->layout, dirs = ra->dirs;
+    int lbr = ra->linear_before_reset, inpf = ra->input_forget;
+    int wt = ra->w_transposed; /* W, R stored transposed (pass layout) */
     int D = dirs == 2 ? 2 : 1;
     int64_t T = x->shape.dims[layout ? 1 : 0], B = x->shape.dims[layout ? 0 : 1], IN = x->shape.dims[2];
-    int64_t H = attr_int(n, "rnn_h", 1), GH = G * H;
+    int64_t H = ra->hidden, GH = G * H;
     LType t = lt_of_dtype(x->dtype);
-    RnnB rb = {cx, lb, t, n, 0, attr_float(n, "rnn_clip", 0.0f)};
+    RnnB rb = {cx, lb, t, n, 0, ra->clip};
     LBuf *xb = opt_buf(cx, n, 0, 0), *wb = opt_buf(cx, n, 1, 0), *rwb = opt_buf(cx, n, 2, 0);
     LBuf *bb = opt_buf(cx, n, 3, 0), *slb = opt_buf(cx, n, 4, 0), *h0b = opt_buf(cx, n, 5, 0);
     LBuf *c0b = lstm ? opt_buf(cx, n, 6, 0) : NULL, *pb = lstm ? opt_buf(cx, n, 7, 0) : NULL;
@@ -456,9 +448,9 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
        stored W in panels or transposed); folding runs it naively into a
        local buffer. */
     int64_t ROWS = T * B;
-    int sv = (int)attr_int(n, "scratch_value", -1);
+    int sv = n->scratch.value;
     LBuf *px = sv >= 0 ? cx->buf_of(cx, sv) : lbuf_new_typed(lb, "px", LB_LOCAL, ldt, rnn_scratch_elems(n->op, D, T, B, H));
-    int64_t WP = attr_int(n, "rnn_wp", 1) > 1 ? attr_int(n, "rnn_wp", 1) : 1; /* W in panels (pass layout) */
+    int64_t WP = ra->w_panels > 1 ? ra->w_panels : 1; /* W in panels (pass layout) */
     if (WP > 1) {
         /* W as [D, G*H/WP, I, WP]: the stage runs over [D, panel, row, lane]
            and writes px[d, r, panel*WP + lane] */
@@ -506,7 +498,7 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
        the registers left after NR values of R and a broadcast h */
     /* R in panels of Lp gate columns (pass layout, float32 constants) or as
        ONNX stores it (Lp = 1); per direction and gate, HP panels of H rows */
-    int64_t Lp = attr_int(n, "rnn_rp", 1) > 1 ? attr_int(n, "rnn_rp", 1) : 1, HP = (H + Lp - 1) / Lp;
+    int64_t Lp = ra->r_panels > 1 ? ra->r_panels : 1, HP = (H + Lp - 1) / Lp;
     Mm mm = {.lb = lb, .t = t, .w = rwb, .bias = bb, .out = px, .a = px, .as = H, .os = GH, .M = B, .K = H,
              .N = H, .L = Lp};
     if (mm.L > 1) {

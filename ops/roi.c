@@ -73,12 +73,10 @@ int op_roi_infer(Graph *g, int node, Diag *d)
     Shape out = shape_make(4, dims);
     if (opu_numel(g, node, d, &out, &tot))
         return -1;
-    node_set_int(g, node, "roi_ph", ph);
-    node_set_int(g, node, "roi_pw", pw);
-    node_set_int(g, node, "roi_sr", sr);
-    node_set_int(g, node, "roi_max", is_max);
-    node_set_int(g, node, "roi_half", half);
-    node_set_float(g, node, "spatial_scale", attr_float(n, "spatial_scale", 1.0f));
+    RoiAttrs *ra = &n->at.roi;
+    ra->ph = ph, ra->pw = pw, ra->sampling_ratio = sr, ra->is_max = is_max, ra->half_pixel = half;
+    ra->spatial_scale = attr_float(n, "spatial_scale", 1.0f);
+    node_set_float(g, node, "spatial_scale", ra->spatial_scale);
     opu_set_out(g, node, 0, t, out);
     return 0;
 }
@@ -97,9 +95,9 @@ int compute_roi(ComputeCtx *cx, int node, ComputeDef *def)
     written[nb] = 1;
     bufs[nb++] = cx->buf_of(cx, n->out[0]);
     int64_t ia[11] = {x->dtype, x->shape.dims[0], x->shape.dims[1], x->shape.dims[2], x->shape.dims[3],
-                      y->shape.dims[0], attr_int(n, "roi_ph", 1), attr_int(n, "roi_pw", 1),
-                      attr_int(n, "roi_sr", 0), attr_int(n, "roi_max", 0), attr_int(n, "roi_half", 0)};
-    double fa[1] = {attr_float(n, "spatial_scale", 1.0f)};
+                      y->shape.dims[0], n->at.roi.ph, n->at.roi.pw,
+                      n->at.roi.sampling_ratio, n->at.roi.is_max, n->at.roi.half_pixel};
+    double fa[1] = {n->at.roi.spatial_scale};
     def->custom = ls_call(cx->lb, align ? "ctvm_k_roialign" : "ctvm_k_maxroipool", nb, bufs, written,
                           align ? 11 : 8, ia, 1, fa);
     return 0;

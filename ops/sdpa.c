@@ -6,10 +6,10 @@
  * Q [..., S, Dk], Kt [..., Dk, T], V [..., T, Dv] with the same leading
  * dims (rank 3 or 4: [BH, ...] or [B, H, ...]), float32; the mask
  * broadcasts (numpy rules) against [..., S, T]. Y [..., S, Dv].
- * Attributes: "scale_mode" (0 none, 1 multiply, 2 divide), "scale" (the
- * constant); set here: "mask_strides" (element strides of the mask along
- * batch, head, row, column; 0 where it broadcasts) and "scratch_bytes"
- * (per thread: 24 rows of T scores and the packed Kt and V,
+ * Typed attributes (Node.at.sdpa), set by pass match_sdpa: scale_mode (0
+ * none, 1 multiply, 2 divide), scale (the constant); set here: mask_strides
+ * (element strides of the mask along batch, head, row, column; 0 where it
+ * broadcasts) and Node.scratch (per thread: 24 rows of T scores and the packed Kt and V,
  * loop_kernel_sdpa_scratch; placed by pass hidden). */
 #include <math.h>
 #include <stdlib.h>
@@ -54,12 +54,13 @@ int op_sdpa_infer(Graph *g, int node, Diag *d)
             stride *= dim;
         }
     }
-    node_set_ints(g, node, "mask_strides", st, 4);
+    for (int i = 0; i < 4; i++)
+        g->nodes[node].at.sdpa.mask_strides[i] = st[i];
     int64_t threads = g->threads > 1 ? g->threads : 1, bytes, per = loop_kernel_sdpa_scratch(T, Dk, v->shape.dims[r - 1]);
     if (per < 0 || !i64_mul(per, threads * 4, &bytes))
         return diag_error(d, g, node, "the score block overflows");
-    node_set_int(g, node, "scratch_bytes", bytes);
-    node_set_int(g, node, "scratch_dtype", DT_FLOAT32);
+    g->nodes[node].scratch.bytes = bytes;
+    g->nodes[node].scratch.dtype = DT_FLOAT32;
     Shape y = q->shape;
     y.dims[r - 1] = v->shape.dims[r - 1];
     opu_set_out(g, node, 0, DT_FLOAT32, y);
@@ -70,8 +71,8 @@ int op_sdpa_infer(Graph *g, int node, Diag *d)
 static void sdpa_args(const Graph *g, const Node *n, int64_t *ia, double *fa)
 {
     const Value *q = &g->values[n->in[0]], *k = &g->values[n->in[1]], *v = &g->values[n->in[2]];
-    int r = q->shape.rank, c;
-    const int64_t *ms = attr_ints(n, "mask_strides", &c);
+    int r = q->shape.rank;
+    const SdpaAttrs *sa = &n->at.sdpa;
     int64_t BH = 1;
     for (int i = 0; i < r - 2; i++)
         BH *= q->shape.dims[i];
@@ -81,15 +82,15 @@ static void sdpa_args(const Graph *g, const Node *n, int64_t *ia, double *fa)
     ia[3] = k->shape.dims[r - 1];
     ia[4] = q->shape.dims[r - 1];
     ia[5] = v->shape.dims[r - 1];
-    ia[6] = attr_int(n, "scale_mode", 0);
-    fa[0] = attr_float(n, "scale", 1.0f);
+    ia[6] = sa->scale_mode;
+    fa[0] = sa->scale;
     int e;
     if (ia[6] == 2 && frexp(fa[0], &e) == 0.5) { /* dividing by a power of two: the same as multiplying */
         ia[6] = 1;
         fa[0] = 1.0 / fa[0];
     }
     for (int i = 0; i < 4; i++)
-        ia[7 + i] = ms && c == 4 ? ms[i] : 0;
+        ia[7 + i] = sa->mask_strides[i];
     ia[11] = g->threads > 1 ? g->threads : 1;
     ia[12] = 0;
 }
@@ -120,7 +121,7 @@ int compute_sdpa(ComputeCtx *cx, int node, ComputeDef *def)
 {
     const Graph *g = cx->g;
     const Node *n = &g->nodes[node];
-    int sv = (int)attr_int(n, "scratch_value", -1);
+    int sv = n->scratch.value;
     if (sv < 0)
         return compute_fail(cx, node, "scratch buffer not planned (internal error)");
     int64_t ia[13];

@@ -94,8 +94,12 @@ static int infer_shape(Graph *g, int node, Diag *d)
     int64_t s = clamp_rank(attr_int(n, "start", 0), rank);
     int64_t e = clamp_rank(attr_int(n, "end", rank), rank);
     int64_t len = e > s ? e - s : 0;
-    node_set_int(g, node, "start", s);
-    node_set_int(g, node, "end", e > s ? e : s);
+    n->at.shape.start = s;
+    n->at.shape.end = e > s ? e : s;
+    if (n->version >= 15) {
+        node_set_int(g, node, "start", s);
+        node_set_int(g, node, "end", n->at.shape.end);
+    }
     opu_set_out(g, node, 0, DT_INT64, shape_make(1, &len));
     return 0;
 }
@@ -106,7 +110,7 @@ static int eval_shape(Graph *g, int node, Diag *d)
     Value *x = opu_in(g, node, 0);
     if (!shape_is_static(&x->shape) || x->dyn)
         return 0;
-    int64_t s = attr_int(n, "start", 0), e = attr_int(n, "end", 0);
+    int64_t s = n->at.shape.start, e = n->at.shape.end;
     int64_t *y = opu_alloc_out(g, node, 0, d);
     if (!y)
         return -1;
@@ -154,11 +158,11 @@ static int infer_cos(Graph *g, int node, Diag *d)
          * (ops/dynprop.c writes the actual dims) */
         const Node *sn = &g->nodes[sv->producer];
         const Value *src = &g->values[sn->in[0]];
-        int64_t s = attr_int(sn, "start", 0), e = attr_int(sn, "end", src->shape.rank);
+        int64_t s = sn->at.shape.start, e = sn->at.shape.end;
         n = 0;
         for (int64_t i = s; i < e && n < CTVM_MAX_RANK; i++)
             dims[n++] = src->shape.dims[i];
-        node_set_int(g, node, "shape_runtime", 1);
+        g->nodes[node].at.shape.shape_runtime = 1;
     } else if (opu_const_ints(g, node, d, 0, dims, CTVM_MAX_RANK, &n))
         return -1;
     for (int i = 0; i < n; i++)

@@ -73,7 +73,8 @@ static int infer_window(Graph *g, int node, Diag *d)
         return -1;
     if (size < 0)
         return diag_error(d, g, node, "size %lld is negative", (long long)size);
-    node_set_int(g, node, "len", size);
+    g->nodes[node].at.signal.len = size;
+    g->nodes[node].at.signal.periodic = attr_int(&g->nodes[node], "periodic", 1) != 0;
     opu_set_out(g, node, 0, t, shape_make(1, &size));
     return 0;
 }
@@ -111,10 +112,14 @@ static int infer_dft(Graph *g, int node, Diag *d)
     s.dims[r - 1] = irfft ? 1 : 2;
     /* points summed: the input's, cut at L (irfft: at the half spectrum) */
     int64_t lim = irfft ? len / 2 + 1 : len;
-    node_set_int(g, node, "axis", ax);
-    node_set_int(g, node, "len", len);
-    node_set_int(g, node, "n_red", nin < lim ? nin : lim);
-    node_set_int(g, node, "mode", irfft);
+    SignalAttrs *sa = &n->at.signal;
+    sa->axis = ax;
+    sa->len = len;
+    sa->n_red = nin < lim ? nin : lim;
+    sa->irfft = irfft;
+    sa->inverse = inverse;
+    if (!v20)
+        node_set_int(g, node, "axis", ax);
     opu_set_out(g, node, 0, x->dtype, s);
     return 0;
 }
@@ -142,9 +147,10 @@ static int infer_stft(Graph *g, int node, Diag *d)
     if (onesided && x->shape.dims[2] == 2)
         return diag_error(d, g, node, "onesided output of a complex signal is not defined");
     int64_t dims[4] = {x->shape.dims[0], 1 + (T - len) / step, onesided ? len / 2 + 1 : len, 2};
-    node_set_int(g, node, "len", len);
-    node_set_int(g, node, "step", step);
-    node_set_int(g, node, "n_red", W < len ? W : len);
+    SignalAttrs *sa = &g->nodes[node].at.signal;
+    sa->len = len;
+    sa->step = step;
+    sa->n_red = W < len ? W : len;
     opu_set_out(g, node, 0, x->dtype, shape_make(4, dims));
     return 0;
 }
@@ -199,7 +205,7 @@ static int compute_window(ComputeCtx *cx, int node, ComputeDef *def)
         a0 = 25.0 / 46.0, a1 = 21.0 / 46.0;
     else if (n->op == OP_BLACKMANWINDOW)
         a0 = 0.42, a1 = 0.5, a2 = 0.08;
-    int64_t N = attr_int(n, "len", 0), N1 = attr_int(n, "periodic", 1) ? N : N - 1;
+    int64_t N = n->at.signal.len, N1 = n->at.signal.periodic ? N : N - 1;
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     s->out_is_node_output = 1;
     s->acc = lv_new_typed(lb, "acc", LT_F64); /* twiddles and sums in float64 */
@@ -241,13 +247,14 @@ static int compute_dft(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
-    int ax = (int)attr_int(n, "axis", 1), r = x->shape.rank, irfft = (int)attr_int(n, "mode", 0);
-    int inverse = (int)attr_int(n, "inverse", 0);
-    int64_t L = attr_int(n, "len", 1);
+    const SignalAttrs *sa = &n->at.signal;
+    int ax = sa->axis, r = x->shape.rank, irfft = sa->irfft;
+    int inverse = sa->inverse;
+    int64_t L = sa->len;
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     s->out_is_node_output = 1;
     s->acc = lv_new_typed(lb, "acc", LT_F64); /* twiddles and sums in float64 */
-    LVar *j = compute_add_raxis(cx, s, "j", attr_int(n, "n_red", 1));
+    LVar *j = compute_add_raxis(cx, s, "j", n->at.signal.n_red);
     s->red = RED_SUM;
     Expr *idx[CTVM_MAX_RANK], *re, *im, *c, *sn;
     for (int i = 0; i < r; i++)
@@ -285,11 +292,11 @@ static int compute_stft(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
-    int64_t L = attr_int(n, "len", 1), step = attr_int(n, "step", 1), T = x->shape.dims[1];
+    int64_t L = n->at.signal.len, step = n->at.signal.step, T = x->shape.dims[1];
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     s->out_is_node_output = 1;
     s->acc = lv_new_typed(lb, "acc", LT_F64); /* twiddles and sums in float64 */
-    LVar *j = compute_add_raxis(cx, s, "j", attr_int(n, "n_red", 1));
+    LVar *j = compute_add_raxis(cx, s, "j", n->at.signal.n_red);
     s->red = RED_SUM;
     /* sample t = f*step + j; frames never run past the end (F is floored) */
     Expr *t = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[1]), step), lx_var(lb, j));

@@ -16,8 +16,8 @@
  * max and the sum kept in one vector each and reduced across lanes at the
  * row's end, Softmax's exponentials stored once and scaled by 1/sum.
  *
- * Normalised attributes: "axis" >= 0, "coerce2d" 1 for the version < 13
- * semantics, 0 otherwise. */
+ * Typed attributes (Node.at.softmax): axis >= 0, coerce2d 1 for the
+ * version < 13 semantics, 0 otherwise. */
 #include <math.h>
 
 #include "ops/compute.h"
@@ -40,7 +40,8 @@ int op_softmax_infer(Graph *g, int node, Diag *d)
     if (opu_norm_axis(g, node, d, attr_int(n, "axis", coerce ? 1 : -1), x->shape.rank, "axis", &axis))
         return -1;
     node_set_int(g, node, "axis", axis);
-    node_set_int(g, node, "coerce2d", coerce);
+    n->at.softmax.axis = axis;
+    n->at.softmax.coerce2d = coerce;
     opu_set_out(g, node, 0, t, x->shape);
     return 0;
 }
@@ -121,8 +122,7 @@ int compute_softmax(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]];
-    int axis = (int)attr_int(n, "axis", x->shape.rank - 1);
-    int coerce = (int)attr_int(n, "coerce2d", 0);
+    int axis = n->at.softmax.axis, coerce = n->at.softmax.coerce2d;
     int64_t outer = 1, len = 1, inner = 1;
     for (int i = 0; i < x->shape.rank; i++) {
         if (i < axis)

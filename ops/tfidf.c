@@ -92,10 +92,8 @@ int op_tfidf_infer(Graph *g, int node, Diag *d)
     int64_t total;
     if (opu_numel(g, node, d, &s, &total))
         return -1;
-    node_set_int(g, node, "tf_mode", m);
-    node_set_int(g, node, "tf_rows", rows);
-    node_set_int(g, node, "tf_cols", cols);
-    node_set_int(g, node, "tf_out", out);
+    TfIdfAttrs *ta = &g->nodes[node].at.tfidf;
+    ta->mode = m, ta->rows = rows, ta->cols = cols, ta->out = out;
     opu_set_out(g, node, 0, DT_FLOAT32, s);
     return 0;
 }
@@ -136,8 +134,9 @@ int compute_tfidf(ComputeCtx *cx, int node, ComputeDef *def)
 {
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
-    int m = (int)attr_int(n, "tf_mode", 1);
-    int64_t rows = attr_int(n, "tf_rows", 1), cols = attr_int(n, "tf_cols", 0), osz = attr_int(n, "tf_out", 1);
+    const TfIdfAttrs *ta = &n->at.tfidf;
+    int m = ta->mode;
+    int64_t rows = ta->rows, cols = ta->cols, osz = ta->out;
     int64_t mn = attr_int(n, "min_gram_length", 1), mx = attr_int(n, "max_gram_length", 1);
     int64_t skip = attr_int(n, "max_skip_count", 0);
     int nc = 0, ni = 0, np = 0;

@@ -4,9 +4,7 @@
  * shape, so they must be constant.
  *
  *   y[i...] = x[i_0 mod dim_0, ..., i_{r-1} mod dim_{r-1}]
- *
- * Normalised attribute after infer: "repeats" (one count >= 0 per
- * dimension; version 1's tiles/axis become such a list). */
+ * The output shape is all the compute definition needs. */
 #include "ops/compute.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
@@ -57,7 +55,6 @@ int op_tile_infer(Graph *g, int node, Diag *d)
     int64_t cnt;
     if (opu_numel(g, node, d, &out, &cnt))
         return -1;
-    node_set_ints(g, node, "repeats", rep, r);
     opu_set_out(g, node, 0, x->dtype, out);
     return 0;
 }

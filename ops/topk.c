@@ -58,7 +58,7 @@ int op_topk_infer(Graph *g, int node, Diag *d)
                 return diag_error(d, g, node, "K must hold one value");
             raw[0] = x->shape.dims[axis];
             nk = 1;
-            node_set_int(g, node, "k_runtime", 1);
+            n->at.topk.k_runtime = 1;
         } else if (opu_const_ints(g, node, d, 1, raw, 2, &nk)) {
             return -1;
         }
@@ -75,9 +75,13 @@ int op_topk_infer(Graph *g, int node, Diag *d)
                           (long long)x->shape.dims[axis], axis);
     Shape out = x->shape;
     out.dims[axis] = k;
+    n->at.topk.axis = axis;
+    n->at.topk.k = k;
+    n->at.topk.largest = n->version < 11 || attr_int(n, "largest", 1) != 0;
     node_set_int(g, node, "axis", axis);
-    node_set_int(g, node, "k", k);
-    node_set_int(g, node, "largest", n->version < 11 || attr_int(n, "largest", 1) != 0);
+    if (!k_input)
+        node_set_int(g, node, "k", k);
+    node_set_int(g, node, "largest", n->at.topk.largest);
     opu_set_out(g, node, 0, x->dtype, out);
     opu_set_out(g, node, 1, DT_INT64, out);
     return 0;
@@ -92,12 +96,12 @@ int compute_topk(ComputeCtx *cx, int node, ComputeDef *def)
 {
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]];
-    int axis = (int)attr_int(n, "axis", 0);
+    int axis = n->at.topk.axis;
     int64_t outer, len, inner;
     opu_axis_view(&x->shape, axis, &outer, &len, &inner);
     LBuf *bufs[3] = {cx->buf_of(cx, n->in[0]), cx->buf_of(cx, n->out[0]), cx->buf_of(cx, n->out[1])};
     int written[3] = {0, 1, 1};
-    int64_t ia[6] = {x->dtype, outer, len, inner, attr_int(n, "k", 0), attr_int(n, "largest", 1)};
+    int64_t ia[6] = {x->dtype, outer, len, inner, n->at.topk.k, n->at.topk.largest};
     def->custom = ls_call(cx->lb, "ctvm_k_topk", 3, bufs, written, 6, ia, 0, NULL);
     return 0;
 }

@@ -45,8 +45,10 @@ int op_trilu_infer(Graph *g, int node, Diag *d)
         k = -rows - 1;
     if (k > cols + 1)
         k = cols + 1;
-    node_set_int(g, node, "kc", kc);
-    node_set_int(g, node, "k", k);
+    TriluAttrs *ta = &g->nodes[node].at.trilu;
+    ta->upper = upper != 0;
+    ta->k_const = kc;
+    ta->k = k;
     opu_set_out(g, node, 0, x->dtype, x->shape);
     return 0;
 }
@@ -56,7 +58,7 @@ int compute_trilu(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *y = &cx->g->values[n->out[0]];
-    int r = y->shape.rank, upper = (int)attr_int(n, "upper", 1);
+    int r = y->shape.rank, upper = n->at.trilu.upper;
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     if (!s)
         return compute_fail(cx, node, "too many stages");
@@ -64,8 +66,8 @@ int compute_trilu(ComputeCtx *cx, int node, ComputeDef *def)
     LType t = lt_of_dtype(y->dtype);
     /* diff = j - i, compared with k */
     Expr *i = lx_var(lb, s->axis[r - 2]), *j = lx_var(lb, s->axis[r - 1]), *cond;
-    if (attr_int(n, "kc", 1)) {
-        Expr *diff = lx_sub(lb, j, i), *k = lx_int(lb, attr_int(n, "k", 0));
+    if (n->at.trilu.k_const) {
+        Expr *diff = lx_sub(lb, j, i), *k = lx_int(lb, n->at.trilu.k);
         cond = upper ? lx_bin(lb, BO_GE, diff, k) : lx_bin(lb, BO_LE, diff, k);
     } else {
         Expr *diff = lx_sub(lb, lx_cast(lb, LT_I64, j), lx_cast(lb, LT_I64, i));

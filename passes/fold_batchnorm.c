@@ -52,7 +52,7 @@ static int bn_params(Graph *g, int node, Diag *d, BnParams *bp)
                               (long long)bp->c);
         p[k - 1] = v->data;
     }
-    float eps = attr_float(n, "epsilon", 1e-5f);
+    float eps = n->at.bn.epsilon;
     bp->s = arena_array(g->arena, (size_t)bp->c, sizeof(float));
     bp->t = arena_array(g->arena, (size_t)bp->c, sizeof(float));
     for (int64_t c = 0; c < bp->c; c++) {
@@ -66,7 +66,7 @@ static int bn_params(Graph *g, int node, Diag *d, BnParams *bp)
 static int foldable(Graph *g, int node)
 {
     const Node *n = &g->nodes[node];
-    if (attr_int(n, "training", 0) || !attr_int(n, "spatial", 1) || n->n_in != 5)
+    if (n->at.bn.training || !n->at.bn.spatial || n->n_in != 5)
         return 0;
     for (int k = 1; k < n->n_out; k++)
         if (n->out[k] >= 0 && (g->values[n->out[k]].n_uses > 0 || g->values[n->out[k]].is_output))

@@ -34,10 +34,12 @@ int pass_fold_pad(Graph *g, Diag *d)
         const Node *p = &g->nodes[i];
         if (p->dead || p->op != OP_PAD || p->n_out != 1 || p->in[0] < 0)
             continue;
-        int x = p->in[0], y = p->out[0], np = 0, rank = g->values[x].shape.rank;
-        const int64_t *pads = attr_ints(p, "pads", &np);
-        if (!pads || np != 2 * rank || rank < 3 || attr_int(p, "padmode", -1) != 0 || attr_int(p, "cv_input", 1) != 0 ||
-            attr_float(p, "value", 1.0f) != 0.0f || g->values[x].dtype != DT_FLOAT32 || !only_conv_reads(g, y))
+        int x = p->in[0], y = p->out[0], rank = g->values[x].shape.rank;
+        const int64_t *pads = p->at.pad.pads;
+        /* (a Pad before version 11 without its value attribute is left alone, as it always was) */
+        if (rank < 3 || p->at.pad.mode != 0 || p->at.pad.cv_input || p->at.pad.value != 0.0f ||
+            (p->version < 11 && !node_attr(p, "value")) ||
+            g->values[x].dtype != DT_FLOAT32 || !only_conv_reads(g, y))
             continue;
         int ok = 1;
         for (int a = 0; a < rank; a++)

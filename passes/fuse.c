@@ -42,7 +42,7 @@ int pass_fuse(Graph *g, Diag *d)
         Node *a = &g->nodes[i];
         if (a->dead || a->is_view || a->fused_into >= 0 || a->n_epi > 0 || !op_takes_epilogue(a->op) ||
             (a->n_out != 1 && a->op != OP_WINOGRAD_CONV) /* its extra outputs are scratch */ ||
-            node_attr(a, "dyn_kind"))
+            a->dyn.kind >= 0)
             continue; /* run-time shapes (ops/dynprop.c): kernels of their own */
         int cur = a->out[0];
         while (g->values[cur].dtype == DT_FLOAT32 && !g->values[cur].is_output &&

@@ -10,8 +10,11 @@
  * after the name, and small ones (<= 8 elements) their values too:
  * %shape[2]={1,-1}. Omitted inputs/outputs print as _. Attributes are sorted
  * by name; floats print with %.9g. Fused epilogues and views get a trailing
- * "# fused into 'anchor'" / "# view" note. Everything is deterministic. */
+ * "# fused into 'anchor'" / "# view" note. The fields ctvm invented (typed
+ * attributes, ir/op_attrs.h) follow in brackets: [coerce2d=1]. Everything
+ * is deterministic. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "passes/passes.h"
@@ -88,6 +91,20 @@ static void put_attr(FILE *f, const Attr *a)
     }
 }
 
+static void put_typed(FILE *f, const Graph *g, const Node *n)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    if (!m)
+        return;
+    op_attrs_print(m, g, n);
+    fclose(m);
+    if (len > 2) /* ", name=value..." */
+        fprintf(f, " [%s]", buf + 2);
+    free(buf);
+}
+
 static void put_attrs(FILE *f, const Node *n)
 {
     if (n->n_attrs == 0)
@@ -142,6 +159,7 @@ void graph_dump(const Graph *g, FILE *f)
         }
         fputc(')', f);
         put_attrs(f, n);
+        put_typed(f, g, n);
         fputs(" :", f);
         for (int k = 0; k < n->n_out; k++) {
             fputs(k ? ", " : " ", f);

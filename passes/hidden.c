@@ -50,14 +50,14 @@ int pass_hidden(Graph *g, Diag *d)
             g->values[v].dyn_dims = dv;
             pass_append_output(g, i, dv);
         }
-        int64_t bytes = attr_int(&g->nodes[i], "scratch_bytes", 0);
-        if (bytes > 0 && !node_attr(&g->nodes[i], "scratch_value")) {
+        int64_t bytes = g->nodes[i].scratch.bytes;
+        if (bytes > 0 && g->nodes[i].scratch.value < 0) {
             int sv = graph_add_value(g, arena_printf(g->arena, "%s_scratch", g->nodes[i].name));
-            DType sdt = (DType)attr_int(&g->nodes[i], "scratch_dtype", DT_UINT8);
+            DType sdt = g->nodes[i].scratch.dtype;
             int64_t numel = bytes / (int64_t)dtype_size(sdt);
             g->values[sv].dtype = sdt;
             g->values[sv].shape = shape_make(1, &numel);
-            node_set_int(g, i, "scratch_value", sv);
+            g->nodes[i].scratch.value = sv;
             pass_append_output(g, i, sv);
         }
     }

@@ -101,7 +101,7 @@ static int get_blocked(Lay *L, int v)
         reshape(L, v, t, "layout_view");
     } else {
         int id = insert(L, "ctvm.Pack", "pack", 1, &v, t);
-        node_set_int(g, id, "block", L->B);
+        g->nodes[id].at.layout.block = L->B;
     }
     L->twin[v] = t;
     return t;
@@ -117,7 +117,7 @@ static void need_plain(Lay *L, int v)
         reshape(L, L->twin[v], v, "layout_view");
     } else {
         int id = insert(L, "ctvm.Unpack", "unpack", 1, &L->twin[v], v);
-        node_set_int(g, id, "channels", g->values[v].shape.dims[1]);
+        g->nodes[id].at.layout.channels = g->values[v].shape.dims[1];
     }
     L->plain_ok[v] = 1;
 }
@@ -258,7 +258,8 @@ static int conv_blocked(Lay *L, int node)
         s.dims[3] += pd[1] + pd[3];
         int padded = new_value(L, arena_printf(g->arena, "%s_pad", g->values[x].name), 5, s.dims);
         int id = insert(L, "ctvm.PadHW", "pad", 1, &xin, padded);
-        node_set_ints(g, id, "pads", pd, 4);
+        for (int i = 0; i < 4; i++)
+            g->nodes[id].at.layout.pads[i] = pd[i];
         xin = padded;
         pads[0] = pads[1] = pads[2] = pads[3] = 0;
     }
@@ -321,7 +322,7 @@ static int conv_blocked(Lay *L, int node)
     n->in[1] = wp;
     n->in[2] = bp;
     n->n_in = bp >= 0 ? 3 : 2;
-    node_set_int(g, L->pos, "depthwise", dwise);
+    n->at.conv.depthwise = dwise;
     node_set_ints(g, L->pos, "pads", pads, 4);
     node_set_int(g, L->pos, "group", dwise ? 1 : G);
     blocked_out(L, L->pos, ydims);
@@ -387,7 +388,7 @@ static int follow_pool(Lay *L, int node)
     const int64_t *yd = g->values[n->out[0]].shape.dims;
     int64_t dims[5] = {yd[0], g->values[L->twin[x]].shape.dims[1], yd[2], yd[3], L->B};
     n->in[0] = L->twin[x];
-    node_set_int(g, node, "blocked", 1);
+    n->at.pool.blocked = 1;
     blocked_out(L, node, dims);
     return 1;
 }
@@ -442,7 +443,7 @@ static void gemm_k_major(Lay *L, int node)
 }
 
 /* The float32 recurrent layers (ops/rnn.c) with constant W [D,G*H,I] and
- * R [D,G*H,H] (attributes rnn_wp / rnn_wt, rnn_rp): W stored in panels of
+ * R [D,G*H,H] (at.rnn w_panels / w_transposed, r_panels): W stored in panels of
  * WP = two vectors of gate columns when WP divides G*H, [D, G*H/WP * I,
  * WP], else transposed, [D,I,G*H], so the input projection vectorizes along
  * the gates with contiguous loads; on a vector target R stored per direction and gate in
@@ -454,11 +455,11 @@ static int rnn_weights(Lay *L, int node)
 {
     Graph *g = L->g;
     const Node *n = &g->nodes[node];
-    if (n->n_in < 3 || n->in[0] < 0 || n->in[1] < 0 || n->in[2] < 0 || attr_int(n, "rnn_wt", 0) ||
-        attr_int(n, "rnn_wp", 0) || g->values[n->in[0]].dtype != DT_FLOAT32)
+    if (n->n_in < 3 || n->in[0] < 0 || n->in[1] < 0 || n->in[2] < 0 || n->at.rnn.w_transposed ||
+        n->at.rnn.w_panels || g->values[n->in[0]].dtype != DT_FLOAT32)
         return 0;
     const Value *w = &g->values[n->in[1]], *r = &g->values[n->in[2]];
-    int64_t H = attr_int(n, "rnn_h", 0), P = L->B;
+    int64_t H = n->at.rnn.hidden, P = L->B;
     if (!w->data || !r->data || w->dtype != DT_FLOAT32 || r->dtype != DT_FLOAT32 || w->shape.rank != 3 ||
         r->shape.rank != 3 || H <= 0 || r->shape.dims[2] != H || r->shape.dims[1] % H)
         return 0;
@@ -481,7 +482,10 @@ static int rnn_weights(Lay *L, int node)
     free(t);
     grow(L);
     g->nodes[node].in[1] = wt;
-    node_set_int(g, node, packed ? "rnn_wp" : "rnn_wt", packed ? WP : 1);
+    if (packed)
+        g->nodes[node].at.rnn.w_panels = WP;
+    else
+        g->nodes[node].at.rnn.w_transposed = 1;
     if (P <= 1)
         return 0;
     r = &g->values[g->nodes[node].in[2]];
@@ -500,7 +504,7 @@ static int rnn_weights(Lay *L, int node)
     free(pk);
     grow(L);
     g->nodes[node].in[2] = rp;
-    node_set_int(g, node, "rnn_rp", P);
+    g->nodes[node].at.rnn.r_panels = P;
     return 0;
 }
 

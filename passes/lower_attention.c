@@ -57,12 +57,12 @@ static int lower_one(Graph *g, int i)
     int rank = q->shape.rank;
     if ((rank != 3 && rank != 4) || k->shape.rank != rank || v->shape.rank != rank)
         return 0;
-    int64_t Hq = attr_int(n, "q_num_heads", 0), Hkv = attr_int(n, "kv_num_heads", 0);
-    if (Hq < 1 || Hq != Hkv || attr_float(n, "softcap", 0.0f) != 0.0f ||
-        attr_int(n, "left_window_size", -1) >= 0 || attr_int(n, "right_window_size", -1) >= 0 ||
-        attr_int(n, "softmax_dtype", DT_FLOAT32) != DT_FLOAT32 || attr_int(n, "qk_matmul_output_mode", 0) != 0)
+    const AttentionAttrs *aa = &n->at.attention;
+    int64_t Hq = aa->q_num_heads, Hkv = aa->kv_num_heads;
+    if (Hq < 1 || Hq != Hkv || aa->softcap != 0.0f || aa->left_window >= 0 || aa->right_window >= 0 ||
+        aa->softmax_dtype != DT_FLOAT32 || aa->qk_matmul_output_mode != 0)
         return 0;
-    int causal = attr_int(n, "is_causal", 0) != 0;
+    int causal = aa->is_causal;
     int64_t B = q->shape.dims[0], Sq, T, Dk;
     if (rank == 4) {
         Sq = q->shape.dims[2];

@@ -42,9 +42,10 @@ static double kernel(int mode, double A, double u)
  * unsupported case */
 static int axis_weights(const Node *n, int64_t in, int64_t out, double sc, float *R)
 {
-    int mode = (int)attr_int(n, "rs_mode", 0), ctm = (int)attr_int(n, "rs_ctm", 3);
-    int aa = (int)attr_int(n, "rs_aa", 0), excl = (int)attr_int(n, "rs_excl", 0);
-    double A = attr_float(n, "rs_a", -0.75f), outf = sc * (double)in;
+    const ResizeAttrs *ra = &n->at.resize;
+    int mode = ra->mode, ctm = ra->ctm;
+    int aa = ra->antialias, excl = ra->exclude_outside;
+    double A = ra->cubic_a, outf = sc * (double)in;
     double se = aa ? fmin(sc, 1.0) : 1.0;
     int64_t start = (int64_t)floor((mode == 1 ? -1.0 : -2.0) / se) + 1, taps = 2 - 2 * start;
     if (taps < 2 || taps > 64)
@@ -95,10 +96,10 @@ static int lower_one(Graph *g, int i)
 {
     const Node *n = &g->nodes[i];
     const Value *x = &g->values[n->in[0]], *y = &g->values[n->out[0]];
-    int r = x->shape.rank, mode = (int)attr_int(n, "rs_mode", 0), c1, c2;
-    const int64_t *sbits = attr_ints(n, "rs_scale", &c1), *rsz = attr_ints(n, "rs_axis", &c2);
+    int r = x->shape.rank, mode = n->at.resize.mode;
+    const int64_t *sbits = n->at.resize.scale_bits, *rsz = n->at.resize.resized;
     if (x->dtype != DT_FLOAT32 || y->dtype != DT_FLOAT32 || x->data || (mode != 1 && mode != 2) || r < 2 ||
-        !sbits || !rsz || c1 != r || c2 != r || y->shape.rank != r)
+        y->shape.rank != r)
         return 0;
     for (int a = 0; a < r - 2; a++)
         if (rsz[a])

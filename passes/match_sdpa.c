@@ -81,8 +81,8 @@ static int match_one(Graph *g, int m1)
     chain[nc++] = m2;
     int ins[4] = {q, kt, v, mask};
     int node = pass_replace_nodes(g, chain, nc, "ctvm.Sdpa", mask >= 0 ? 4 : 3, ins, g->nodes[m2].out[0]);
-    node_set_int(g, node, "scale_mode", mode);
-    node_set_float(g, node, "scale", (float)scale);
+    g->nodes[node].at.sdpa.scale_mode = mode;
+    g->nodes[node].at.sdpa.scale = (float)scale;
     graph_count_uses(g);
     return 1;
 }

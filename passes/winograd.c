@@ -77,7 +77,7 @@ static int rewrite(Graph *g, int node, int vl, int allow4)
     if (!ks || !st || !dl || !pd || k1 != 2 || k2 != 2 || k3 != 2 || k4 != 4)
         return 0;
     if (ks[0] != 3 || ks[1] != 3 || st[0] != 1 || st[1] != 1 || dl[0] != 1 || dl[1] != 1 ||
-        attr_int(n, "group", 1) != 1 || attr_int(n, "depthwise", 0))
+        attr_int(n, "group", 1) != 1 || n->at.conv.depthwise)
         return 0;
     if (xv->dtype != DT_FLOAT32 || !wv->data || wv->dtype != DT_FLOAT32 || wv->shape.rank != 6 ||
         xv->shape.rank != 5 || yv->shape.rank != 5)
@@ -105,10 +105,9 @@ static int rewrite(Graph *g, int node, int vl, int allow4)
     int64_t pads[4] = {pd[0], pd[1], pd[2], pd[3]};
     int pn = xv->producer;
     if (pn >= 0 && g->nodes[pn].op == OP_PADHW && xv->n_uses == 1 && !xv->is_output) {
-        int k = 0;
-        const int64_t *pp = attr_ints(&g->nodes[pn], "pads", &k);
+        const int64_t *pp = g->nodes[pn].at.layout.pads;
         const Value *src = &g->values[g->nodes[pn].in[0]];
-        if (pp && k == 4 && src->shape.rank == 5 && src->dtype == DT_FLOAT32) {
+        if (src->shape.rank == 5 && src->dtype == DT_FLOAT32) {
             for (int i = 0; i < 4; i++)
                 pads[i] += pp[i];
             x = g->nodes[pn].in[0];

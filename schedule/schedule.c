@@ -36,8 +36,8 @@ static Expr *apply_epilogue(ComputeCtx *cx, const ComputeStage *st, int epi, int
         if (n->in[i] == from && !used) {
             ops[i] = cur;
             used = 1;
-        } else if (i == 1 && node_attr(n, "legacy_axis")) { /* opset < 7 broadcast at an axis */
-            ops[i] = compute_load_aligned(cx, n->in[i], &y->shape, st->axis, (int)attr_int(n, "legacy_axis", 0));
+        } else if (i == 1 && n->at.eltwise.legacy) { /* opset < 7 broadcast at an axis */
+            ops[i] = compute_load_aligned(cx, n->in[i], &y->shape, st->axis, (int)n->at.eltwise.legacy_axis);
         } else {
             ops[i] = compute_load_broadcast(cx, n->in[i], &y->shape, st->axis);
         }

@@ -600,7 +600,7 @@ static void test_softmax_opsets(void **state)
     float p = 1.0f / (1.0f + 2.7182818f); /* e^0/(e^0+e^1) */
     expect_f32(g, y, 8, (float[]){p, 1 - p, p, 1 - p, 0.5f, 0.5f, 0.5f, 0.5f}, 1e-6f);
     assert_int_equal(attr_int(&g->nodes[n], "axis", -9), 2);
-    assert_int_equal(attr_int(&g->nodes[n], "coerce2d", -9), 0);
+    assert_int_equal(g->nodes[n].at.softmax.coerce2d, 0);
     graph_free(g);
     /* opset 11: axis 1, coerced to [2,4] */
     g = tb_graph(11);
@@ -613,7 +613,7 @@ static void test_softmax_opsets(void **state)
                (float[]){0.0320586f, 0.0871443f, 0.2368828f, 0.6439143f, 0.25f, 0.25f, 0.25f, 0.25f},
                1e-6f);
     assert_int_equal(attr_int(&g->nodes[n], "axis", -9), 1);
-    assert_int_equal(attr_int(&g->nodes[n], "coerce2d", -9), 1);
+    assert_int_equal(g->nodes[n].at.softmax.coerce2d, 1);
     int xi = tb_ci1(g, "xi", 2, (int64_t[]){1, 2});
     int y2 = graph_add_value(g, "y2");
     n = tb_node(g, "Softmax", 1, 1, xi, y2);
@@ -1152,7 +1152,7 @@ static void test_quantize_linear(void **state)
     const uint8_t want[6] = {0, 0, 2, 255, 4, 7};
     for (int i = 0; i < 6; i++)
         assert_int_equal(((const uint8_t *)g->values[y].data)[i], want[i]);
-    assert_int_equal(attr_int(&g->nodes[n], "qmode", -1), 0);
+    assert_int_equal(g->nodes[n].at.quant.qmode, 0);
     /* per axis: the scale must match the axis' length */
     int s2 = tb_cf(g, "s2", 1, D2(2, 0), (float[]){1, 2});
     int y2 = graph_add_value(g, "y2");
@@ -1161,7 +1161,7 @@ static void test_quantize_linear(void **state)
     expect_error(&d, "per-axis scale");
     node_set_int(g, n, "axis", 0);
     assert_int_equal(run(g, n, &d), 1);
-    assert_int_equal(attr_int(&g->nodes[n], "qmode", -1), 1);
+    assert_int_equal(g->nodes[n].at.quant.qmode, 1);
     const uint8_t want2[6] = {0, 0, 2, 150, 2, 4}; /* row 1 / 2: 1.75->2, 3.5->4 */
     for (int i = 0; i < 6; i++)
         assert_int_equal(((const uint8_t *)g->values[y2].data)[i], want2[i]);

@@ -44,7 +44,7 @@ static void test_trilu(void **state)
     int y4 = graph_add_value(g, "y4");
     n = tb_node(g, "Trilu", 2, 1, x, kr, y4);
     assert_int_equal(ops_infer(g, n, &d), 0);
-    assert_int_equal(attr_int(&g->nodes[n], "kc", -1), 0);
+    assert_int_equal(g->nodes[n].at.trilu.k_const, 0);
     /* rank 1 is refused */
     int v = tb_cf(g, "v", 1, (int64_t[]){3}, (float[]){1, 2, 3});
     int y5 = graph_add_value(g, "y5");

@@ -71,8 +71,8 @@ static void test_tf(void **state)
     assert_int_equal(run(g, n, &d), 1);
     assert_int_equal(g->values[y].shape.rank, 2);
     assert_int_equal(g->values[y].shape.dims[1], 7);
-    assert_int_equal(attr_int(&g->nodes[n], "tf_mode", 0), 1);
-    assert_int_equal(attr_int(&g->nodes[n], "tf_cols", 0), 6);
+    assert_int_equal(g->nodes[n].at.tfidf.mode, 1);
+    assert_int_equal(g->nodes[n].at.tfidf.cols, 6);
     /* row 0: 3 three times; row 1: 5 once, (7,8) skip 2, (5,6) skip 1, (6,7) skip 1 */
     expect_f32(g, y, 14, (float[]){0, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1});
     /* bigrams only, no skip, one row: (7,8) now misses */

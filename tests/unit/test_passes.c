@@ -429,7 +429,7 @@ static void test_bn_training_mode(void **state)
     for (int i = 0; i < g->n_nodes; i++)
         live += !g->nodes[i].dead && g->nodes[i].op == OP_BATCHNORM;
     assert_int_equal(live, 1);
-    assert_int_equal(attr_int(&g->nodes[g->n_nodes - 1], "training", 0), 1);
+    assert_int_equal(g->nodes[g->n_nodes - 1].at.bn.training, 1);
     graph_free(g);
 }
 

@@ -1,0 +1,308 @@
+/* op_attrs.h - typed attributes: what a family's infer resolved, read by
+ * the compute definitions, the schedules and the passes.
+ *
+ * A family's infer (ops/<family>.c) validates the ONNX attributes, applies
+ * their defaults and fills its struct here ONCE; nothing downstream looks
+ * an attribute up by name or repeats a default. The ONNX attributes stay
+ * on the node (normalised) for the graph dump and diagnostics. Modes that
+ * ctvm invents (a layout pass's packing, a kernel's scratch buffer, the
+ * legacy broadcast axis...) live only here, never as ONNX attributes.
+ * Node.at is a union: the member is the one of the node's family (the
+ * comment on each struct names its operators). Passes that rewrite a node
+ * after inference update the member. graph_dump prints the ctvm-invented
+ * fields with op_attrs_print. */
+#ifndef CTVM_IR_OP_ATTRS_H
+#define CTVM_IR_OP_ATTRS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dtype.h"
+#include "shape.h"
+
+#define OP_ATTRS_MAX_AXES 6 /* spatial axes of a window: CTVM_MAX_RANK - 2 */
+
+/* A sliding window (Col2Im so far; Conv and the pools still read their
+ * normalised ONNX attributes): pads begins then ends. */
+typedef struct WindowAttrs {
+    int n; /* spatial axes; 0 until infer resolved the window */
+    int64_t kernel[OP_ATTRS_MAX_AXES], strides[OP_ATTRS_MAX_AXES], dilations[OP_ATTRS_MAX_AXES];
+    int64_t pads[2 * OP_ATTRS_MAX_AXES];
+} WindowAttrs;
+
+/* ctvm.ConvNCHWc, ctvm.WinogradConv (the window, group and pads are still
+ * the node's normalised ONNX attributes) */
+typedef struct ConvAttrs {
+    int depthwise; /* one input channel block per output block (pass layout) */
+} ConvAttrs;
+
+/* MaxPool, AveragePool, LpPool and the global pools */
+typedef struct PoolAttrs {
+    float p;     /* LpPool's exponent */
+    int blocked; /* input and output [N, C/B, H, W, B] (pass layout) */
+} PoolAttrs;
+
+/* Col2Im: the image block and the column grid, with its window */
+typedef struct Col2ImAttrs {
+    WindowAttrs win;
+    int64_t block[OP_ATTRS_MAX_AXES], cols[OP_ATTRS_MAX_AXES];
+} Col2ImAttrs;
+
+/* BatchNormalization */
+typedef struct BatchNormAttrs {
+    float epsilon, momentum;
+    int training; /* batch statistics (versions < 7: is_test 0; later: the mean output is used) */
+    int spatial;  /* statistics per channel (versions < 9 may say 0) */
+} BatchNormAttrs;
+
+/* CumSum, CumProd */
+typedef struct CumSumAttrs {
+    int axis; /* >= 0 from the constant axis input */
+    int exclusive, reverse;
+} CumSumAttrs;
+
+/* Softmax, LogSoftmax, Hardmax */
+typedef struct SoftmaxAttrs {
+    int axis;     /* >= 0 */
+    int coerce2d; /* versions < 13: the input is coerced to 2-D at axis */
+} SoftmaxAttrs;
+
+/* RNN, LSTM, GRU */
+#define RNN_MAX_ACTS 6 /* 3 activations in each of 2 directions */
+typedef struct RnnAttrs {
+    int64_t hidden;                           /* H */
+    int dirs;                                 /* 0 forward, 1 reverse, 2 bidirectional */
+    int layout;                               /* ONNX layout (version >= 14) */
+    int linear_before_reset, input_forget;
+    float clip;                               /* 0: none */
+    int n_act;
+    int act[RNN_MAX_ACTS];                    /* activation codes (ops/rnn.c) */
+    float act_alpha[RNN_MAX_ACTS], act_beta[RNN_MAX_ACTS];
+    /* constant W and R re-laid out by pass layout */
+    int w_transposed;                         /* W, R stored [D, I, G*H] */
+    int64_t w_panels;                         /* > 1: W packed in panels of this many columns */
+    int64_t r_panels;                         /* > 1: R packed in panels */
+} RnnAttrs;
+
+/* Resize (and Upsample): the resolved modes, per axis */
+typedef struct ResizeAttrs {
+    int mode, ctm, nearest; /* codes of ops/resize.c */
+    int antialias, exclude_outside;
+    float cubic_a, extrapolation;
+    int64_t scale_bits[CTVM_MAX_RANK]; /* the float64 scale of each axis, as its IEEE bits */
+    int64_t resized[CTVM_MAX_RANK];    /* 1: the axis is resized */
+    int64_t roi_pos[CTVM_MAX_RANK];    /* position of the axis in roi */
+    int roi_n;
+} ResizeAttrs;
+
+/* Pad, CenterCropPad */
+typedef struct PadAttrs {
+    int64_t pads[2 * CTVM_MAX_RANK]; /* every axis: begins, then ends (negative: crop) */
+    int mode;                        /* PM_* of ops/pad.c */
+    int cv_input;                    /* the constant value is input 2 */
+    float value;                     /* else this constant */
+} PadAttrs;
+
+/* Binary elementwise operators with opset < 7 broadcasting; BitShift; Gelu */
+typedef struct EltwiseAttrs {
+    int legacy;         /* opset < 7 broadcast of input 1 at legacy_axis */
+    int64_t legacy_axis;
+    int shift_left;     /* BitShift */
+    int tanh;           /* Gelu's tanh approximation */
+} EltwiseAttrs;
+
+/* QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear */
+typedef struct QuantAttrs {
+    int axis, qmode;   /* qmode: ops/quant.c's scale layout (per tensor, axis, block) */
+    int64_t block_size;
+    DType narrow;      /* float type the result is first rounded to, or undefined */
+    int int_scale;     /* precision int32: operands truncated to int32 */
+    int saturate;
+    int wide;          /* compute in float64 */
+} QuantAttrs;
+
+/* QLinearConv, QLinearMatMul, ...: per parameter input, 1 when it is a 1-D vector */
+#define QLINEAR_MAX_INPUTS 9
+typedef struct QLinearAttrs {
+    int per_axis[QLINEAR_MAX_INPUTS];
+} QLinearAttrs;
+
+/* DFT, STFT, the window functions, MelWeightMatrix */
+typedef struct SignalAttrs {
+    int axis;
+    int64_t len;   /* transform / window length */
+    int64_t n_red; /* reduction extent */
+    int64_t step;  /* STFT frame step */
+    int irfft;     /* DFT: inverse of a one-sided transform */
+    int inverse;   /* DFT */
+    int periodic;  /* the window functions */
+} SignalAttrs;
+
+/* TfIdfVectorizer */
+typedef struct TfIdfAttrs {
+    int mode;
+    int64_t rows, cols, out;
+} TfIdfAttrs;
+
+/* RoiAlign, MaxRoiPool */
+typedef struct RoiAttrs {
+    int64_t ph, pw, sampling_ratio;
+    int is_max, half_pixel;
+    float spatial_scale;
+} RoiAttrs;
+
+/* GridSample */
+typedef struct GridSampleAttrs {
+    int mode, padding, align_corners;
+} GridSampleAttrs;
+
+/* Trilu, EyeLike */
+typedef struct TriluAttrs {
+    int upper;
+    int k_const; /* Trilu: k is a constant (else the input k is read at run time) */
+    int64_t k;
+} TriluAttrs;
+
+/* OneHot */
+typedef struct OneHotAttrs {
+    int axis;
+    int64_t depth;
+    int wrap; /* negative indices wrap (version >= 11) */
+} OneHotAttrs;
+
+/* MaxUnpool: the inferred output shape */
+typedef struct MaxUnpoolAttrs {
+    int64_t shape[CTVM_MAX_RANK];
+} MaxUnpoolAttrs;
+
+/* NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss */
+typedef struct LossAttrs {
+    int reduction;        /* ops/loss.c's code */
+    int has_ignore_index;
+} LossAttrs;
+
+/* TopK */
+typedef struct TopKAttrs {
+    int axis;
+    int64_t k;
+    int largest, k_runtime; /* k_runtime: k is read from input 1 at run time */
+} TopKAttrs;
+
+/* Shape, Size, ConstantOfShape */
+typedef struct ShapeAttrs {
+    int64_t start, end; /* Shape */
+    int shape_runtime;  /* ConstantOfShape: the shape input is computed at run time */
+} ShapeAttrs;
+
+/* CausalConvWithState */
+typedef struct CausalConvAttrs {
+    int silu;
+} CausalConvAttrs;
+
+/* DepthToSpace, SpaceToDepth */
+typedef struct DepthSpaceAttrs {
+    int64_t blocksize;
+    int crd;
+} DepthSpaceAttrs;
+
+/* Cast, CastLike */
+typedef struct CastAttrs {
+    int saturate;
+    int round_mode; /* CTVM_ROUND_* for float8e8m0 */
+} CastAttrs;
+
+/* Attention */
+typedef struct AttentionAttrs {
+    int64_t q_num_heads, kv_num_heads;
+    int is_causal, qk_matmul_output_mode;
+    DType softmax_dtype;
+    int64_t left_window, right_window; /* -1: unbounded */
+    float softcap;
+} AttentionAttrs;
+
+/* LinearAttention */
+typedef struct LinAttnAttrs {
+    int64_t q_num_heads, kv_num_heads;
+    int rule;
+    float scale;
+} LinAttnAttrs;
+
+/* ctvm.Sdpa (pass match_sdpa) */
+typedef struct SdpaAttrs {
+    int64_t mask_strides[4];
+    int scale_mode;
+    float scale;
+} SdpaAttrs;
+
+/* Unique, NonMaxSuppression, NonZero, Compress */
+typedef struct DynamicAttrs {
+    int flat_axis;       /* Unique/Compress: the axis, or -1 for the flattened input */
+    int sorted;          /* Unique */
+    int max_boxes_input; /* NonMaxSuppression: the box limit is read at run time */
+    int64_t max_boxes;
+    int center_point_box;
+} DynamicAttrs;
+
+/* ctvm.Pack, ctvm.Unpack, ctvm.PadHW (pass layout) */
+typedef struct LayoutAttrs {
+    int64_t block, channels;
+    int64_t pads[4];
+} LayoutAttrs;
+
+typedef union OpAttrs {
+    ConvAttrs conv;
+    PoolAttrs pool;
+    Col2ImAttrs col2im;
+    BatchNormAttrs bn;
+    CumSumAttrs cumsum;
+    SoftmaxAttrs softmax;
+    RnnAttrs rnn;
+    ResizeAttrs resize;
+    PadAttrs pad;
+    EltwiseAttrs eltwise;
+    QuantAttrs quant;
+    QLinearAttrs qlinear;
+    SignalAttrs signal;
+    TfIdfAttrs tfidf;
+    RoiAttrs roi;
+    GridSampleAttrs gridsample;
+    TriluAttrs trilu;
+    OneHotAttrs onehot;
+    MaxUnpoolAttrs maxunpool;
+    LossAttrs loss;
+    TopKAttrs topk;
+    ShapeAttrs shape;
+    CausalConvAttrs causalconv;
+    DepthSpaceAttrs depthspace;
+    CastAttrs cast;
+    AttentionAttrs attention;
+    LinAttnAttrs linattn;
+    SdpaAttrs sdpa;
+    DynamicAttrs dynamic;
+    LayoutAttrs layout;
+} OpAttrs;
+
+/* A kernel's scratch buffer (RNN states, Unique's and NonMaxSuppression's
+ * work, Sdpa's tiles): its size from infer, its value from pass hidden. */
+typedef struct NodeScratch {
+    int64_t bytes; /* 0: none */
+    DType dtype;
+    int value;     /* the scratch value made by pass hidden, or -1 */
+} NodeScratch;
+
+/* A node whose output has data-dependent dims (ops/dynprop.c): how the
+ * kernel computes them. */
+typedef struct NodeDyn {
+    int kind;            /* DYN_* of ops/dynprop.h, or -1 */
+    int n_prog;          /* DYN_PROG: one program per output dim */
+    int *prog_len;       /* instructions of program k (7 ints each) */
+    const int64_t **prog;
+} NodeDyn;
+
+struct Graph;
+struct Node;
+/* Prints the ctvm-invented typed fields of node n of g as ", name=value"
+ * items (none for most nodes). */
+void op_attrs_print(FILE *f, const struct Graph *g, const struct Node *n);
+
+#endif
