@@ -1,6 +1,7 @@
 /* loop_pass_list.c - the order of the loop passes (loop_passes.h). Order
  * matters: unrolling first gives constant indices to the register
- * accumulators and lanes; vectorize rewrites the loops of the vector width
+ * accumulators and lanes; tail splitting leaves loops of extent 1 and
+ * decided guards that simplify removes; vectorize rewrites the loops of the vector width
  * before indices take their canonical form; registers need the vector
  * accesses final; the team's phases are cut last, around everything. */
 #include <string.h>
@@ -9,6 +10,7 @@
 
 const LoopPassInfo CTVM_LOOP_PASSES[] = {
     {"unroll", lp_unroll},
+    {"tail_split", lp_tail_split},
     {"simplify", lp_simplify},
     {"vectorize", lp_vectorize},
     {"canon_index", lp_canon_index},

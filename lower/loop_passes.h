@@ -15,6 +15,7 @@
 #include "ir/module.h"
 
 int lp_unroll(Module *m, Kernel *k, Diag *d);      /* LOOP_UNROLL loops expanded (ir/loop_lower.h) */
+int lp_tail_split(Module *m, Kernel *k, Diag *d);  /* long vector loops -> whole vectors + a serial tail */
 int lp_simplify(Module *m, Kernel *k, Diag *d);    /* extent-1 loops, x/N, x%N, decided guards (ir/loop_simplify.h) */
 int lp_vectorize(Module *m, Kernel *k, Diag *d);   /* LOOP_VECTORIZE loops of the vector width -> vector nodes */
 int lp_canon_index(Module *m, Kernel *k, Diag *d); /* scalar indices as sums of terms + a constant */
@@ -22,6 +23,10 @@ int lp_registers(Module *m, Kernel *k, Diag *d);   /* locals indexed by constant
 int lp_dead_locals(Module *m, Kernel *k, Diag *d); /* locals and registers never read dropped */
 int lp_threads(Module *m, Kernel *k, Diag *d);     /* parallel loops shared by the team, phases, barriers */
 int lp_names(Module *m, Kernel *k, Diag *d);       /* C identifiers from the model's value names */
+
+/* 1 when lp_vectorize can turn a vector loop over v with this body into
+   vector code (lp_vectorize.c) */
+int lp_vector_legal(const Stmt *body, const LVar *v);
 
 typedef struct LoopPassInfo {
     const char *name; /* as in --dump-after */

@@ -207,6 +207,11 @@ static int stmt_ok(const Stmt *s, const LVar *v)
     }
 }
 
+int lp_vector_legal(const Stmt *body, const LVar *v)
+{
+    return stmt_ok(body, v);
+}
+
 /* index with v = 0 (the first lane's index), in canonical form */
 static Expr *lane0(Vec *c, const Expr *index, const LVar *v)
 {

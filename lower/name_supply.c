@@ -118,6 +118,8 @@ const char *name_supply_take(NameSupply *ns, const char *raw)
         b = base;
     }
     int reserved = *b == '_' || strncmp(b, "ctvm", 4) == 0 || strncmp(b, "CTVM", 4) == 0 || loop_var_shape(b);
+    for (size_t i = 0; i < sizeof RESERVED / sizeof RESERVED[0] && !reserved; i++)
+        reserved = strcmp(b, RESERVED[i]) == 0;
     snprintf(name, sizeof name, "%s%s", b, reserved ? "_" : "");
     for (int k = 2; taken(ns, name); k++)
         snprintf(name, sizeof name, "%s%s_v%d", b, reserved ? "_" : "", k);
