@@ -56,6 +56,7 @@ typedef struct ComputeStage {
      * default; it reads body/finalize (epilogues already composed) and the
      * knobs below. */
     SchedKind sched;
+    int sched_vector_only; /* that schedule only on vector targets, else the default */
     int knob[4];       /* per-schedule knobs (tile sizes), 0 = schedule's default */
 } ComputeStage;
 
@@ -122,9 +123,6 @@ Expr *compute_eltwise_expr(ComputeCtx *cx, int node, Expr *const *operands);
 /* cond && c in [0, size), where c is an input coordinate reaching down to
  * -pad and up to max_c: only the sides that can be crossed are tested. */
 Expr *compute_bound(ComputeCtx *cx, Expr *cond, Expr *c, int64_t pad, int64_t max_c, int64_t size);
-/* The target's vector width (1 when scalar) and thread count. */
-int compute_vl(const ComputeCtx *cx);
-int compute_threads(const ComputeCtx *cx);
 /* The stage of a numpy matmul of values a_vid and b_vid into the node's
  * output (batch broadcasting, 1-D operands), RED_SUM over k; *a_load and
  * *b_load receive the operand loads, the caller sets body and finalize
