@@ -14,8 +14,16 @@
  * definition serves twice: schedule/ turns it into the generated kernel,
  * and constant folding runs it in the loop IR interpreter
  * (ops_eval_compute in compute_eval.c), so the semantics are written once.
- * Definitions never depend on the target (vector width, threads): that is
- * the schedule's business. */
+ * Definitions never depend on the target (vector width, registers, threads):
+ * that is the schedule's business. Stages are lowered by schedule/schedule.c
+ * (or the template a stage's `sched` names); a custom nest is built of
+ * serial loops whose target-free properties the definition states with
+ * ls_role (ir/loop.h LoopRole: independent iterations and their work, a
+ * contiguous float32 axis, register tiles, packed panels), and
+ * schedule/schedule_custom.c picks vector, unrolled and parallel loops from
+ * them. tests/unit/test_schedule_custom.c checks that no file here reads
+ * the target or the thread count (two exceptions listed there: the RNN's
+ * recurrent register tile and ctvm.Sdpa's per-thread scratch). */
 #ifndef CTVM_OPS_COMPUTE_H
 #define CTVM_OPS_COMPUTE_H
 
