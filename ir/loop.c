@@ -486,6 +486,15 @@ Stmt *ls_for(LoopBuilder *lb, LVar *var, int64_t extent, LoopKind kind, Stmt *bo
     return s;
 }
 
+Stmt *ls_role(Stmt *s, LoopRole role, int64_t work)
+{
+    if (s) {
+        s->role = role;
+        s->work = work;
+    }
+    return s;
+}
+
 Stmt *ls_store(LoopBuilder *lb, LBuf *buf, Expr *index, Expr *value)
 {
     Stmt *s = stmt_new(lb, ST_STORE);

@@ -154,6 +154,22 @@ typedef enum LoopKind {
     LOOP_SERIAL, LOOP_UNROLL, LOOP_VECTORIZE, LOOP_PARALLEL,
     LOOP_TEAM, /* team kernel: each thread runs its share of the iterations */
 } LoopKind;
+/* What a compute definition states about a loop of its custom nest, without
+ * knowing the target: schedule/schedule_custom.c turns these into loop kinds
+ * from the vector width and the thread count. */
+typedef enum LoopRole {
+    LR_NONE = 0,
+    LR_INDEPENDENT, /* ST_FOR: iterations independent (each may run on its own thread);
+                       ST_SEQ: items independent. Stmt.work says how much there is */
+    LR_LANES,       /* ST_FOR: a contiguous axis of float32 values whose iterations may run
+                       in vector lanes; stores acc[0] = acc[0] op e (op +, min, max) into
+                       one-element local accumulators inside it, or inside the perfect loop
+                       nest it ends, are reductions that may keep per-lane partials */
+    LR_PANEL,       /* ST_FOR: runs over the lanes of one packed panel (pass layout chose
+                       its width, the target's vector width) */
+    LR_TILE,        /* ST_FOR: a small axis indexing a register tile (accumulator slots
+                       become registers once it is unrolled) */
+} LoopRole;
 
 #define LOOP_CALL_MAX_BUFS 16
 #define LOOP_CALL_MAX_ARGS 256
@@ -165,6 +181,9 @@ struct Stmt {
     LVar *var;
     int64_t extent;  /* var runs 0 .. extent-1 */
     LoopKind loop;
+    LoopRole role;   /* ST_FOR, ST_SEQ: set by compute definitions (ls_role) */
+    int64_t work;    /* LR_INDEPENDENT: multiply-adds (or elements) of the whole statement, or
+                        -1 when every part is long enough to be worth a thread */
     Stmt *body;      /* ST_FOR, ST_IF (then), ST_ALLOC */
     /* ST_STORE */
     LBuf *buf;       /* also ST_ALLOC's local buffer */
@@ -240,6 +259,8 @@ Expr *lx_subst(LoopBuilder *lb, Expr *e, const LVar *var, Expr *r);
 int lx_uses_var(const Expr *e, const LVar *var);
 
 Stmt *ls_for(LoopBuilder *lb, LVar *var, int64_t extent, LoopKind kind, Stmt *body);
+/* s (an ST_FOR or ST_SEQ, or NULL) with its role and work set; returns s. */
+Stmt *ls_role(Stmt *s, LoopRole role, int64_t work);
 /* Store; a value of another type than the buffer's compute type is cast. */
 Stmt *ls_store(LoopBuilder *lb, LBuf *buf, Expr *index, Expr *value);
 Stmt *ls_seq(LoopBuilder *lb, int n, Stmt **items); /* items copied; NULL items skipped */

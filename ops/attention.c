@@ -32,7 +32,8 @@
  *
  * One loop nest: per query row (b, h, i) a row of T scores in a local
  * buffer, so the work is B*Hq*Sq*T*(Dk+Dv) and the memory one row; the
- * rows run in parallel when the target has threads and the work is large.
+ * rows are independent (the schedule shares them among threads when the
+ * work is large).
  *
  * Typed attributes (Node.at.attention): q_num_heads, kv_num_heads (from the
  * shapes for 4-D inputs), is_causal, softcap, qk_matmul_output_mode,
@@ -459,8 +460,8 @@ int compute_attention(ComputeCtx *cx, int node, ComputeDef *def)
     Stmt *main = ls_seq(lb, nb, body);
     main = ls_alloc(lb, qs, ls_alloc(lb, row, ls_alloc(lb, acc, ls_alloc(lb, sacc, main))));
     int64_t rows = a->B * a->Hq * a->Sq;
-    int par = compute_threads(cx) > 1 && rows > 1 && (double)rows * a->T * (a->Dk + a->Dv) >= 32768.0;
-    main = ls_for(lb, vr, rows, par ? LOOP_PARALLEL : LOOP_SERIAL, main);
+    double work = (double)rows * a->T * (a->Dk + a->Dv); /* rows are independent */
+    main = ls_role(ls_for(lb, vr, rows, LOOP_SERIAL, main), LR_INDEPENDENT, work < 1e18 ? (int64_t)work : -1);
 
     Stmt *all[3];
     int na = 0;

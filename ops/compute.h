@@ -14,8 +14,16 @@
  * definition serves twice: schedule/ turns it into the generated kernel,
  * and constant folding runs it in the loop IR interpreter
  * (ops_eval_compute in compute_eval.c), so the semantics are written once.
- * Definitions never depend on the target (vector width, threads): that is
- * the schedule's business. */
+ * Definitions never depend on the target (vector width, registers, threads):
+ * that is the schedule's business. Stages are lowered by schedule/schedule.c
+ * (or the template a stage's `sched` names); a custom nest is built of
+ * serial loops whose target-free properties the definition states with
+ * ls_role (ir/loop.h LoopRole: independent iterations and their work, a
+ * contiguous float32 axis, register tiles, packed panels), and
+ * schedule/schedule_custom.c picks vector, unrolled and parallel loops from
+ * them. tests/unit/test_schedule_custom.c checks that no file here reads
+ * the target or the thread count (two exceptions listed there: the RNN's
+ * recurrent register tile and ctvm.Sdpa's per-thread scratch). */
 #ifndef CTVM_OPS_COMPUTE_H
 #define CTVM_OPS_COMPUTE_H
 
@@ -56,6 +64,7 @@ typedef struct ComputeStage {
      * default; it reads body/finalize (epilogues already composed) and the
      * knobs below. */
     SchedKind sched;
+    int sched_vector_only; /* that schedule only on vector targets, else the default */
     int knob[4];       /* per-schedule knobs (tile sizes), 0 = schedule's default */
 } ComputeStage;
 
@@ -122,9 +131,6 @@ Expr *compute_eltwise_expr(ComputeCtx *cx, int node, Expr *const *operands);
 /* cond && c in [0, size), where c is an input coordinate reaching down to
  * -pad and up to max_c: only the sides that can be crossed are tested. */
 Expr *compute_bound(ComputeCtx *cx, Expr *cond, Expr *c, int64_t pad, int64_t max_c, int64_t size);
-/* The target's vector width (1 when scalar) and thread count. */
-int compute_vl(const ComputeCtx *cx);
-int compute_threads(const ComputeCtx *cx);
 /* The stage of a numpy matmul of values a_vid and b_vid into the node's
  * output (batch broadcasting, 1-D operands), RED_SUM over k; *a_load and
  * *b_load receive the operand loads, the caller sets body and finalize

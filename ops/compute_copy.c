@@ -91,8 +91,8 @@ int compute_transpose(ComputeCtx *cx, int node, ComputeDef *def)
     for (int d = 0; d < np; d++) /* y[..., i_d, ...] = x[..., i at perm[d], ...] */
         xi[perm[d]] = lx_var(lb, s->axis[d]);
     s->body = lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &x->shape, xi));
-    /* [A, B, C] from [B, A, C] over 1 MB with rows of at least a vector:
-       tiled (schedule_stage_default's knob[0]), so reads and writes are both
+    /* [A, B, C] from [B, A, C] over 1 MB: tiled when its rows are at least a
+       vector long (schedule_stage_default's knob[0]), so reads and writes are both
        contiguous pieces of 8 rows (pack_matmul's panels turned back into
        rows, with their bias and Gelu: vit_b_16's 17 -> 9 ms in all at 1
        thread, bert_base's 26.7 -> 6.2; whisper's 2-thread 10.3 -> 8.7 ms).
@@ -100,7 +100,7 @@ int compute_transpose(ComputeCtx *cx, int node, ComputeDef *def)
        and whole-row writes win there (TransformerEncoder 512 KB: 0.020 vs
        0.032 ms in the input's order). */
     int64_t numel = 0;
-    if (np == 3 && perm[0] == 1 && perm[1] == 0 && perm[2] == 2 && x->shape.dims[2] >= compute_vl(cx) &&
+    if (np == 3 && perm[0] == 1 && perm[1] == 0 && perm[2] == 2 &&
         shape_numel(&x->shape, &numel) && numel > (int64_t)(1 << 20) / (int64_t)dtype_size(x->dtype))
         s->knob[0] = 1;
     return 0;

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "ops/compute.h"
-#include "ir/target.h"
 
 static const char *const AXIS_HINTS[CTVM_MAX_RANK] = {"i0", "i1", "i2", "i3", "i4", "i5", "i6", "i7"};
 
@@ -113,16 +112,6 @@ int compute_node(ComputeCtx *cx, int node, ComputeDef *def)
     default:
         return compute_fail(cx, node, "operator not supported by the code generator");
     }
-}
-
-int compute_vl(const ComputeCtx *cx)
-{
-    return cx->g->target ? cx->g->target->vl : 1;
-}
-
-int compute_threads(const ComputeCtx *cx)
-{
-    return cx->g->threads > 1 ? cx->g->threads : 1;
 }
 
 Expr *compute_bound(ComputeCtx *cx, Expr *cond, Expr *c, int64_t pad, int64_t max_c, int64_t size)

@@ -126,7 +126,7 @@ int compute_det(ComputeCtx *cx, int node, ComputeDef *def)
     Stmt *per = ls_seq(lb, 4, per_items);
     per = ls_alloc(lb, tmp, ls_alloc(lb, bmax, ls_alloc(lb, best, ls_alloc(lb, det, ls_alloc(lb, a, per)))));
     /* matrices are independent: the batch loop may run on threads (each has its own locals) */
-    def->custom = ls_for(lb, b, B, B > 1 ? LOOP_PARALLEL : LOOP_SERIAL, per);
+    def->custom = ls_role(ls_for(lb, b, B, LOOP_SERIAL, per), LR_INDEPENDENT, -1);
     return 0;
 }
 

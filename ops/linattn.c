@@ -200,8 +200,8 @@ int compute_linattn(ComputeCtx *cx, int node, ComputeDef *def)
     body = ls_alloc(lb, u, ls_alloc(lb, acc, body));
     if (!in_present)
         body = ls_alloc(lb, S, body);
-    int par = compute_threads(cx) > 1 && B * Hkv > 1 && (double)B * T * Hq * dk * dv >= 32768.0;
-    def->custom = ls_for(lb, vbh, B * Hkv, par ? LOOP_PARALLEL : LOOP_SERIAL, body);
+    double work = (double)B * T * Hq * dk * dv; /* (batch, head) pairs are independent */
+    def->custom = ls_role(ls_for(lb, vbh, B * Hkv, LOOP_SERIAL, body), LR_INDEPENDENT, work < 1e18 ? (int64_t)work : -1);
     return 0;
 }
 

@@ -8,8 +8,9 @@
  * (norm_nest): for each index of the kept axes, a first pass sums the
  * elements (and, for MVN, their squares), a second the squared deviations,
  * both into register accumulators, and a third writes the outputs (when
- * the innermost axis is reduced, float32 and at least one vector long, all
- * three run along it in vectors with per-lane partial sums). The
+ * the innermost axis is reduced and the statistics float32, its loops are
+ * marked contiguous: the schedule runs them in vectors with per-lane
+ * partial sums, schedule/schedule_custom.c). The
  * statistics are computed in the input's compute type (float32 for the
  * 16-bit floats), GroupNormalization-21 with stash_type 1 in float32, as
  * the ONNX reference does. A constant inference BatchNormalization is folded
@@ -235,10 +236,7 @@ struct Norm {
     /* optional per-statistic outputs indexed by the kept axes (flat, row-major) */
     LBuf *mean_buf, *inv_buf, *var_buf;
     int group;                 /* GroupNorm: channels per group (axis 1 splits into group x within) */
-    /* vectorized innermost reduced axis: L lanes (1: none); lane is the
-       lane variable the bodies index their accumulators with */
-    int64_t L;
-    LVar *lane;
+    int lanes;                 /* the innermost axis is reduced and float32: its loops LR_LANES */
 };
 
 static Expr *flat(Norm *nm, LVar *const *v)
@@ -260,10 +258,8 @@ static Expr *kept_flat(Norm *nm, LVar *const *v)
     return e;
 }
 
-/* loops over the reduced axes around s, with fresh variables written to v.
- * With nm->L > 1 the innermost axis (reduced, extent >= L) runs as vectors
- * of L lanes (its index c*L + lane) and a scalar tail (index t0 + t, lane
- * 0): accumulator slots indexed by nm->lane then hold per-lane partials. */
+/* loops over the reduced axes around s, with fresh variables written to v;
+ * with nm->lanes the innermost one is contiguous (LR_LANES). */
 static Stmt *reduced_loops(Norm *nm, LVar **v, Stmt *(*body)(Norm *, LVar **, void *), void *u)
 {
     LoopBuilder *lb = nm->cx->lb;
@@ -272,24 +268,9 @@ static Stmt *reduced_loops(Norm *nm, LVar **v, Stmt *(*body)(Norm *, LVar **, vo
         if (nm->reduce[i])
             v[i] = lv_new(lb, "r");
     Stmt *s = body(nm, v, u);
-    int first = rank - 1;
-    if (nm->L > 1) {
-        int64_t E = nm->xs->dims[last], nv = E / nm->L, t0 = nv * nm->L;
-        LVar *c = lv_new(lb, "c"), *t = lv_new(lb, "t");
-        Expr *vi = lx_add(lb, lx_muli(lb, lx_var(lb, c), nm->L), lx_var(lb, nm->lane));
-        Stmt *vec = ls_for(lb, c, nv, LOOP_SERIAL,
-                           ls_for(lb, nm->lane, nm->L, LOOP_VECTORIZE, ls_subst(lb, s, v[last], vi)));
-        Stmt *tail = NULL;
-        if (E > t0)
-            tail = ls_for(lb, t, E - t0, LOOP_SERIAL,
-                          ls_subst(lb, ls_subst(lb, s, v[last], lx_add(lb, lx_var(lb, t), lx_int(lb, t0))), nm->lane,
-                                   lx_int(lb, 0)));
-        s = ls_seq2(lb, vec, tail);
-        first = rank - 2;
-    }
-    for (int i = first; i >= 0; i--)
+    for (int i = last; i >= 0; i--)
         if (nm->reduce[i])
-            s = ls_for(lb, v[i], nm->xs->dims[i], LOOP_SERIAL, s);
+            s = ls_role(ls_for(lb, v[i], nm->xs->dims[i], LOOP_SERIAL, s), i == last && nm->lanes ? LR_LANES : LR_NONE, 0);
     return s;
 }
 
@@ -304,7 +285,7 @@ static Stmt *acc_body(Norm *nm, LVar **v, void *u)
 {
     LoopBuilder *lb = nm->cx->lb;
     AccArg *a = u;
-    Expr *z = nm->L > 1 ? lx_var(lb, nm->lane) : lx_int(lb, 0);
+    Expr *z = lx_int(lb, 0);
     Expr *x = lx_cast(lb, nm->t, lx_load(lb, a->x, flat(nm, v)));
     if (a->sub)
         x = lx_sub(lb, x, a->sub);
@@ -328,14 +309,6 @@ static Stmt *out_body(Norm *nm, LVar **v, void *u)
     return ls_store(lb, a->y, flat(nm, v), nm->out(nm, x, a->mean, a->inv, v));
 }
 
-/* dst[0] += the L lanes of buf */
-static Stmt *hsum(LoopBuilder *lb, LBuf *buf, LBuf *dst, int64_t L)
-{
-    LVar *l = lv_new(lb, "l");
-    Expr *z = lx_int(lb, 0);
-    return ls_for(lb, l, L, LOOP_SERIAL, ls_store(lb, dst, z, lx_add(lb, lx_load(lb, dst, z), lx_load(lb, buf, lx_var(lb, l)))));
-}
-
 static Stmt *norm_nest(Norm *nm, LBuf *xb, LBuf *yb)
 {
     LoopBuilder *lb = nm->cx->lb;
@@ -354,25 +327,13 @@ static Stmt *norm_nest(Norm *nm, LBuf *xb, LBuf *yb)
     Expr *mean = lx_div(lb, lx_load(lb, s1, z), cnt);
     Stmt *items[16];
     int k = 0;
-    /* vectors along the innermost axis when it is reduced and at least one
-       vector long: the sums go through per-lane partials va/vb, added up
-       into s1/s2 after each pass */
-    int vl = compute_vl(nm->cx);
-    nm->L = vl > 1 && nm->t == LT_F32 && nm->reduce[rank - 1] && nm->xs->dims[rank - 1] >= vl ? vl : 1;
-    nm->lane = lv_new(lb, "l");
-    LBuf *va = s1, *vb = s2;
-    if (nm->L > 1) {
-        va = lbuf_new_typed(lb, "vsum", LB_LOCAL, DT_FLOAT32, nm->L);
-        vb = lbuf_new_typed(lb, "vsq", LB_LOCAL, DT_FLOAT32, nm->L);
-    }
-#define ZERO(buf) (nm->L > 1 ? ls_for(lb, nm->lane, nm->L, LOOP_VECTORIZE, ls_store(lb, buf, lx_var(lb, nm->lane), zero)) : NULL)
-#define HSUM(buf, dst) (nm->L > 1 ? hsum(lb, buf, dst, nm->L) : NULL)
+    /* the innermost axis contiguous when it is reduced and float32 (the
+       schedule may keep per-lane partials of s1 and s2 along it) */
+    nm->lanes = nm->t == LT_F32 && nm->reduce[rank - 1];
     items[k++] = ls_store(lb, s1, z, zero);
     items[k++] = ls_store(lb, s2, z, zero);
-    items[k++] = ZERO(va);
-    AccArg a1 = {va, xb, NULL, nm->mode == 1 || nm->mode == 4, nm->mode == 3};
+    AccArg a1 = {s1, xb, NULL, nm->mode == 1 || nm->mode == 4, nm->mode == 3};
     items[k++] = reduced_loops(nm, v, acc_body, &a1);
-    items[k++] = HSUM(va, s1);
     Expr *var_or_ms;
     if (nm->mode >= 3) { /* LpNormalization: 1/sum|x| or 1/sqrt(sum x^2) */
         Expr *sum = lx_load(lb, s1, z);
@@ -381,16 +342,12 @@ static Stmt *norm_nest(Norm *nm, LBuf *xb, LBuf *yb)
         /* a zero vector stays zero (the reference divides by a norm of 1 there) */
         nm->lp_inv = lx_select(lb, lx_bin(lb, BO_GT, sum, lx_zero(lb, nm->t)), inv, lx_zero(lb, nm->t));
     } else if (nm->mode == 0) {
-        AccArg a2 = {vb, xb, mean, 1, 0};
-        items[k++] = ZERO(vb);
+        AccArg a2 = {s2, xb, mean, 1, 0};
         items[k++] = reduced_loops(nm, v, acc_body, &a2);
-        items[k++] = HSUM(vb, s2);
         var_or_ms = lx_div(lb, lx_load(lb, s2, z), cnt);
     } else if (nm->mode == 2) {
-        AccArg a2 = {vb, xb, NULL, 1, 0};
-        items[k++] = ZERO(vb);
+        AccArg a2 = {s2, xb, NULL, 1, 0};
         items[k++] = reduced_loops(nm, v, acc_body, &a2);
-        items[k++] = HSUM(vb, s2);
         var_or_ms = lx_sub(lb, lx_div(lb, lx_load(lb, s2, z), cnt), lx_mul(lb, mean, mean));
     } else {
         var_or_ms = mean; /* the mean of the squares */
@@ -415,11 +372,7 @@ static Stmt *norm_nest(Norm *nm, LBuf *xb, LBuf *yb)
         items[k++] = ls_store(lb, nm->var_buf, kept_flat(nm, v), var_or_ms);
     OutArg oa = {xb, yb, m, iv};
     items[k++] = reduced_loops(nm, v, out_body, &oa);
-#undef ZERO
-#undef HSUM
     Stmt *s = ls_alloc(lb, s1, ls_alloc(lb, s2, ls_alloc(lb, st, ls_seq(lb, k, items))));
-    if (nm->L > 1)
-        s = ls_alloc(lb, va, ls_alloc(lb, vb, s));
     for (int i = rank - 1; i >= 0; i--)
         if (!nm->reduce[i])
             s = ls_for(lb, v[i], nm->xs->dims[i], LOOP_SERIAL, s);

@@ -348,10 +348,10 @@ static Stmt *mm_tile(const Mm *p, Expr *b0, Expr *c0, Expr *c0p, int64_t T, int6
                    ls_store(lb, acc, slot, lx_add(lb, lx_load(lb, acc, slot), lx_mul(lb, av, wv))),
                    ls_store(lb, p->out, lx_add(lb, p->ob, lx_add(lb, lx_muli(lb, row, p->os), col)),
                             lx_load(lb, acc, slot))};
-    for (int i = 0; i < 3; i++) { /* for j unroll T { for u unroll U { for l vectorize L } } */
+    for (int i = 0; i < 3; i++) { /* for j in tile T { for u in tile U { for l in the panel's lanes } } */
         if (L > 1)
-            s3[i] = ls_for(lb, l, L, LOOP_VECTORIZE, s3[i]);
-        s3[i] = ls_for(lb, j, T, LOOP_UNROLL, ls_for(lb, u, U, LOOP_UNROLL, s3[i]));
+            s3[i] = ls_role(ls_for(lb, l, L, LOOP_SERIAL, s3[i]), LR_PANEL, 0);
+        s3[i] = ls_role(ls_for(lb, j, T, LOOP_SERIAL, ls_role(ls_for(lb, u, U, LOOP_SERIAL, s3[i]), LR_TILE, 0)), LR_TILE, 0);
     }
     s3[1] = ls_for(lb, k, p->K, LOOP_SERIAL, s3[1]);
     return ls_alloc(lb, acc, ls_seq(lb, 3, s3));
@@ -393,22 +393,12 @@ static Stmt *mm_build(const Mm *p)
     return ls_seq(lb, 3, s3);
 }
 
-/* for j in 0..n { body }, vectorized in whole vectors of vl lanes and a
- * scalar tail when vl > 1 (emit_c prints a vector loop it cannot vectorize
- * as a plain loop, so the body need not qualify) */
-static Stmt *jloop(LoopBuilder *lb, int vl, LVar *j, int64_t n, Stmt *body)
+/* for j in 0..n { body }, contiguous in j when `lanes` (float32): the
+ * schedule may run it in vectors (emit_c prints a vector loop it cannot
+ * vectorize as a plain loop, so the body need not qualify) */
+static Stmt *jloop(LoopBuilder *lb, int lanes, LVar *j, int64_t n, Stmt *body)
 {
-    if (vl <= 1 || n < vl)
-        return ls_for(lb, j, n, LOOP_SERIAL, body);
-    int64_t full = n / vl, rest = n - full * vl;
-    LVar *o = lv_new(lb, "jo"), *l = lv_new(lb, "l"), *q = lv_new(lb, "jt");
-    Stmt *two[2];
-    two[0] = ls_for(lb, o, full, LOOP_SERIAL,
-                    ls_for(lb, l, vl, LOOP_VECTORIZE,
-                           ls_subst(lb, body, j, lx_add(lb, lx_muli(lb, lx_var(lb, o), vl), lx_var(lb, l)))));
-    two[1] = rest > 0 ? ls_for(lb, q, rest, LOOP_SERIAL, ls_subst(lb, body, j, lx_add(lb, lx_int(lb, full * vl), lx_var(lb, q))))
-                      : NULL;
-    return ls_seq(lb, 2, two);
+    return ls_role(ls_for(lb, j, n, LOOP_SERIAL, body), lanes ? LR_LANES : LR_NONE, 0);
 }
 
 #define E(v) lx_var(lb, v)
@@ -437,9 +427,9 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     LBuf *c0b = lstm ? opt_buf(cx, n, 6, 0) : NULL, *pb = lstm ? opt_buf(cx, n, 7, 0) : NULL;
     LBuf *yb = opt_buf(cx, n, 0, 1), *yhb = opt_buf(cx, n, 1, 1), *ycb = lstm ? opt_buf(cx, n, 2, 1) : NULL;
     DType ldt = lt_dtype(t);
-    /* float32 vectorizes along the gate axis when W and R are transposed
-       (contiguous in g) and along j in the state updates */
-    int vl = t == LT_F32 && x->dtype == DT_FLOAT32 ? compute_vl(cx) : 1;
+    /* float32 may run in vectors along the gate axis when W and R are
+       transposed (contiguous in g) and along j in the state updates */
+    int lanes = t == LT_F32 && x->dtype == DT_FLOAT32;
     int regs = cx->g->target && cx->g->target->n_vregs > 0 ? cx->g->target->n_vregs : 16;
     /* Stage: the input projection of all time steps as one batched GEMM,
        px[d, r, g] = Wb[d, g] + sum_i X[r, i] W[d, g, i] over the rows r of X
@@ -491,8 +481,10 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
         if (bb)
             fin = lx_add(lb, fin, LD(bb, lx_add(lb, lx_muli(lb, ed, 2 * GH), eg)));
         ps_->finalize = fin;
-        if (wt && vl > 1 && ROWS >= 2 && GH >= 2 && ROWS * GH * IN >= 4096)
+        if (wt && lanes && ROWS >= 2 && GH >= 2 && ROWS * GH * IN >= 4096) {
             ps_->sched = SCHED_GEMM;
+            ps_->sched_vector_only = 1;
+        }
     }
     /* the product tiles: NR vectors (scalar: NR columns) by MR rows, with
        the registers left after NR values of R and a broadcast h */
@@ -567,13 +559,10 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
            step has at least 2^16 multiply-adds (gru_cls, 256 units: 0.60 ->
            0.50 ms at 2 threads); bidirectional layers put the threads on
            the directions instead (below) */
-        if (D == 1 && compute_threads(cx) > 1 && sv >= 0 && nq >= 2 && B * H * H * nq >= 65536) {
-            LVar *qv = lv_new(lb, "gate");
-            Stmt *each[4];
-            for (int q = 0; q < nq; q++) /* q <= gate < q + 1, without ==: clang's -Wparentheses-equality */
-                each[q] = ls_if(lb, lx_bin(lb, BO_GE, E(qv), I(q)), ls_if(lb, lx_bin(lb, BO_LT, E(qv), I(q + 1)), st[q0 + q]));
+        if (D == 1 && sv >= 0 && nq >= 2) {
+            Stmt *gates = ls_seq(lb, nq, st + q0);
             ns = q0;
-            st[ns++] = ls_for(lb, qv, nq, LOOP_PARALLEL, ls_seq(lb, nq, each));
+            st[ns++] = ls_role(gates, LR_INDEPENDENT, B * H * H * nq);
         }
         /* then per batch entry still within its sequence: the gates and the
            new state; gx, the gate pre-activations of the input, is the
@@ -599,7 +588,7 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
 #define HJ AT(hrow, 0)
 #define CJ AT(crow, 0)
             if (!gru && !lstm) {
-                ps[np++] = jloop(lb, vl, jv, H, SCS(HJ, act(&rb, 0, PRE(0))));
+                ps[np++] = jloop(lb, lanes, jv, H, SCS(HJ, act(&rb, 0, PRE(0))));
             } else if (gru && ph == 0) {
                 /* z, r in place into gx; without linear_before_reset r*h
                    for the second product, else h~ and h at once */
@@ -610,13 +599,13 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
                     zr[2] = SCS(AT(grow, 2), act(&rb, 1, lx_add(lb, GX(2), lx_mul(lb, GX(1), GR(2)))));
                     zr[3] = SCS(HJ, lx_add(lb, lx_mul(lb, lx_sub(lb, cst(&rb, 1), GX(0)), GR(2)), lx_mul(lb, GX(0), SC(HJ))));
                 }
-                ps[np++] = jloop(lb, vl, jv, H, ls_seq(lb, 4, zr));
+                ps[np++] = jloop(lb, lanes, jv, H, ls_seq(lb, 4, zr));
             } else if (gru) {
                 /* h~ = g(gx_h + Rbh + (r*h) Rhᵀ), then h = (1 - z) h~ + z h */
                 Stmt *two[2] = {SCS(AT(grow, 2), act(&rb, 1, PRE(2))),
                                 SCS(HJ, lx_add(lb, lx_mul(lb, lx_sub(lb, cst(&rb, 1), GX(0)), GR(2)),
                                                lx_mul(lb, GX(0), SC(HJ))))};
-                ps[np++] = jloop(lb, vl, jv, H, ls_seq(lb, 2, two));
+                ps[np++] = jloop(lb, lanes, jv, H, ls_seq(lb, 2, two));
             } else {
                 /* LSTM: i into gx[j], f into gx[2H+j], c~ into gx[3H+j], c, o into gx[H+j], h */
 #define PEEP(k) (pb ? LD(pb, lx_add(lb, I(d * 3 * H + (k) * H), ej)) : NULL)
@@ -635,7 +624,7 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
                 ls[4] = SCS(AT(gx, 1), act(&rb, 0, op));
                 ls[5] = SCS(HJ, lx_mul(lb, GX(1), act(&rb, 2, SC(CJ))));
 #undef PEEP
-                ps[np++] = jloop(lb, vl, jv, H, ls_seq(lb, 6, ls));
+                ps[np++] = jloop(lb, lanes, jv, H, ls_seq(lb, 6, ls));
             }
 #undef CJ
 #undef PRE
@@ -645,7 +634,7 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
                 LVar *j4 = lv_new(lb, "j");
                 Expr *yrow = layout ? lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, eb, T), et), D), I(d))
                                     : lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, et, D), I(d)), B), eb);
-                ps[np++] = jloop(lb, vl, j4, H,
+                ps[np++] = jloop(lb, lanes, j4, H,
                                  ls_store(lb, yb, lx_add(lb, lx_muli(lb, yrow, H), E(j4)),
                                           SC(lx_add(lb, hrow, E(j4)))));
             }
@@ -675,13 +664,8 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
 #undef SIDX
         dir_nest[d] = ls_seq(lb, nd, ds);
     }
-    if (D == 2 && compute_threads(cx) > 1 && sv >= 0) { /* the directions on two threads at once */
-        LVar *dv = lv_new(lb, "dir");
-        Stmt *two[2];
-        for (int d = 0; d < 2; d++)
-            two[d] = ls_if(lb, lx_bin(lb, d == 0 ? BO_LT : BO_GE, E(dv), I(1)), dir_nest[d]); /* no ==: clang's
-                                                  -Wparentheses-equality on if ((x == 0)) */
-        top[nt++] = ls_for(lb, dv, 2, LOOP_PARALLEL, ls_seq(lb, 2, two));
+    if (D == 2 && sv >= 0) { /* the directions are independent (two threads at once) */
+        top[nt++] = ls_role(ls_seq(lb, 2, dir_nest), LR_INDEPENDENT, -1);
     } else {
         for (int d = 0; d < D; d++)
             top[nt++] = dir_nest[d];

@@ -134,7 +134,8 @@ int compute_sdpa(ComputeCtx *cx, int node, ComputeDef *def)
     def->custom = ls_call(cx->lb, "ctvm_k_sdpa", 6, bufs, written, 13, ia, 1, fa);
     if (ia[11] > 1) { /* one call per scratch slot, the slots shared among the threads */
         LVar *t = lv_new(cx->lb, "slot");
-        def->custom = ls_for(cx->lb, t, ia[11], LOOP_PARALLEL, ls_call_iarg(cx->lb, def->custom, 12, lx_var(cx->lb, t)));
+        def->custom = ls_role(ls_for(cx->lb, t, ia[11], LOOP_SERIAL, ls_call_iarg(cx->lb, def->custom, 12, lx_var(cx->lb, t))),
+                              LR_INDEPENDENT, -1);
     }
     return 0;
 }

@@ -11,10 +11,10 @@
  *   LogSoftmax  x - max - log(sum(exp(x - max)))
  *   Hardmax     1 at the first index of the row's maximum, 0 elsewhere
  * float16/bfloat16 compute in float32 (loads widen, stores narrow).
- * float32 Softmax/LogSoftmax along the innermost axis (inner == 1) with a
- * row of at least one vector take a vectorized nest (vector_rows): the
- * max and the sum kept in one vector each and reduced across lanes at the
- * row's end, Softmax's exponentials stored once and scaled by 1/sum.
+ * float32 Softmax/LogSoftmax along the innermost axis (inner == 1) take
+ * float_rows: Softmax's exponentials stored once and scaled by 1/sum, the
+ * row loops marked contiguous so that the schedule (schedule_custom.c) runs
+ * them in vectors with the max and the sum as per-lane partials.
  *
  * Typed attributes (Node.at.softmax): axis >= 0, coerce2d 1 for the
  * version < 13 semantics, 0 otherwise. */
@@ -51,70 +51,40 @@ int op_softmax_eval(Graph *g, int node, Diag *d)
     return ops_eval_compute(g, node, d);
 }
 
-/* Softmax / LogSoftmax of float32 rows [outer, len] (inner == 1), vectors
- * of L lanes along the row; the len % L tail elements scalar. */
-static Stmt *vector_rows(ComputeCtx *cx, int softmax, LBuf *in, LBuf *out, int64_t outer, int64_t len, int64_t L)
+/* Softmax / LogSoftmax of float32 rows [outer, len] (inner == 1): the
+ * exponentials stored once and scaled by 1/sum. The row loops are contiguous
+ * (LR_LANES: the schedule runs them in vectors, the max and the sum as
+ * per-lane partials combined at the row's end) and the rows independent. */
+static Stmt *float_rows(ComputeCtx *cx, int softmax, LBuf *in, LBuf *out, int64_t outer, int64_t len)
 {
     LoopBuilder *lb = cx->lb;
-    int64_t nv = len / L, t0 = nv * L;
-    LBuf *vm = lbuf_new_typed(lb, "vmx", LB_LOCAL, DT_FLOAT32, L), *vs = lbuf_new_typed(lb, "vsum", LB_LOCAL, DT_FLOAT32, L);
     LBuf *m = lbuf_new_typed(lb, "mx", LB_LOCAL, DT_FLOAT32, 1), *sm = lbuf_new_typed(lb, "sum", LB_LOCAL, DT_FLOAT32, 1);
     LVar *o = lv_new(lb, "o");
     Expr *zero = lx_int(lb, 0), *row = lx_muli(lb, lx_var(lb, o), len);
     Expr *mx = lx_load(lb, m, zero), *su = lx_load(lb, sm, zero);
-    /* for c < nv, lane < L: f(index c*L + lane, lane) */
-#define VEC(c, l, body) ls_for(lb, c, nv, LOOP_SERIAL, ls_for(lb, l, L, LOOP_VECTORIZE, body))
-#define VI(c, l) lx_add(lb, row, lx_add(lb, lx_muli(lb, lx_var(lb, c), L), lx_var(lb, l)))
-#define TAIL(t, body) (len > t0 ? ls_for(lb, t, len - t0, LOOP_SERIAL, body) : NULL)
-#define TI(t) lx_add(lb, row, lx_add(lb, lx_var(lb, t), lx_int(lb, t0)))
-    LVar *l0 = lv_new(lb, "l"), *c1 = lv_new(lb, "c"), *l1 = lv_new(lb, "l"), *r1 = lv_new(lb, "l"), *t1 = lv_new(lb, "t");
-    Stmt *mx_s[5] = {
-        ls_for(lb, l0, L, LOOP_VECTORIZE, ls_store(lb, vm, lx_var(lb, l0), lx_lowest(lb, LT_F32))),
-        VEC(c1, l1, ls_store(lb, vm, lx_var(lb, l1), lx_bin(lb, BO_MAX, lx_load(lb, vm, lx_var(lb, l1)), lx_load(lb, in, VI(c1, l1))))),
-        ls_store(lb, m, zero, lx_lowest(lb, LT_F32)),
-        ls_for(lb, r1, L, LOOP_SERIAL, ls_store(lb, m, zero, lx_bin(lb, BO_MAX, mx, lx_load(lb, vm, lx_var(lb, r1))))),
-        TAIL(t1, ls_store(lb, m, zero, lx_bin(lb, BO_MAX, mx, lx_load(lb, in, TI(t1))))),
-    };
+#define ROW(l, body) ls_role(ls_for(lb, l, len, LOOP_SERIAL, body), LR_LANES, 0)
+#define AT(l) lx_add(lb, row, lx_var(lb, l))
+    LVar *l1 = lv_new(lb, "l"), *l2 = lv_new(lb, "l"), *l3 = lv_new(lb, "l");
+    Stmt *mx_s = ls_seq2(lb, ls_store(lb, m, zero, lx_lowest(lb, LT_F32)),
+                         ROW(l1, ls_store(lb, m, zero, lx_bin(lb, BO_MAX, mx, lx_load(lb, in, AT(l1))))));
     /* sum of exp(x - max); Softmax stores the exponentials in out on the way */
-    LVar *l2 = lv_new(lb, "l"), *c2 = lv_new(lb, "c"), *l3 = lv_new(lb, "l"), *r2 = lv_new(lb, "l"), *t2 = lv_new(lb, "t");
-    Expr *ev = lx_call(lb, CO_EXP, lx_sub(lb, lx_load(lb, in, VI(c2, l3)), mx));
-    Expr *et = lx_call(lb, CO_EXP, lx_sub(lb, lx_load(lb, in, TI(t2)), mx));
-    Stmt *vupd, *tupd;
-    if (softmax) {
-        vupd = ls_seq2(lb, ls_store(lb, out, VI(c2, l3), ev),
-                       ls_store(lb, vs, lx_var(lb, l3), lx_add(lb, lx_load(lb, vs, lx_var(lb, l3)), lx_load(lb, out, VI(c2, l3)))));
-        tupd = ls_seq2(lb, ls_store(lb, out, TI(t2), et), ls_store(lb, sm, zero, lx_add(lb, su, lx_load(lb, out, TI(t2)))));
-    } else {
-        vupd = ls_store(lb, vs, lx_var(lb, l3), lx_add(lb, lx_load(lb, vs, lx_var(lb, l3)), ev));
-        tupd = ls_store(lb, sm, zero, lx_add(lb, su, et));
-    }
-    Stmt *sum_s[5] = {
-        ls_for(lb, l2, L, LOOP_VECTORIZE, ls_store(lb, vs, lx_var(lb, l2), lx_zero(lb, LT_F32))),
-        VEC(c2, l3, vupd),
-        ls_store(lb, sm, zero, lx_zero(lb, LT_F32)),
-        ls_for(lb, r2, L, LOOP_SERIAL, ls_store(lb, sm, zero, lx_add(lb, su, lx_load(lb, vs, lx_var(lb, r2))))),
-        TAIL(t2, tupd),
-    };
+    Expr *e = lx_call(lb, CO_EXP, lx_sub(lb, lx_load(lb, in, AT(l2)), mx));
+    Stmt *upd = softmax ? ls_seq2(lb, ls_store(lb, out, AT(l2), e), ls_store(lb, sm, zero, lx_add(lb, su, lx_load(lb, out, AT(l2)))))
+                        : ls_store(lb, sm, zero, lx_add(lb, su, e));
+    Stmt *sum_s = ls_seq2(lb, ls_store(lb, sm, zero, lx_zero(lb, LT_F32)), ROW(l2, upd));
     /* Softmax: out *= 1/sum; LogSoftmax: out = x - (max + log(sum)) */
-    LVar *c3 = lv_new(lb, "c"), *l4 = lv_new(lb, "l"), *t3 = lv_new(lb, "t");
-    Stmt *fin[3];
-    if (softmax) {
-        fin[0] = ls_store(lb, sm, zero, lx_div(lb, lx_one(lb, LT_F32), su)); /* sum := 1/sum */
-        fin[1] = VEC(c3, l4, ls_store(lb, out, VI(c3, l4), lx_mul(lb, lx_load(lb, out, VI(c3, l4)), su)));
-        fin[2] = TAIL(t3, ls_store(lb, out, TI(t3), lx_mul(lb, lx_load(lb, out, TI(t3)), su)));
-    } else {
-        fin[0] = ls_store(lb, sm, zero, lx_add(lb, mx, lx_call(lb, CO_LOG, su))); /* sum := max + log(sum) */
-        fin[1] = VEC(c3, l4, ls_store(lb, out, VI(c3, l4), lx_sub(lb, lx_load(lb, in, VI(c3, l4)), su)));
-        fin[2] = TAIL(t3, ls_store(lb, out, TI(t3), lx_sub(lb, lx_load(lb, in, TI(t3)), su)));
-    }
-#undef VEC
-#undef VI
-#undef TAIL
-#undef TI
-    Stmt *all[3] = {ls_seq(lb, 5, mx_s), ls_seq(lb, 5, sum_s), ls_seq(lb, 3, fin)};
-    Stmt *body = ls_alloc(lb, vm, ls_alloc(lb, vs, ls_alloc(lb, m, ls_alloc(lb, sm, ls_seq(lb, 3, all)))));
-    int par = compute_threads(cx) > 1 && outer > 1 && (double)outer * (double)len >= 32768.0;
-    return ls_for(lb, o, outer, par ? LOOP_PARALLEL : LOOP_SERIAL, body); /* rows are independent */
+    Stmt *fin;
+    if (softmax)
+        fin = ls_seq2(lb, ls_store(lb, sm, zero, lx_div(lb, lx_one(lb, LT_F32), su)), /* sum := 1/sum */
+                      ROW(l3, ls_store(lb, out, AT(l3), lx_mul(lb, lx_load(lb, out, AT(l3)), su))));
+    else
+        fin = ls_seq2(lb, ls_store(lb, sm, zero, lx_add(lb, mx, lx_call(lb, CO_LOG, su))), /* sum := max + log(sum) */
+                      ROW(l3, ls_store(lb, out, AT(l3), lx_sub(lb, lx_load(lb, in, AT(l3)), su))));
+#undef ROW
+#undef AT
+    Stmt *all[3] = {mx_s, sum_s, fin};
+    Stmt *body = ls_alloc(lb, m, ls_alloc(lb, sm, ls_seq(lb, 3, all)));
+    return ls_role(ls_for(lb, o, outer, LOOP_SERIAL, body), LR_INDEPENDENT, outer * len); /* rows are independent */
 }
 
 int compute_softmax(ComputeCtx *cx, int node, ComputeDef *def)
@@ -134,9 +104,8 @@ int compute_softmax(ComputeCtx *cx, int node, ComputeDef *def)
     }
     LType t = lt_of_dtype(x->dtype);
     LBuf *in = cx->buf_of(cx, n->in[0]), *out = cx->buf_of(cx, n->out[0]);
-    int vl = compute_vl(cx);
-    if (n->op != OP_HARDMAX && x->dtype == DT_FLOAT32 && inner == 1 && vl > 1 && len >= vl) {
-        def->custom = vector_rows(cx, n->op == OP_SOFTMAX, in, out, outer, len, vl);
+    if (n->op != OP_HARDMAX && x->dtype == DT_FLOAT32 && inner == 1) {
+        def->custom = float_rows(cx, n->op == OP_SOFTMAX, in, out, outer, len);
         return 0;
     }
     LBuf *mx = lbuf_new_typed(lb, "mx", LB_LOCAL, lt_dtype(t), 1);

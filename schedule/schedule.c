@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "ir/loop_lower.h"
+#include "ir/target.h"
 #include "schedule_conv.h"
+#include "schedule_custom.h"
 #include "schedule_gemm.h"
 #include "schedule_key.h"
 #include "schedule_tile.h"
@@ -19,6 +21,16 @@
 #ifndef CTVM_PAR_MIN_WORK
 #define CTVM_PAR_MIN_WORK 4096
 #endif
+
+int sched_vl(const ComputeCtx *cx)
+{
+    return cx->g->target ? cx->g->target->vl : 1;
+}
+
+int sched_threads(const ComputeCtx *cx)
+{
+    return cx->g->threads > 1 ? cx->g->threads : 1;
+}
 
 /* Apply epilogue node `epi`, whose input `from` is the running value `cur`
  * over stage `st`'s axes (which are the output dims). */
@@ -163,7 +175,7 @@ static Stmt *rowblock_inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, v
 
 Stmt *schedule_stage_default(ComputeCtx *cx, const ComputeStage *st)
 {
-    int last = st->n_axes - 1, vl = compute_vl(cx);
+    int last = st->n_axes - 1, vl = sched_vl(cx);
     int64_t coef = 0;
     if (reduce_along_lanes(st, vl)) { /* every output point on its own, fused over all axes */
         int axes[CTVM_MAX_RANK];
@@ -181,7 +193,7 @@ Stmt *schedule_stage_default(ComputeCtx *cx, const ComputeStage *st)
     if (vl > 1 && last >= 0 && st->extent[last] >= vl && lx_affine(st->out_index, st->axis[last], &coef) &&
         coef == 1)
         p.L = vl;
-    if (st->knob[0] == 1 && st->n_axes == 3 && st->n_raxes == 0) {
+    if (st->knob[0] == 1 && st->n_axes == 3 && st->n_raxes == 0 && st->extent[last] >= vl) {
         RowBlockPlan bp = {{2, p.L}, st->extent[0]};
         int ax0 = 0;
         int64_t nblk = (bp.M + TR_ROWS - 1) / TR_ROWS, work = st->extent[0] * st->extent[1] * st->extent[2];
@@ -257,6 +269,8 @@ Stmt *schedule_group(ComputeCtx *cx, int anchor)
         st->finalize = cur;
         st->out = cx->buf_of(cx, from);
     }
+    if (def.custom)
+        schedule_custom(cx, def.custom);
     if (def.custom && def.n_stages == 0)
         return def.custom;
     Stmt *items[CTVM_MAX_STAGES + 1];
@@ -266,6 +280,8 @@ Stmt *schedule_group(ComputeCtx *cx, int anchor)
             items[i] = compute_lower_naive(cx->lb, st);
             continue;
         }
+        if (st->sched_vector_only && sched_vl(cx) <= 1)
+            st->sched = SCHED_DEFAULT;
         apply_tuning(cx, st);
         items[i] = st->sched == SCHED_CONV ? schedule_conv(cx, st)
                  : st->sched == SCHED_GEMM ? schedule_gemm(cx, st)

@@ -12,12 +12,17 @@
 
 #include "ops/compute.h"
 
+/* The target's vector width in floats (1 when scalar) and the thread
+ * count: what the schedules decide by. */
+int sched_vl(const ComputeCtx *cx);
+int sched_threads(const ComputeCtx *cx);
+
 /* Loop nest of the group anchored at `anchor`; NULL after an error. */
 Stmt *schedule_group(ComputeCtx *cx, int anchor);
 
 /* Lower one stage with the default schedule. Its knob (ComputeStage.knob):
  * knob[0] = 1, set by a large Transpose [A, B, C] of a [B, A, C] input,
- * tiles it: blocks of 8 rows of A shared among the threads, B outer and
+ * tiles it when C is at least a vector long: blocks of 8 rows of A shared among the threads, B outer and
  * the rows inner in a block, so reads and writes are both contiguous
  * pieces of 8 rows. */
 Stmt *schedule_stage_default(ComputeCtx *cx, const ComputeStage *st);

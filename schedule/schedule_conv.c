@@ -255,7 +255,7 @@ static Stmt *inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, void *user
 
 Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st)
 {
-    int vl = compute_vl(cx);
+    int vl = sched_vl(cx);
     int regs = cx->g->target ? cx->g->target->n_vregs : 16;
     if (st->n_axes != 5 || (vl > 1 && st->extent[4] != vl))
         return schedule_stage_default(cx, st);

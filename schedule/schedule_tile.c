@@ -1,6 +1,8 @@
 /* schedule_tile.c - register tiles and fused parallel loops (see schedule_tile.h). */
 #include "schedule_tile.h"
 
+#include "schedule.h"
+
 #include <math.h>
 
 static Expr *subst_axes(ComputeCtx *cx, const ComputeStage *st, Expr *e, Expr *const *ax)
@@ -150,7 +152,7 @@ Stmt *sched_fused_outer(ComputeCtx *cx, const ComputeStage *st, const int *axes,
         at[axes[i]] = e;
     }
     Stmt *body = inner(cx, st, at, user);
-    int par = parallel && compute_threads(cx) > 1 && total > 1;
+    int par = parallel && sched_threads(cx) > 1 && total > 1;
     return ls_for(lb, f, total, par ? LOOP_PARALLEL : LOOP_SERIAL, body);
 }
 
