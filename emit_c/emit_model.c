@@ -6,6 +6,7 @@
 #include "emit_internal.h"
 #include "emit_loop.h"
 #include "emit_weights.h"
+#include "ir/call_prims.h"
 #include "ir/exec_order.h"
 #include "ir/loop_kernels.h"
 #include "ir/target.h"
@@ -357,11 +358,30 @@ const Target *emit_target(const Graph *g, const EmitOptions *o, Diag *d)
     return tg;
 }
 
+/* The kernels, or runtime kernels they call, use templates/ctvm_vec_math.h
+ * (exp, tanh, log... vector or scalar forms, ir/call_prims.h). */
+static int uses_math(Stmt *const *kernels, int n, const char *ktext)
+{
+    if (call_prims_text_uses_math(ktext))
+        return 1;
+    for (int s = 0; s < n; s++) {
+        const char *calls[64];
+        int nc = emit_collect_calls(kernels[s], calls, 0, 64);
+        for (int i = 0; i < nc; i++) {
+            const char *file = loop_kernel_file(calls[i]), *text = file ? ctvm_embedded_find(file) : NULL;
+            if (text && call_prims_text_uses_math(text))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 int emit_uses_vec(const Target *tg, Stmt *const *kernels, int n, const char *ktext)
 {
     if (tg->vl <= 1)
         return 0;
-    if (strstr(ktext, "ctvm_v"))
+    /* scalar math too: ctvm_expf is lane 0 of the target's ctvm_vexp */
+    if (strstr(ktext, "ctvm_v") || uses_math(kernels, n, ktext))
         return 1;
     /* or a runtime kernel they call is written on the vector API (kernel_sdpa.h) */
     for (int s = 0; s < n; s++) {
@@ -385,8 +405,10 @@ int emit_kernel_headers(FILE *out, const Graph *g, const Target *tg, Stmt *const
         need_types = emit_uses_rounding(kernels[s]);
     if (need_types)
         emit_banner_file(out, "runtime_min/ctvm_types.h");
+    if (tg->vl == 1) /* the scalar header's ctvm_vfma fuses as constant folding assumed */
+        fprintf(out, "#define CTVM_VFMA_FUSED %d\n", tg->fma);
     emit_banner_file(out, uses_vec || tg->vl == 1 ? tg->header : "templates/ctvm_vec_scalar.h");
-    if (uses_vec && (strstr(ktext, "ctvm_verf(") || strstr(ktext, "ctvm_vexpm1(")))
+    if (uses_math(kernels, n, ktext))
         emit_banner_file(out, "templates/ctvm_vec_math.h");
     if (threads > 1)
         emit_banner_file(out, "templates/ctvm_team.h");

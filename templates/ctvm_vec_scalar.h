@@ -2,11 +2,17 @@
  *
  * Pasted by emit_c into model.c for --target generic and riscv64 (and any
  * target without a SIMD header, e.g. Cortex-M): vectorized loops then
- * become plain scalar C. Strict C99, no extensions; exp, tanh and sigmoid
- * call libm (expf, tanhf). Assumes runtime_min/ctvm_runtime.h was pasted
- * first (CTVM_INLINE, ctvm_sigmoidf, <math.h>). Every header of the API
- * (templates/ctvm_vec_*.h) defines the same functions with the same
- * semantics; see docs/ARCHITECTURE.md "Vector API". */
+ * become plain scalar C. Strict C99, no extensions. Assumes
+ * runtime_min/ctvm_runtime.h was pasted first (CTVM_INLINE, <math.h>).
+ * Every header of the API (templates/ctvm_vec_*.h) defines the same
+ * functions with the same semantics; see docs/ARCHITECTURE.md "Vector API".
+ * exp, tanh, sigmoid, log... are templates/ctvm_vec_math.h, pasted after.
+ *
+ * ctvm_vfma is fused (fmaf) when CTVM_VFMA_FUSED is 1 and a plain a*b + c
+ * when it is 0. emit_c defines it from the target (ir/target.h `fma`), so
+ * the math computes what the compiler's constant folding computes; left
+ * undefined, it is 1 where the compiler has an fma instruction
+ * (__FP_FAST_FMAF) and 0 elsewhere, where a*b + c cannot be fused. */
 #ifndef CTVM_VEC_H
 #define CTVM_VEC_H
 
@@ -34,16 +40,21 @@ static CTVM_INLINE ctvm_vf ctvm_vmul(ctvm_vf a, ctvm_vf b) { return a * b; }
 static CTVM_INLINE ctvm_vf ctvm_vdiv(ctvm_vf a, ctvm_vf b) { return a / b; }
 static CTVM_INLINE ctvm_vf ctvm_vmin(ctvm_vf a, ctvm_vf b) { return a < b ? a : b; }
 static CTVM_INLINE ctvm_vf ctvm_vmax(ctvm_vf a, ctvm_vf b) { return a > b ? a : b; }
-/* a*b + c; contracted to one fma only if the compiler chooses to (fmaf is a
- * slow library call on targets without an fma instruction). */
+#ifndef CTVM_VFMA_FUSED
+#if defined(__FP_FAST_FMAF)
+#define CTVM_VFMA_FUSED 1
+#else
+#define CTVM_VFMA_FUSED 0
+#endif
+#endif
+#if CTVM_VFMA_FUSED
+static CTVM_INLINE ctvm_vf ctvm_vfma(ctvm_vf a, ctvm_vf b, ctvm_vf c) { return fmaf(a, b, c); }
+#else
 static CTVM_INLINE ctvm_vf ctvm_vfma(ctvm_vf a, ctvm_vf b, ctvm_vf c) { return a * b + c; }
+#endif
 static CTVM_INLINE ctvm_vf ctvm_vneg(ctvm_vf a) { return -a; }
 static CTVM_INLINE ctvm_vf ctvm_vabs(ctvm_vf a) { return fabsf(a); }
 static CTVM_INLINE ctvm_vf ctvm_vsqrt(ctvm_vf a) { return sqrtf(a); }
-
-static CTVM_INLINE ctvm_vf ctvm_vexp(ctvm_vf a) { return expf(a); }
-static CTVM_INLINE ctvm_vf ctvm_vtanh(ctvm_vf a) { return tanhf(a); }
-static CTVM_INLINE ctvm_vf ctvm_vsigmoid(ctvm_vf a) { return ctvm_sigmoidf(a); }
 
 static CTVM_INLINE ctvm_vm ctvm_vlt(ctvm_vf a, ctvm_vf b) { return a < b; }
 static CTVM_INLINE ctvm_vm ctvm_vle(ctvm_vf a, ctvm_vf b) { return a <= b; }
@@ -54,6 +65,44 @@ static CTVM_INLINE ctvm_vf ctvm_vselect(ctvm_vm m, ctvm_vf a, ctvm_vf b) { retur
 
 static CTVM_INLINE float ctvm_vhsum(ctvm_vf v) { return v; }
 static CTVM_INLINE float ctvm_vhmax(ctvm_vf v) { return v; }
+static CTVM_INLINE float ctvm_vfirst(ctvm_vf v) { return v; }
+
+/* the bit primitives templates/ctvm_vec_math.h is written on */
+/* a/b for b in [1, 2^126) (tanh, sigmoid): exact here */
+static CTVM_INLINE ctvm_vf ctvm_vdiv_fast(ctvm_vf a, ctvm_vf b) { return a / b; }
+/* to the nearest integer, ties to even (as rintf in the default mode) */
+static CTVM_INLINE ctvm_vf ctvm_vround(ctvm_vf a)
+{
+    float t = fabsf(a) < 8388608.0f ? (fabsf(a) + 8388608.0f) - 8388608.0f : fabsf(a); /* 2^23 */
+    return a < 0 ? -t : a > 0 ? t : a; /* keeps -0 and NaN */
+}
+/* the lanes' bits (C99 allows reading a union member other than the last written) */
+typedef union ctvm_vbits_ {
+    float f;
+    uint32_t u;
+} ctvm_vbits_;
+/* 2^n for an integer n in [-126, 127] (built in the exponent bits) */
+static CTVM_INLINE ctvm_vf ctvm_vpow2i(ctvm_vf n)
+{
+    ctvm_vbits_ b;
+    b.u = (uint32_t)((n >= -126.0f && n <= 127.0f ? (int)n : 0) + 127) << 23;
+    return b.f;
+}
+/* the exponent field of a minus 127: floor(log2 |a|) for normal a */
+static CTVM_INLINE ctvm_vf ctvm_vgetexp(ctvm_vf a)
+{
+    ctvm_vbits_ b;
+    b.f = a;
+    return (float)((int)((b.u >> 23) & 255u) - 127);
+}
+/* |a| with the exponent field 127: in [1, 2) for normal a */
+static CTVM_INLINE ctvm_vf ctvm_vgetmant(ctvm_vf a)
+{
+    ctvm_vbits_ b;
+    b.f = a;
+    b.u = (b.u & 0x007fffffu) | 0x3f800000u;
+    return b.f;
+}
 
 #if defined(__clang__)
 #pragma clang diagnostic pop
