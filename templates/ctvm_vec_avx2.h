@@ -106,10 +106,17 @@ static CTVM_INLINE ctvm_vf ctvm_vround(ctvm_vf a)
 {
     return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
-/* 2^n for an integer n in [-126, 127] (built in the exponent bits) */
-static CTVM_INLINE ctvm_vf ctvm_vpow2i(ctvm_vf n)
+/* bitwise and / or of the lanes' bits (signs: x | -0.0f is -|x|) */
+static CTVM_INLINE ctvm_vf ctvm_vbitand(ctvm_vf a, ctvm_vf b) { return _mm256_and_ps(a, b); }
+static CTVM_INLINE ctvm_vf ctvm_vbitor(ctvm_vf a, ctvm_vf b) { return _mm256_or_ps(a, b); }
+/* p * 2^(n>>1) * 2^(n - (n>>1)) for an integer n in [-252, 254]: both
+ * scales built in the exponent bits, so the scale never overflows and a
+ * result in the denormal range rounds once (p in [1/2, 2]) */
+static CTVM_INLINE ctvm_vf ctvm_vldexp(ctvm_vf p, ctvm_vf n)
 {
-    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_cvttps_epi32(n), _mm256_set1_epi32(127)), 23));
+    __m256i k = _mm256_cvttps_epi32(n), k1 = _mm256_srai_epi32(k, 1), bias = _mm256_set1_epi32(127);
+    p = _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k1, bias), 23)));
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(k, k1), bias), 23)));
 }
 /* the exponent field of a minus 127: floor(log2 |a|) for normal a */
 static CTVM_INLINE ctvm_vf ctvm_vgetexp(ctvm_vf a)

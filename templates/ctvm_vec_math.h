@@ -1,8 +1,9 @@
 /* ctvm_vec_math.h - the transcendental functions of the vector API, written
  * once for every ISA on the vector API (templates/ctvm_vec_<isa>.h, pasted
  * just before this file) and its bit primitives: ctvm_vround (to nearest
- * even), ctvm_vpow2i (2^n in the exponent bits), ctvm_vgetexp /
- * ctvm_vgetmant (exponent and mantissa fields), ctvm_vdiv_fast (a/b for
+ * even), ctvm_vldexp (p*2^n in the exponent bits), ctvm_vgetexp /
+ * ctvm_vgetmant (exponent and mantissa fields), ctvm_vbitand / ctvm_vbitor
+ * (on the lanes' bits), ctvm_vdiv_fast (a/b for
  * b in [1, 2^126): a reciprocal estimate on armv7, ctvm_vdiv elsewhere) and
  * ctvm_vfirst (lane 0).
  *
@@ -19,10 +20,9 @@
  *
  * ctvm_vexp: x = n*ln2 + r with n = round(x/ln2), |r| <= ln2/2 (ln2 split
  * in a 12-bit high part, so n*hi is exact, and a low part); e^r = 1 + r +
- * r^2*q(r) with q a degree-5 near-minimax fit of (e^r - 1 - r)/r^2; then two
- * multiplications by 2^n1 and 2^(n - n1), n1 = round(n/2), built in the
- * exponent bits, so the scale itself never overflows and results in the
- * denormal range round once (armv7 NEON: flush to 0). x is clamped to
+ * r^2*q(r) with q a degree-5 near-minimax fit of (e^r - 1 - r)/r^2; then
+ * ctvm_vldexp by n (two multiplications in the exponent bits, so results in
+ * the denormal range round once; armv7 NEON: flush to 0). x is clamped to
  * [-104, 89] first (NaN passes the clamp): above ln(FLT_MAX) ~ 88.72 the
  * product overflows to +inf, below ~ -103.97 it rounds to 0. ~1.5e-7.
  *
@@ -62,7 +62,7 @@
 
 static CTVM_INLINE ctvm_vf ctvm_vexp(ctvm_vf x)
 {
-    ctvm_vf nf, n1, r, q, p;
+    ctvm_vf nf, r, q, p;
     x = ctvm_vmax(ctvm_vset1(-104.0f), x); /* NaN: the second operand */
     x = ctvm_vmin(ctvm_vset1(89.0f), x);
     nf = ctvm_vround(ctvm_vmul(x, ctvm_vset1(1.44269502f)));
@@ -76,9 +76,7 @@ static CTVM_INLINE ctvm_vf ctvm_vexp(ctvm_vf x)
     q = ctvm_vfma(q, r, ctvm_vset1(0.5f));
     p = ctvm_vfma(q, ctvm_vmul(r, r), r);
     p = ctvm_vadd(p, ctvm_vset1(1.0f));
-    n1 = ctvm_vround(ctvm_vmul(nf, ctvm_vset1(0.5f))); /* n in [-150, 128]: both parts in [-75, 64] */
-    p = ctvm_vmul(p, ctvm_vpow2i(n1));
-    return ctvm_vmul(p, ctvm_vpow2i(ctvm_vsub(nf, n1)));
+    return ctvm_vldexp(p, nf); /* n in [-150, 128] */
 }
 
 static CTVM_INLINE ctvm_vf ctvm_vtanh(ctvm_vf x)
@@ -91,14 +89,14 @@ static CTVM_INLINE ctvm_vf ctvm_vtanh(ctvm_vf x)
     q = ctvm_vfma(q, z, ctvm_vset1(-3.33333284e-1f));
     small = ctvm_vfma(ctvm_vmul(x, z), q, x);
     big = ctvm_vsub(one, ctvm_vdiv_fast(ctvm_vset1(2.0f), ctvm_vadd(ctvm_vexp(ctvm_vadd(ax, ax)), one)));
-    big = ctvm_vselect(ctvm_vlt(x, ctvm_vzero()), ctvm_vneg(big), big);
+    big = ctvm_vbitor(big, ctvm_vbitand(x, ctvm_vset1(-0.0f))); /* big >= 0: the sign of x */
     return ctvm_vselect(ctvm_vlt(ax, ctvm_vset1(0.625f)), small, big);
 }
 
 static CTVM_INLINE ctvm_vf ctvm_vsigmoid(ctvm_vf x)
 {
     ctvm_vf one = ctvm_vset1(1.0f);
-    ctvm_vf t = ctvm_vexp(ctvm_vneg(ctvm_vabs(x))); /* e^-|x| */
+    ctvm_vf t = ctvm_vexp(ctvm_vbitor(x, ctvm_vset1(-0.0f))); /* e^-|x| */
     ctvm_vf num = ctvm_vselect(ctvm_vlt(x, ctvm_vzero()), t, one);
     return ctvm_vdiv_fast(num, ctvm_vadd(one, t));
 }

@@ -169,10 +169,23 @@ static CTVM_INLINE ctvm_vf ctvm_vround(ctvm_vf a)
     return vbslq_f32(vcltq_f32(ax, two23), r, a); /* NaN: a */
 }
 #endif
-/* 2^n for an integer n in [-126, 127] (built in the exponent bits) */
-static CTVM_INLINE ctvm_vf ctvm_vpow2i(ctvm_vf n)
+/* bitwise and / or of the lanes' bits (signs: x | -0.0f is -|x|) */
+static CTVM_INLINE ctvm_vf ctvm_vbitand(ctvm_vf a, ctvm_vf b)
 {
-    return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127)), 23));
+    return vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(a), vreinterpretq_u32_f32(b)));
+}
+static CTVM_INLINE ctvm_vf ctvm_vbitor(ctvm_vf a, ctvm_vf b)
+{
+    return vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(a), vreinterpretq_u32_f32(b)));
+}
+/* p * 2^(n>>1) * 2^(n - (n>>1)) for an integer n in [-252, 254]: both
+ * scales built in the exponent bits, so the scale never overflows and a
+ * result in the denormal range rounds once (p in [1/2, 2]) */
+static CTVM_INLINE ctvm_vf ctvm_vldexp(ctvm_vf p, ctvm_vf n)
+{
+    int32x4_t k = vcvtq_s32_f32(n), k1 = vshrq_n_s32(k, 1), bias = vdupq_n_s32(127);
+    p = vmulq_f32(p, vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(k1, bias), 23)));
+    return vmulq_f32(p, vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vsubq_s32(k, k1), bias), 23)));
 }
 /* the exponent field of a minus 127: floor(log2 |a|) for normal a */
 static CTVM_INLINE ctvm_vf ctvm_vgetexp(ctvm_vf a)

@@ -61,7 +61,6 @@ static CTVM_INLINE ctvm_vm ctvm_vle(ctvm_vf a, ctvm_vf b) { return a <= b; }
 static CTVM_INLINE ctvm_vm ctvm_vge(ctvm_vf a, ctvm_vf b) { return a >= b; }
 static CTVM_INLINE ctvm_vm ctvm_veq(ctvm_vf a, ctvm_vf b) { return a == b; }
 static CTVM_INLINE ctvm_vm ctvm_vmand(ctvm_vm a, ctvm_vm b) { return a & b; }
-static CTVM_INLINE ctvm_vf ctvm_vselect(ctvm_vm m, ctvm_vf a, ctvm_vf b) { return m ? a : b; }
 
 static CTVM_INLINE float ctvm_vhsum(ctvm_vf v) { return v; }
 static CTVM_INLINE float ctvm_vhmax(ctvm_vf v) { return v; }
@@ -70,23 +69,57 @@ static CTVM_INLINE float ctvm_vfirst(ctvm_vf v) { return v; }
 /* the bit primitives templates/ctvm_vec_math.h is written on */
 /* a/b for b in [1, 2^126) (tanh, sigmoid): exact here */
 static CTVM_INLINE ctvm_vf ctvm_vdiv_fast(ctvm_vf a, ctvm_vf b) { return a / b; }
-/* to the nearest integer, ties to even (as rintf in the default mode) */
+/* to the nearest integer, ties to even (as rintf in the default mode):
+ * |a| + 2^23 - 2^23 rounds |a| < 2^23 so, larger |a| are integers */
 static CTVM_INLINE ctvm_vf ctvm_vround(ctvm_vf a)
 {
-    float t = fabsf(a) < 8388608.0f ? (fabsf(a) + 8388608.0f) - 8388608.0f : fabsf(a); /* 2^23 */
-    return a < 0 ? -t : a > 0 ? t : a; /* keeps -0 and NaN */
+    float t = fabsf(a), r = (t + 8388608.0f) - 8388608.0f;
+    return copysignf(t < 8388608.0f ? r : t, a); /* keeps -0 and NaN */
 }
 /* the lanes' bits (C99 allows reading a union member other than the last written) */
 typedef union ctvm_vbits_ {
     float f;
     uint32_t u;
 } ctvm_vbits_;
-/* 2^n for an integer n in [-126, 127] (built in the exponent bits) */
-static CTVM_INLINE ctvm_vf ctvm_vpow2i(ctvm_vf n)
+/* m ? a : b on the bits, without a branch (the math selects on the sign of
+   its argument, which a branch would mispredict half of the time) */
+static CTVM_INLINE ctvm_vf ctvm_vselect(ctvm_vm m, ctvm_vf a, ctvm_vf b)
 {
-    ctvm_vbits_ b;
-    b.u = (uint32_t)((n >= -126.0f && n <= 127.0f ? (int)n : 0) + 127) << 23;
-    return b.f;
+    ctvm_vbits_ x, y;
+    uint32_t k = 0u - (uint32_t)m;
+    x.f = a;
+    y.f = b;
+    x.u = (x.u & k) | (y.u & ~k);
+    return x.f;
+}
+/* bitwise and / or of the lanes' bits (signs: x | -0.0f is -|x|) */
+static CTVM_INLINE ctvm_vf ctvm_vbitand(ctvm_vf a, ctvm_vf b)
+{
+    ctvm_vbits_ x, y;
+    x.f = a;
+    y.f = b;
+    x.u &= y.u;
+    return x.f;
+}
+static CTVM_INLINE ctvm_vf ctvm_vbitor(ctvm_vf a, ctvm_vf b)
+{
+    ctvm_vbits_ x, y;
+    x.f = a;
+    y.f = b;
+    x.u |= y.u;
+    return x.f;
+}
+/* p * 2^(n>>1) * 2^(n - (n>>1)) for an integer n in [-252, 254]: both
+ * scales built in the exponent bits, so the scale never overflows and a
+ * result in the denormal range rounds once (p in [1/2, 2]) */
+static CTVM_INLINE ctvm_vf ctvm_vldexp(ctvm_vf p, ctvm_vf n)
+{
+    ctvm_vbits_ s1, s2;
+    float c = n > -252.0f ? (n < 254.0f ? n : 254.0f) : -252.0f; /* NaN: -252, no undefined conversion */
+    int32_t k = (int32_t)c, k1 = (int32_t)(((uint32_t)k + 0x80000000u) >> 1) - 0x40000000; /* k >> 1 */
+    s1.u = (uint32_t)(k1 + 127) << 23;
+    s2.u = (uint32_t)(k - k1 + 127) << 23;
+    return p * s1.f * s2.f;
 }
 /* the exponent field of a minus 127: floor(log2 |a|) for normal a */
 static CTVM_INLINE ctvm_vf ctvm_vgetexp(ctvm_vf a)

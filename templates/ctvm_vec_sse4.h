@@ -101,10 +101,17 @@ static CTVM_INLINE float ctvm_vfirst(ctvm_vf v) { return _mm_cvtss_f32(v); }
 static CTVM_INLINE ctvm_vf ctvm_vdiv_fast(ctvm_vf a, ctvm_vf b) { return _mm_div_ps(a, b); }
 /* to the nearest integer, ties to even */
 static CTVM_INLINE ctvm_vf ctvm_vround(ctvm_vf a) { return _mm_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
-/* 2^n for an integer n in [-126, 127] (built in the exponent bits) */
-static CTVM_INLINE ctvm_vf ctvm_vpow2i(ctvm_vf n)
+/* bitwise and / or of the lanes' bits (signs: x | -0.0f is -|x|) */
+static CTVM_INLINE ctvm_vf ctvm_vbitand(ctvm_vf a, ctvm_vf b) { return _mm_and_ps(a, b); }
+static CTVM_INLINE ctvm_vf ctvm_vbitor(ctvm_vf a, ctvm_vf b) { return _mm_or_ps(a, b); }
+/* p * 2^(n>>1) * 2^(n - (n>>1)) for an integer n in [-252, 254]: both
+ * scales built in the exponent bits, so the scale never overflows and a
+ * result in the denormal range rounds once (p in [1/2, 2]) */
+static CTVM_INLINE ctvm_vf ctvm_vldexp(ctvm_vf p, ctvm_vf n)
 {
-    return _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_cvttps_epi32(n), _mm_set1_epi32(127)), 23));
+    __m128i k = _mm_cvttps_epi32(n), k1 = _mm_srai_epi32(k, 1), bias = _mm_set1_epi32(127);
+    p = _mm_mul_ps(p, _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(k1, bias), 23)));
+    return _mm_mul_ps(p, _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_sub_epi32(k, k1), bias), 23)));
 }
 /* the exponent field of a minus 127: floor(log2 |a|) for normal a */
 static CTVM_INLINE ctvm_vf ctvm_vgetexp(ctvm_vf a)

@@ -9,7 +9,7 @@
  * addresses, plus a sweep of 65536 bit patterns over the whole float range
  * for the transcendental functions of templates/ctvm_vec_math.h. Exact
  * operations (and the bit primitives that math is written on: vround,
- * vpow2i, vgetexp, vgetmant, vfirst) must match bit for bit (any NaN
+ * vldexp, vgetexp, vgetmant, vbitand, vbitor, vfirst) must match bit for bit (any NaN
  * matches any NaN); exp, tanh, sigmoid, log, log1p, erf and expm1 must be
  * within 2e-6 relative error of the double-precision functions (results
  * below FLT_MIN may be off by up to FLT_MIN: denormals may flush to 0), and
@@ -129,6 +129,18 @@ static float r_getmant(float a)
     memcpy(&a, &u, sizeof u);
     return a;
 }
+static float r_bitand(float a, float b)
+{
+    unsigned int u = bits(a) & bits(b);
+    memcpy(&a, &u, sizeof u);
+    return a;
+}
+static float r_bitor(float a, float b)
+{
+    unsigned int u = bits(a) | bits(b);
+    memcpy(&a, &u, sizeof u);
+    return a;
+}
 static float r_getexp(float a) { return (float)((int)(bits(a) >> 23 & 255u) - 127); }
 
 static void check2(const char *name, vfn2 f, float (*ref)(float, float))
@@ -181,18 +193,27 @@ static void check_fma(void)
     }
 }
 
-/* vpow2i on every integer of its domain; vdiv_fast for divisors in
- * [1, 2^126) within 2 ulp (exact but on armv7); vfirst is lane 0 */
+/* vldexp on every integer of its domain times values of A in [1/2, 2)
+ * (their mantissas) and 1.5; vdiv_fast for divisors in [1, 2^126) within 2
+ * ulp (exact but on armv7); vfirst is lane 0 */
 static void check_bit_primitives(void)
 {
     int n, i, l;
-    for (n = -126; n <= 127; n++) {
-        float o[CTVM_VL], want = ldexpf(1.0f, n);
-        ctvm_vstore(o, ctvm_vpow2i(ctvm_vset1((float)n)));
+    for (n = -252; n <= 254; n++) {
+        float o[CTVM_VL], p[CTVM_VL];
         for (l = 0; l < CTVM_VL; l++) {
+            int e;
+            float m = frexpf(A[(n + 252) * CTVM_VL % N + l], &e) * 2.0f; /* [1, 2), or 0, inf, NaN */
+            p[l] = l == 0 ? 1.5f : m;
+        }
+        ctvm_vstore(o, ctvm_vldexp(ctvm_vload(p), ctvm_vset1((float)n)));
+        for (l = 0; l < CTVM_VL; l++) {
+            int n1 = n >= 0 ? n / 2 : -((1 - n) / 2); /* n >> 1 */
+            volatile float want = ldexpf(p[l], n1);
+            want = ldexpf(want, n - n1);
             checks++;
-            if (!same(o[l], want))
-                fail3("vpow2i", (float)n, 0, 0, o[l], want);
+            if (!same_ftz(o[l], want, ftz(want)))
+                fail3("vldexp", p[l], (float)n, 0, o[l], want);
         }
     }
     for (i = 0; i + CTVM_VL <= N; i += CTVM_VL) {
@@ -422,6 +443,8 @@ int main(void)
     check2("vdiv", ctvm_vdiv, r_div);
     check2("vmin", ctvm_vmin, r_min);
     check2("vmax", ctvm_vmax, r_max);
+    check2("vbitand", ctvm_vbitand, r_bitand);
+    check2("vbitor", ctvm_vbitor, r_bitor);
     check1("vneg", ctvm_vneg, r_neg);
     check1("vabs", ctvm_vabs, r_abs);
     check1("vsqrt", ctvm_vsqrt, r_sqrt);
