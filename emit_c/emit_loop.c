@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ir/call_prims.h"
 #include "ir/loop_vec.h"
 
 void emit_buf_name(FILE *f, const LBuf *b)
@@ -79,21 +80,8 @@ typedef struct Em {
 static void pexpr(Em *m, const Expr *e);
 static void vexpr(Em *m, const Expr *e);
 
-/* ctvm_v* function of a call the vector API has, or NULL */
-static const char *vcall_name(CallOp fn)
-{
-    switch (fn) {
-    case CO_EXP: return "ctvm_vexp";
-    case CO_SQRT: return "ctvm_vsqrt";
-    case CO_TANH: return "ctvm_vtanh";
-    case CO_SIGMOID: return "ctvm_vsigmoid";
-    case CO_NEG: return "ctvm_vneg";
-    case CO_ABS: return "ctvm_vabs";
-    case CO_ERF: return "ctvm_verf";     /* templates/ctvm_vec_math.h */
-    case CO_EXPM1: return "ctvm_vexpm1"; /* templates/ctvm_vec_math.h */
-    default: return NULL;
-    }
-}
+/* ctvm_v* function of a call the vector API has, or NULL (ir/call_prims.h) */
+static const char *vcall_name(CallOp fn) { return call_prim(fn)->vec; }
 
 /* How a stored element of a storage type becomes its compute value and
  * back: "fn(" ... ")" around the element (float16, bfloat16, float8), or an
@@ -276,35 +264,19 @@ static void pbin(Em *m, const Expr *e)
     fputc(')', f);
 }
 
-/* libm name of a float call (float32 form; float64 drops the 'f'), or NULL */
-static const char *libm_name(CallOp fn)
-{
-    static const char *const N[CO_COUNT] = {
-        [CO_EXP] = "expf", [CO_SQRT] = "sqrtf", [CO_TANH] = "tanhf", [CO_ABS] = "fabsf", [CO_LOG] = "logf",
-        [CO_ERF] = "erff", [CO_SIN] = "sinf", [CO_COS] = "cosf", [CO_TAN] = "tanf", [CO_ASIN] = "asinf",
-        [CO_ACOS] = "acosf", [CO_ATAN] = "atanf", [CO_SINH] = "sinhf", [CO_COSH] = "coshf",
-        [CO_ASINH] = "asinhf", [CO_ACOSH] = "acoshf", [CO_ATANH] = "atanhf", [CO_FLOOR] = "floorf",
-        [CO_CEIL] = "ceilf", [CO_ROUND] = "rintf", [CO_LOG1P] = "log1pf", [CO_EXPM1] = "expm1f",
-    };
-    return fn < CO_COUNT ? N[fn] : NULL;
-}
 
 static void pcall(Em *m, const Expr *e)
 {
     FILE *f = m->f;
     LType t = e->a->type;
-    const char *n = libm_name(e->fn);
-    if (lt_is_float(t) && n) {
-        if (t == LT_F64)
-            fprintf(f, "%.*s(", (int)strlen(n) - 1, n);
-        else
-            fprintf(f, "%s(", n);
+    const char *n = call_prim_c_name(e->fn, t); /* the C function of a float call (ir/call_prims.h) */
+    if (n) {
+        fprintf(f, "%s(", n);
         pexpr(m, e->a);
         fputc(')', f);
         return;
     }
     switch (e->fn) {
-    case CO_SIGMOID: fputs(t == LT_F64 ? "ctvm_sigmoid(" : "ctvm_sigmoidf(", f); break;
     case CO_NEG:
         if (lt_is_int(t)) {
             fprintf(f, "((%s)(0u - (%s)", lt_c_type(t), wrap_type(t));

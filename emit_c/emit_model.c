@@ -258,6 +258,8 @@ int emit_kernel_headers(FILE *out, const Module *m, Diag *d)
     emit_banner_file(out, "runtime_min/ctvm_runtime.h");
     if (m->narrow_types || m->uses_rounding)
         emit_banner_file(out, "runtime_min/ctvm_types.h");
+    if (tg->vl == 1) /* the scalar header's ctvm_vfma fuses as constant folding assumed */
+        fprintf(out, "#define CTVM_VFMA_FUSED %d\n", tg->fma);
     emit_banner_file(out, m->uses_vec || tg->vl == 1 ? tg->header : "templates/ctvm_vec_scalar.h");
     if (m->uses_vec_math)
         emit_banner_file(out, "templates/ctvm_vec_math.h");

@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "call_prims.h"
+
 /* ---- types ---- */
 
 static const struct {
@@ -617,14 +619,7 @@ const char *lx_bin_name(BinOp op)
     return op < BO_COUNT ? S[op] : "?";
 }
 
-const char *lx_call_name(CallOp fn)
-{
-    static const char *const FN[CO_COUNT] = {
-        "exp", "sqrt", "tanh", "sigmoid", "neg", "abs", "float", "log", "erf", "sin", "cos", "tan",
-        "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "floor", "ceil", "round",
-        "log1p", "expm1", "not", "isnan", "isinf", "isposinf", "isneginf", "rnd_f16", "rnd_bf16"};
-    return fn < CO_COUNT ? FN[fn] : "?";
-}
+const char *lx_call_name(CallOp fn) { return call_prim(fn)->name; }
 
 void loop_print_expr(FILE *f, const Expr *e)
 {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call_prims.h"
 #include "loop_kernels.h"
 #include "tensor.h"
 #include "runtime_min/ctvm_types.h"
@@ -28,6 +29,7 @@ typedef struct Interp {
     char *err;
     size_t cap;
     int failed;
+    int fma; /* the target fuses ctvm_vfma: call_prim's f32[1] */
 } Interp;
 
 static int fail(Interp *in, const char *fmt, ...)
@@ -147,41 +149,6 @@ static Val eval_bin(Interp *in, const Expr *e)
     return r;
 }
 
-static double call_f(CallOp fn, LType t, double x)
-{
-    int f = t == LT_F32;
-    float xf = (float)x;
-    switch (fn) {
-    case CO_EXP: return f ? expf(xf) : exp(x);
-    case CO_SQRT: return f ? sqrtf(xf) : sqrt(x);
-    case CO_TANH: return f ? tanhf(xf) : tanh(x);
-    case CO_SIGMOID: return f ? 1.0f / (1.0f + expf(-xf)) : 1.0 / (1.0 + exp(-x));
-    case CO_NEG: return -x;
-    case CO_ABS: return fabs(x);
-    case CO_LOG: return f ? logf(xf) : log(x);
-    case CO_ERF: return f ? erff(xf) : erf(x);
-    case CO_SIN: return f ? sinf(xf) : sin(x);
-    case CO_COS: return f ? cosf(xf) : cos(x);
-    case CO_TAN: return f ? tanf(xf) : tan(x);
-    case CO_ASIN: return f ? asinf(xf) : asin(x);
-    case CO_ACOS: return f ? acosf(xf) : acos(x);
-    case CO_ATAN: return f ? atanf(xf) : atan(x);
-    case CO_SINH: return f ? sinhf(xf) : sinh(x);
-    case CO_COSH: return f ? coshf(xf) : cosh(x);
-    case CO_ASINH: return f ? asinhf(xf) : asinh(x);
-    case CO_ACOSH: return f ? acoshf(xf) : acosh(x);
-    case CO_ATANH: return f ? atanhf(xf) : atanh(x);
-    case CO_FLOOR: return floor(x);
-    case CO_CEIL: return ceil(x);
-    case CO_ROUND: return nearbyint(x);
-    case CO_LOG1P: return f ? log1pf(xf) : log1p(x);
-    case CO_EXPM1: return f ? expm1f(xf) : expm1(x);
-    case CO_RND_F16: return ctvm_f16_to_f32(ctvm_f32_to_f16(xf));
-    case CO_RND_BF16: return ctvm_bf16_to_f32(ctvm_f32_to_bf16(xf));
-    default: return 0;
-    }
-}
-
 static Val eval_call(Interp *in, const Expr *e)
 {
     Val a = eval(in, e->a), r = {0, 0};
@@ -195,7 +162,16 @@ static Val eval_call(Interp *in, const Expr *e)
         case CO_ISPOSINF: r.i = isinf(a.f) && a.f > 0; return r;
         case CO_ISNEGINF: r.i = isinf(a.f) && a.f < 0; return r;
         case CO_NOT: fail(in, "not of a float"); return r;
-        default: r.f = round_to(t, call_f(e->fn, t, a.f)); return r;
+        default: {
+            const CallPrim *p = call_prim(e->fn);
+            if (t == LT_F32 && p->f32[in->fma])
+                r.f = p->f32[in->fma]((float)a.f);
+            else if (t == LT_F64 && p->f64)
+                r.f = p->f64(a.f);
+            else
+                fail(in, "call %s on %s", lx_call_name(e->fn), lt_name(t));
+            return r;
+        }
         }
     }
     switch (e->fn) {
@@ -349,7 +325,12 @@ static int run(Interp *in, const Stmt *s)
 
 int loop_interp_run(const Stmt *s, LoopMemFn mem, void *user, char *err, size_t cap)
 {
-    Interp in = {.mem = mem, .user = user, .err = err, .cap = cap};
+    return loop_interp_run_for(s, NULL, mem, user, err, cap);
+}
+
+int loop_interp_run_for(const Stmt *s, const Target *tg, LoopMemFn mem, void *user, char *err, size_t cap)
+{
+    Interp in = {.mem = mem, .user = user, .err = err, .cap = cap, .fma = tg && tg->fma};
     if (cap)
         err[0] = 0;
     int rc = run(&in, s);

@@ -20,6 +20,7 @@
 #include "templates/kernel_dyn.h"
 /* kernels on the vector API run here with one lane */
 #include "templates/ctvm_vec_scalar.h"
+#include "templates/ctvm_vec_math.h"
 #include "templates/kernel_sdpa.h"
 
 /* the kernels' type codes are ctvm's DType values */

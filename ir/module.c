@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call_prims.h"
 #include "loop_vec.h"
 
 static void add_param(KernelParams *p, LBuf *b, int written)
@@ -140,6 +141,20 @@ static int vcall(const Expr *e, void *arg)
 int loop_uses_vcall(const Stmt *s, CallOp fn)
 {
     return any_expr(s, vcall, &fn);
+}
+
+static int math(const Expr *e, void *arg)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_CALL && lt_is_float(e->a->type) && e->a->type == LT_F32 && call_prim(e->fn)->math)
+        return 1;
+    return math(e->a, arg) || math(e->b, arg) || math(e->c, arg);
+}
+
+int loop_uses_math(const Stmt *s)
+{
+    return any_expr(s, math, NULL);
 }
 
 static void collect_calls(const Stmt *s, const char **names, int *n, int cap)

@@ -74,7 +74,7 @@ typedef struct Module {
     int narrow_types;    /* a value is stored in a type C lacks (float16, ...) */
     int uses_rounding;   /* a kernel rounds to float16/bfloat16 precision */
     int uses_vec;        /* a kernel, or a runtime kernel it calls, uses the vector API */
-    int uses_vec_math;   /* a vector call of templates/ctvm_vec_math.h */
+    int uses_vec_math;   /* a call of templates/ctvm_vec_math.h (vector or scalar form) */
     struct NameSupply *names; /* the C identifiers given so far (lower/lp_names.c) */
     int n_calls;         /* runtime kernels called (ir/loop_kernels.h), once each */
     const char *calls[64];
@@ -87,6 +87,9 @@ int kernel_collect_params(const Stmt *s, KernelParams *p);
 int loop_collect_calls(const Stmt *s, const char **names, int n, int cap);
 /* 1 when s rounds to float16/bfloat16 (CO_RND_F16/BF16) */
 int loop_uses_rounding(const Stmt *s);
+/* 1 when s calls a function of templates/ctvm_vec_math.h on float32
+   (vector or scalar form, ir/call_prims.h) */
+int loop_uses_math(const Stmt *s);
 /* 1 when s calls fn on vectors */
 int loop_uses_vcall(const Stmt *s, CallOp fn);
 /* 1 when s has a vector node */

@@ -4,19 +4,19 @@
 #include <string.h>
 
 static const Target TARGETS[] = {
-    {"x86_64-avx512", "avx512", "templates/ctvm_vec_avx512.h", 16, 32, "-mavx512f -mfma", "x86_64", "gcc", NULL, 0, 1},
-    {"x86_64-avx2", "avx2", "templates/ctvm_vec_avx2.h", 8, 16, "-mavx2 -mfma", "x86_64", "gcc", NULL, 0, 1},
-    {"x86_64-sse4", "sse4", "templates/ctvm_vec_sse4.h", 4, 16, "-msse4.1", "x86_64", "gcc", NULL, 0, 1},
+    {"x86_64-avx512", "avx512", "templates/ctvm_vec_avx512.h", 16, 32, "-mavx512f -mfma", "x86_64", "gcc", NULL, 0, 1, 1},
+    {"x86_64-avx2", "avx2", "templates/ctvm_vec_avx2.h", 8, 16, "-mavx2 -mfma", "x86_64", "gcc", NULL, 0, 1, 1},
+    {"x86_64-sse4", "sse4", "templates/ctvm_vec_sse4.h", 4, 16, "-msse4.1", "x86_64", "gcc", NULL, 0, 1, 0},
     {"aarch64", "neon", "templates/ctvm_vec_neon.h", 4, 32, "", "aarch64", "aarch64-linux-gnu-gcc",
-     "qemu-aarch64", 0, 1},
+     "qemu-aarch64", 0, 1, 1},
     {"armv7-neon", "neon", "templates/ctvm_vec_neon.h", 4, 16, "-mfpu=neon-vfpv4 -mfloat-abi=hard", "arm",
-     "arm-linux-gnueabihf-gcc", "qemu-arm", 0, 1},
+     "arm-linux-gnueabihf-gcc", "qemu-arm", 0, 1, 1},
     {"riscv64", "scalar", "templates/ctvm_vec_scalar.h", 1, 32, "", "riscv64", "riscv64-linux-gnu-gcc",
-     "qemu-riscv64", 0, 0},
+     "qemu-riscv64", 0, 0, 1},
     /* Cortex-M7 (FPv5: 32 single-precision registers); bare metal, so no runner */
     {"cortex-m7", "scalar", "templates/ctvm_vec_scalar.h", 1, 32, "-mcpu=cortex-m7 -mthumb -mfloat-abi=hard",
-     "arm-m", "arm-none-eabi-gcc", NULL, 1, 0},
-    {"generic", "scalar", "templates/ctvm_vec_scalar.h", 1, 16, "", "", "gcc", NULL, 0, 0},
+     "arm-m", "arm-none-eabi-gcc", NULL, 1, 0, 1},
+    {"generic", "scalar", "templates/ctvm_vec_scalar.h", 1, 16, "", "", "gcc", NULL, 0, 0, 0},
 };
 #define N_TARGETS (int)(sizeof TARGETS / sizeof TARGETS[0])
 

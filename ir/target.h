@@ -23,6 +23,8 @@ typedef struct Target {
     int isa_in_file;      /* the vector header enables the ISA itself (target pragma/attribute)
                              when the compiler lacks it, so cflags are optional: the stamp's
                              Build line omits them; ctvm-run still passes them */
+    int fma;              /* ctvm_vfma is fused (one rounding) on this target, and so is the
+                             math of templates/ctvm_vec_math.h that constant folding computes */
 } Target;
 
 /* The target called `name` ("native" detects the host); NULL if unknown. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ir/c_text.h"
+#include "ir/call_prims.h"
 #include "ir/embedded.h"
 #include "ir/exec_order.h"
 #include "ir/loop_kernels.h"
@@ -169,10 +170,14 @@ void lower_module_flags(Module *m)
         m->n_calls = loop_collect_calls(s, m->calls, m->n_calls, 64);
         m->uses_rounding |= loop_uses_rounding(s);
         m->uses_vec |= loop_uses_vectors(s);
-        m->uses_vec_math |= loop_uses_vcall(s, CO_ERF) || loop_uses_vcall(s, CO_EXPM1);
+        m->uses_vec_math |= loop_uses_math(s);
     }
-    if (m->target && m->target->vl > 1 && !m->uses_vec)
-        m->uses_vec = calls_use_vec(m);
+    for (int i = 0; i < m->n_calls && !m->uses_vec_math; i++) { /* or a runtime kernel they call */
+        const char *file = loop_kernel_file(m->calls[i]), *text = file ? ctvm_embedded_find(file) : NULL;
+        m->uses_vec_math = text && call_prims_text_uses_math(text);
+    }
+    if (m->target && m->target->vl > 1 && !m->uses_vec) /* ctvm_expf is lane 0 of the target's ctvm_vexp */
+        m->uses_vec = m->uses_vec_math || calls_use_vec(m);
 }
 
 static int check_graph(Graph *g, Diag *d)

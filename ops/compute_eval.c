@@ -104,7 +104,7 @@ int ops_eval_compute(Graph *g, int node, Diag *d)
         s = ls_seq(&e.lb, def.n_stages, items);
     }
     char err[512];
-    if (loop_interp_run(s, eval_mem, &e, err, sizeof err) != 0) {
+    if (loop_interp_run_for(s, g->target, eval_mem, &e, err, sizeof err) != 0) {
         diag_error(d, g, node, "evaluating the constant inputs failed: %s (internal error)", err);
         goto done;
     }

@@ -37,8 +37,8 @@ static CTVM_INLINE float ctvm_minf(float a, float b) { return a < b ? a : b; }
 static CTVM_INLINE float ctvm_maxf(float a, float b) { return a > b ? a : b; }
 static CTVM_INLINE int ctvm_mini(int a, int b) { return a < b ? a : b; }
 static CTVM_INLINE int ctvm_maxi(int a, int b) { return a > b ? a : b; }
-static CTVM_INLINE float ctvm_sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
-/* typed helpers: float64 min/max/sigmoid, and integer min/max/abs/division
+/* typed helpers: float64 min/max/sigmoid (float32 sigmoid is
+   templates/ctvm_vec_math.h), and integer min/max/abs/division
    without undefined behaviour (x/0 = x%0 = 0, INT64_MIN/-1 wraps); narrower
    integers are computed through these and converted back */
 static CTVM_INLINE double ctvm_mind(double a, double b) { return a < b ? a : b; }

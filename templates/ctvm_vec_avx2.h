@@ -9,8 +9,8 @@
  * and compilers for another architecture stop at the #error below (clang
  * -fopenmp is fine: the file's one OpenMP region only calls functions that
  * carry the attribute). ctvm_vfma
- * is fused. exp, tanh and sigmoid are computed here (no libm), with the
- * same algorithm and constants as the other SIMD headers: see ctvm_vexp.
+ * is fused. exp, tanh, sigmoid, log... are templates/ctvm_vec_math.h, on
+ * the bit primitives at the end of this file.
  * Assumes runtime_min/ctvm_runtime.h was pasted first (CTVM_INLINE). Every
  * header of the API (templates/ctvm_vec_*.h) defines the same functions
  * with the same semantics; see docs/ARCHITECTURE.md "Vector API". */
@@ -96,65 +96,39 @@ static CTVM_INLINE float ctvm_vhmax(ctvm_vf v)
     return _mm_cvtss_f32(s);
 }
 
-/* e^x. x = n*ln2 + r with n = round(x/ln2), |r| <= ln2/2 (ln2 split in a
- * 12-bit high part, so n*hi is exact, and a low part); e^r = 1 + r +
- * r^2*q(r) with q a degree-5 near-minimax fit of (e^r - 1 - r)/r^2;
- * then two multiplications by 2^(n/2) and 2^(n - n/2) built in the exponent
- * bits, so the scale itself never overflows and results in the denormal
- * range round once. x is clamped to [-104, 89] first (NaN passes the clamp):
- * above ln(FLT_MAX) ~ 88.72 the product overflows to +inf, below ~ -103.97
- * it rounds to 0. Max relative error ~ 1.5e-7 for normal results. */
-static CTVM_INLINE ctvm_vf ctvm_vexp(ctvm_vf x)
-{
-    __m256 nf, r, q, p;
-    __m256i n, n1, n2, bias = _mm256_set1_epi32(127);
-    x = _mm256_max_ps(_mm256_set1_ps(-104.0f), x); /* NaN: second operand */
-    x = _mm256_min_ps(_mm256_set1_ps(89.0f), x);
-    nf = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269502f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm256_fnmadd_ps(nf, _mm256_set1_ps(0.693115234375f), x);
-    r = _mm256_fnmadd_ps(nf, _mm256_set1_ps(3.19461833e-05f), r);
-    q = _mm256_set1_ps(1.98909809e-4f);
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.39336416e-3f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(8.33331048e-3f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(4.16664667e-2f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(1.66666672e-1f));
-    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.5f));
-    p = _mm256_fmadd_ps(q, _mm256_mul_ps(r, r), r);
-    p = _mm256_add_ps(p, _mm256_set1_ps(1.0f));
-    n = _mm256_cvttps_epi32(nf); /* nf is integral, in [-150, 128] */
-    n1 = _mm256_srai_epi32(n, 1);
-    n2 = _mm256_sub_epi32(n, n1);
-    p = _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23)));
-    return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23)));
-}
+static CTVM_INLINE float ctvm_vfirst(ctvm_vf v) { return _mm256_cvtss_f32(v); }
 
-/* tanh: |x| < 0.625: x + x^3*P(x^2), P a degree-4 near-minimax fit (no
- * cancellation near 0; exact for tiny x); else sign(x) * (1 - 2/(e^(2|x|)+1)),
- * which saturates to 1 when e^(2|x|) overflows. Max error ~ 2e-7. */
-static CTVM_INLINE ctvm_vf ctvm_vtanh(ctvm_vf x)
+/* the bit primitives templates/ctvm_vec_math.h is written on */
+/* a/b for b in [1, 2^126) (tanh, sigmoid): exact here */
+static CTVM_INLINE ctvm_vf ctvm_vdiv_fast(ctvm_vf a, ctvm_vf b) { return _mm256_div_ps(a, b); }
+/* to the nearest integer, ties to even */
+static CTVM_INLINE ctvm_vf ctvm_vround(ctvm_vf a)
 {
-    __m256 sign = _mm256_set1_ps(-0.0f), one = _mm256_set1_ps(1.0f);
-    __m256 ax = _mm256_andnot_ps(sign, x), z = _mm256_mul_ps(x, x), q, small, e, big;
-    q = _mm256_set1_ps(-6.09671418e-3f);
-    q = _mm256_fmadd_ps(q, z, _mm256_set1_ps(2.09971797e-2f));
-    q = _mm256_fmadd_ps(q, z, _mm256_set1_ps(-5.38509078e-2f));
-    q = _mm256_fmadd_ps(q, z, _mm256_set1_ps(1.33327693e-1f));
-    q = _mm256_fmadd_ps(q, z, _mm256_set1_ps(-3.33333284e-1f));
-    small = _mm256_fmadd_ps(_mm256_mul_ps(x, z), q, x);
-    e = ctvm_vexp(_mm256_add_ps(ax, ax));
-    big = _mm256_sub_ps(one, _mm256_div_ps(_mm256_set1_ps(2.0f), _mm256_add_ps(e, one)));
-    big = _mm256_or_ps(big, _mm256_and_ps(x, sign));
-    return _mm256_blendv_ps(big, small, _mm256_cmp_ps(ax, _mm256_set1_ps(0.625f), _CMP_LT_OQ));
+    return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
-
-/* sigmoid: t = e^-|x| in (0, 1], then 1/(1+t) for x >= 0 and t/(1+t) for
- * x < 0: no overflow, exactly 0 and 1 at -inf and +inf, accurate tails. */
-static CTVM_INLINE ctvm_vf ctvm_vsigmoid(ctvm_vf x)
+/* bitwise and / or of the lanes' bits (signs: x | -0.0f is -|x|) */
+static CTVM_INLINE ctvm_vf ctvm_vbitand(ctvm_vf a, ctvm_vf b) { return _mm256_and_ps(a, b); }
+static CTVM_INLINE ctvm_vf ctvm_vbitor(ctvm_vf a, ctvm_vf b) { return _mm256_or_ps(a, b); }
+/* p * 2^(n>>1) * 2^(n - (n>>1)) for an integer n in [-252, 254]: both
+ * scales built in the exponent bits, so the scale never overflows and a
+ * result in the denormal range rounds once (p in [1/2, 2]) */
+static CTVM_INLINE ctvm_vf ctvm_vldexp(ctvm_vf p, ctvm_vf n)
 {
-    __m256 one = _mm256_set1_ps(1.0f);
-    __m256 t = ctvm_vexp(_mm256_or_ps(x, _mm256_set1_ps(-0.0f))); /* e^-|x| */
-    __m256 num = _mm256_blendv_ps(one, t, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
-    return _mm256_div_ps(num, _mm256_add_ps(one, t));
+    __m256i k = _mm256_cvttps_epi32(n), k1 = _mm256_srai_epi32(k, 1), bias = _mm256_set1_epi32(127);
+    p = _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k1, bias), 23)));
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(k, k1), bias), 23)));
+}
+/* the exponent field of a minus 127: floor(log2 |a|) for normal a */
+static CTVM_INLINE ctvm_vf ctvm_vgetexp(ctvm_vf a)
+{
+    __m256i e = _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(a), 23), _mm256_set1_epi32(255));
+    return _mm256_cvtepi32_ps(_mm256_sub_epi32(e, _mm256_set1_epi32(127)));
+}
+/* |a| with the exponent field 127: in [1, 2) for normal a */
+static CTVM_INLINE ctvm_vf ctvm_vgetmant(ctvm_vf a)
+{
+    __m256i m = _mm256_and_si256(_mm256_castps_si256(a), _mm256_set1_epi32(0x007fffff));
+    return _mm256_castsi256_ps(_mm256_or_si256(m, _mm256_set1_epi32(0x3f800000)));
 }
 
 /* ---- typed vectors: integers, float64, conversions, dot products ----
@@ -524,7 +498,6 @@ static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32(ctvm_vf x)
     }
     return r;
 }
-static CTVM_INLINE ctvm_vf ctvm_vround(ctvm_vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 static CTVM_INLINE ctvm_vf ctvm_vfloor(ctvm_vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
 static CTVM_INLINE ctvm_vf ctvm_vceil(ctvm_vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
 static CTVM_INLINE ctvm_vf ctvm_vtrunc(ctvm_vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }

@@ -11,9 +11,9 @@
  * carry the attribute). Only
  * AVX-512F instructions are used (bitwise float operations go through the
  * integer forms, as and/xor on __m512 need AVX-512DQ). Masks are
- * __mmask16. ctvm_vfma is fused. exp, tanh and sigmoid are computed here
- * (no libm), with the same algorithm and constants as the other SIMD
- * headers: see ctvm_vexp. Assumes runtime_min/ctvm_runtime.h was pasted
+ * __mmask16. ctvm_vfma is fused. exp, tanh, sigmoid, log... are
+ * templates/ctvm_vec_math.h, on the bit primitives at the end of this
+ * file. Assumes runtime_min/ctvm_runtime.h was pasted
  * first (CTVM_INLINE). Every header of the API (templates/ctvm_vec_*.h)
  * defines the same functions with the same semantics; see
  * docs/ARCHITECTURE.md "Vector API". */
@@ -114,66 +114,45 @@ static CTVM_INLINE float ctvm_vhmax(ctvm_vf v)
     return _mm_cvtss_f32(s);
 }
 
-/* e^x. x = n*ln2 + r with n = round(x/ln2), |r| <= ln2/2 (ln2 split in a
- * 12-bit high part, so n*hi is exact, and a low part); e^r = 1 + r +
- * r^2*q(r) with q a degree-5 near-minimax fit of (e^r - 1 - r)/r^2;
- * then two multiplications by 2^(n/2) and 2^(n - n/2) built in the exponent
- * bits, so the scale itself never overflows and results in the denormal
- * range round once. x is clamped to [-104, 89] first (NaN passes the clamp):
- * above ln(FLT_MAX) ~ 88.72 the product overflows to +inf, below ~ -103.97
- * it rounds to 0. Max relative error ~ 1.5e-7 for normal results. */
-static CTVM_INLINE ctvm_vf ctvm_vexp(ctvm_vf x)
-{
-    __m512 nf, r, q, p;
-    __m512i n, n1, n2, bias = _mm512_set1_epi32(127);
-    x = _mm512_max_ps(_mm512_set1_ps(-104.0f), x); /* NaN: second operand */
-    x = _mm512_min_ps(_mm512_set1_ps(89.0f), x);
-    nf = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269502f)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    r = _mm512_fnmadd_ps(nf, _mm512_set1_ps(0.693115234375f), x);
-    r = _mm512_fnmadd_ps(nf, _mm512_set1_ps(3.19461833e-05f), r);
-    q = _mm512_set1_ps(1.98909809e-4f);
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.39336416e-3f));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(8.33331048e-3f));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(4.16664667e-2f));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(1.66666672e-1f));
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(0.5f));
-    p = _mm512_fmadd_ps(q, _mm512_mul_ps(r, r), r);
-    p = _mm512_add_ps(p, _mm512_set1_ps(1.0f));
-    n = _mm512_cvttps_epi32(nf); /* nf is integral, in [-150, 128] */
-    n1 = _mm512_srai_epi32(n, 1);
-    n2 = _mm512_sub_epi32(n, n1);
-    p = _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n1, bias), 23)));
-    return _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(n2, bias), 23)));
-}
+static CTVM_INLINE float ctvm_vfirst(ctvm_vf v) { return _mm_cvtss_f32(_mm512_castps512_ps128(v)); }
 
-/* tanh: |x| < 0.625: x + x^3*P(x^2), P a degree-4 near-minimax fit (no
- * cancellation near 0; exact for tiny x); else sign(x) * (1 - 2/(e^(2|x|)+1)),
- * which saturates to 1 when e^(2|x|) overflows. Max error ~ 2e-7. */
-static CTVM_INLINE ctvm_vf ctvm_vtanh(ctvm_vf x)
+/* the bit primitives templates/ctvm_vec_math.h is written on */
+/* a/b for b in [1, 2^126) (tanh, sigmoid): exact here */
+static CTVM_INLINE ctvm_vf ctvm_vdiv_fast(ctvm_vf a, ctvm_vf b) { return _mm512_div_ps(a, b); }
+/* to the nearest integer, ties to even */
+static CTVM_INLINE ctvm_vf ctvm_vround(ctvm_vf a)
 {
-    __m512 one = _mm512_set1_ps(1.0f);
-    __m512 ax = ctvm_vabs(x), z = _mm512_mul_ps(x, x), q, small, e, big;
-    q = _mm512_set1_ps(-6.09671418e-3f);
-    q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(2.09971797e-2f));
-    q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(-5.38509078e-2f));
-    q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(1.33327693e-1f));
-    q = _mm512_fmadd_ps(q, z, _mm512_set1_ps(-3.33333284e-1f));
-    small = _mm512_fmadd_ps(_mm512_mul_ps(x, z), q, x);
-    e = ctvm_vexp(_mm512_add_ps(ax, ax));
-    big = _mm512_sub_ps(one, _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(e, one)));
-    big = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(big),
-                                              _mm512_and_si512(_mm512_castps_si512(x), CTVM_V512_SIGN)));
-    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(ax, _mm512_set1_ps(0.625f), _CMP_LT_OQ), big, small);
+    return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
-
-/* sigmoid: t = e^-|x| in (0, 1], then 1/(1+t) for x >= 0 and t/(1+t) for
- * x < 0: no overflow, exactly 0 and 1 at -inf and +inf, accurate tails. */
-static CTVM_INLINE ctvm_vf ctvm_vsigmoid(ctvm_vf x)
+/* bitwise and / or of the lanes' bits (signs: x | -0.0f is -|x|) */
+static CTVM_INLINE ctvm_vf ctvm_vbitand(ctvm_vf a, ctvm_vf b)
 {
-    __m512 one = _mm512_set1_ps(1.0f);
-    __m512 t = ctvm_vexp(ctvm_vneg(ctvm_vabs(x))); /* e^-|x| */
-    __m512 num = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ), one, t);
-    return _mm512_div_ps(num, _mm512_add_ps(one, t));
+    return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+}
+static CTVM_INLINE ctvm_vf ctvm_vbitor(ctvm_vf a, ctvm_vf b)
+{
+    return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)));
+}
+/* p * 2^(n>>1) * 2^(n - (n>>1)) for an integer n in [-252, 254]: both
+ * scales built in the exponent bits, so the scale never overflows and a
+ * result in the denormal range rounds once (p in [1/2, 2]) */
+static CTVM_INLINE ctvm_vf ctvm_vldexp(ctvm_vf p, ctvm_vf n)
+{
+    __m512i k = _mm512_cvttps_epi32(n), k1 = _mm512_srai_epi32(k, 1), bias = _mm512_set1_epi32(127);
+    p = _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(k1, bias), 23)));
+    return _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_sub_epi32(k, k1), bias), 23)));
+}
+/* the exponent field of a minus 127: floor(log2 |a|) for normal a */
+static CTVM_INLINE ctvm_vf ctvm_vgetexp(ctvm_vf a)
+{
+    __m512i e = _mm512_and_si512(_mm512_srli_epi32(_mm512_castps_si512(a), 23), _mm512_set1_epi32(255));
+    return _mm512_cvtepi32_ps(_mm512_sub_epi32(e, _mm512_set1_epi32(127)));
+}
+/* |a| with the exponent field 127: in [1, 2) for normal a */
+static CTVM_INLINE ctvm_vf ctvm_vgetmant(ctvm_vf a)
+{
+    __m512i m = _mm512_and_si512(_mm512_castps_si512(a), _mm512_set1_epi32(0x007fffff));
+    return _mm512_castsi512_ps(_mm512_or_si512(m, _mm512_set1_epi32(0x3f800000)));
 }
 
 /* ---- typed vectors: integers, float64, conversions, dot products ----
@@ -485,7 +464,6 @@ static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32(ctvm_vf x)
     }
     return r;
 }
-static CTVM_INLINE ctvm_vf ctvm_vround(ctvm_vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
 static CTVM_INLINE ctvm_vf ctvm_vfloor(ctvm_vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
 static CTVM_INLINE ctvm_vf ctvm_vceil(ctvm_vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
 static CTVM_INLINE ctvm_vf ctvm_vtrunc(ctvm_vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }

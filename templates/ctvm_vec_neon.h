@@ -10,9 +10,8 @@
  * its entry points with CTVM_ISA_END, and the code then runs only on a CPU
  * with NEON (and VFPv4). Soft-float, pre-v7 or M-profile builds, clang
  * without NEON (its arm_neon.h refuses) and other compilers stop at the
- * #error below. exp, tanh and sigmoid are computed here
- * (no libm), with the same algorithm and constants as the other SIMD
- * headers: see ctvm_vexp.
+ * #error below. exp, tanh, sigmoid, log... are templates/ctvm_vec_math.h,
+ * on the bit primitives at the end of this file.
  *
  * armv7 differences: there is no vector divide, square root, fused
  * multiply-add without VFPv4, round-to-nearest conversion or across-lane
@@ -151,77 +150,54 @@ static CTVM_INLINE float ctvm_vhmax(ctvm_vf v)
 }
 #endif
 
-/* e^x. x = n*ln2 + r with n = round(x/ln2), |r| <= ln2/2 (ln2 split in a
- * 12-bit high part, so n*hi is exact, and a low part); e^r = 1 + r +
- * r^2*q(r) with q a degree-5 near-minimax fit of (e^r - 1 - r)/r^2;
- * then two multiplications by 2^(n/2) and 2^(n - n/2) built in the exponent
- * bits, so the scale itself never overflows and results in the denormal
- * range round once (armv7: flush to 0). x is clamped to [-104, 89] first
- * (vmaxq/vminq keep NaN): above ln(FLT_MAX) ~ 88.72 the product overflows
- * to +inf, below ~ -103.97 it rounds to 0. Max relative error ~ 1.5e-7 for
- * normal results. */
-static CTVM_INLINE ctvm_vf ctvm_vexp(ctvm_vf x)
-{
-    float32x4_t r, q, p;
-    int32x4_t n, n1, n2, bias = vdupq_n_s32(127);
-    x = vminq_f32(vmaxq_f32(x, vdupq_n_f32(-104.0f)), vdupq_n_f32(89.0f));
+static CTVM_INLINE float ctvm_vfirst(ctvm_vf v) { return vgetq_lane_f32(v, 0); }
+
+/* the bit primitives templates/ctvm_vec_math.h is written on */
+/* a/b for b in [1, 2^126) (tanh, sigmoid): armv7 takes CTVM_VNEON_DIV_APPROX */
+static CTVM_INLINE ctvm_vf ctvm_vdiv_fast(ctvm_vf a, ctvm_vf b) { return CTVM_VNEON_DIV_APPROX(a, b); }
+/* to the nearest integer, ties to even; armv7: |a| + 2^23 - 2^23 rounds
+ * |a| < 2^23 so (NEON rounds to nearest even), larger |a| are integers */
 #if defined(__aarch64__)
-    n = vcvtnq_s32_f32(vmulq_f32(x, vdupq_n_f32(1.44269502f))); /* round to nearest */
+static CTVM_INLINE ctvm_vf ctvm_vround(ctvm_vf a) { return vrndnq_f32(a); }
 #else
-    /* x/ln2 + 0.5 is in (-150, 129): floor = truncation after adding 256 */
-    n = vsubq_s32(vcvtq_s32_f32(CTVM_VNEON_FMA(x, vdupq_n_f32(1.44269502f), vdupq_n_f32(256.5f))),
-                  vdupq_n_s32(256));
-#endif
-    {
-        float32x4_t nf = vcvtq_f32_s32(n);
-#if defined(__aarch64__) || defined(__ARM_FEATURE_FMA)
-        r = vfmsq_f32(x, nf, vdupq_n_f32(0.693115234375f)); /* x - nf*hi */
-        r = vfmsq_f32(r, nf, vdupq_n_f32(3.19461833e-05f));
-#else
-        r = vmlsq_f32(x, nf, vdupq_n_f32(0.693115234375f));
-        r = vmlsq_f32(r, nf, vdupq_n_f32(3.19461833e-05f));
-#endif
-    }
-    q = vdupq_n_f32(1.98909809e-4f);
-    q = CTVM_VNEON_FMA(q, r, vdupq_n_f32(1.39336416e-3f));
-    q = CTVM_VNEON_FMA(q, r, vdupq_n_f32(8.33331048e-3f));
-    q = CTVM_VNEON_FMA(q, r, vdupq_n_f32(4.16664667e-2f));
-    q = CTVM_VNEON_FMA(q, r, vdupq_n_f32(1.66666672e-1f));
-    q = CTVM_VNEON_FMA(q, r, vdupq_n_f32(0.5f));
-    p = CTVM_VNEON_FMA(q, vmulq_f32(r, r), r);
-    p = vaddq_f32(p, vdupq_n_f32(1.0f));
-    n1 = vshrq_n_s32(n, 1);
-    n2 = vsubq_s32(n, n1);
-    p = vmulq_f32(p, vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n1, bias), 23)));
-    return vmulq_f32(p, vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(n2, bias), 23)));
-}
-
-/* tanh: |x| < 0.625: x + x^3*P(x^2), P a degree-4 near-minimax fit (no
- * cancellation near 0; exact for tiny x); else sign(x) * (1 - 2/(e^(2|x|)+1)),
- * which saturates to 1 when e^(2|x|) overflows. Max error ~ 2e-7. */
-static CTVM_INLINE ctvm_vf ctvm_vtanh(ctvm_vf x)
+static CTVM_INLINE ctvm_vf ctvm_vround(ctvm_vf a)
 {
-    float32x4_t one = vdupq_n_f32(1.0f), ax = vabsq_f32(x), z = vmulq_f32(x, x), q, small, big;
-    uint32x4_t sign = vandq_u32(vreinterpretq_u32_f32(x), vdupq_n_u32(0x80000000u));
-    q = vdupq_n_f32(-6.09671418e-3f);
-    q = CTVM_VNEON_FMA(q, z, vdupq_n_f32(2.09971797e-2f));
-    q = CTVM_VNEON_FMA(q, z, vdupq_n_f32(-5.38509078e-2f));
-    q = CTVM_VNEON_FMA(q, z, vdupq_n_f32(1.33327693e-1f));
-    q = CTVM_VNEON_FMA(q, z, vdupq_n_f32(-3.33333284e-1f));
-    small = CTVM_VNEON_FMA(vmulq_f32(x, z), q, x);
-    big = vsubq_f32(one, CTVM_VNEON_DIV_APPROX(vdupq_n_f32(2.0f), vaddq_f32(ctvm_vexp(vaddq_f32(ax, ax)), one)));
-    big = vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(big), sign));
-    return vbslq_f32(vcltq_f32(ax, vdupq_n_f32(0.625f)), small, big);
+    float32x4_t two23 = vdupq_n_f32(8388608.0f), ax = vabsq_f32(a);
+    float32x4_t r = vsubq_f32(vaddq_f32(ax, two23), two23);
+    uint32x4_t sign = vandq_u32(vreinterpretq_u32_f32(a), vdupq_n_u32(0x80000000u));
+    r = vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(r), sign));
+    return vbslq_f32(vcltq_f32(ax, two23), r, a); /* NaN: a */
 }
-
-/* sigmoid: t = e^-|x| in (0, 1], then 1/(1+t) for x >= 0 and t/(1+t) for
- * x < 0: no overflow, exactly 0 and 1 at -inf and +inf, accurate tails. */
-static CTVM_INLINE ctvm_vf ctvm_vsigmoid(ctvm_vf x)
+#endif
+/* bitwise and / or of the lanes' bits (signs: x | -0.0f is -|x|) */
+static CTVM_INLINE ctvm_vf ctvm_vbitand(ctvm_vf a, ctvm_vf b)
 {
-    float32x4_t one = vdupq_n_f32(1.0f);
-    float32x4_t t = ctvm_vexp(vnegq_f32(vabsq_f32(x))); /* e^-|x| */
-    float32x4_t num = vbslq_f32(vcltq_f32(x, vdupq_n_f32(0.0f)), t, one);
-    return CTVM_VNEON_DIV_APPROX(num, vaddq_f32(one, t));
+    return vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(a), vreinterpretq_u32_f32(b)));
+}
+static CTVM_INLINE ctvm_vf ctvm_vbitor(ctvm_vf a, ctvm_vf b)
+{
+    return vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(a), vreinterpretq_u32_f32(b)));
+}
+/* p * 2^(n>>1) * 2^(n - (n>>1)) for an integer n in [-252, 254]: both
+ * scales built in the exponent bits, so the scale never overflows and a
+ * result in the denormal range rounds once (p in [1/2, 2]) */
+static CTVM_INLINE ctvm_vf ctvm_vldexp(ctvm_vf p, ctvm_vf n)
+{
+    int32x4_t k = vcvtq_s32_f32(n), k1 = vshrq_n_s32(k, 1), bias = vdupq_n_s32(127);
+    p = vmulq_f32(p, vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(k1, bias), 23)));
+    return vmulq_f32(p, vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(vsubq_s32(k, k1), bias), 23)));
+}
+/* the exponent field of a minus 127: floor(log2 |a|) for normal a */
+static CTVM_INLINE ctvm_vf ctvm_vgetexp(ctvm_vf a)
+{
+    uint32x4_t e = vandq_u32(vshrq_n_u32(vreinterpretq_u32_f32(a), 23), vdupq_n_u32(255));
+    return vcvtq_f32_s32(vsubq_s32(vreinterpretq_s32_u32(e), vdupq_n_s32(127)));
+}
+/* |a| with the exponent field 127: in [1, 2) for normal a */
+static CTVM_INLINE ctvm_vf ctvm_vgetmant(ctvm_vf a)
+{
+    uint32x4_t m = vandq_u32(vreinterpretq_u32_f32(a), vdupq_n_u32(0x007fffffu));
+    return vreinterpretq_f32_u32(vorrq_u32(m, vdupq_n_u32(0x3f800000u)));
 }
 
 /* ---- typed vectors: integers, float64, conversions, dot products ----
@@ -637,7 +613,6 @@ static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32(ctvm_vf x)
     return vcvtq_s32_f32(x);
 }
 #if defined(__aarch64__)
-static CTVM_INLINE ctvm_vf ctvm_vround(ctvm_vf x) { return vrndnq_f32(x); }
 static CTVM_INLINE ctvm_vf ctvm_vfloor(ctvm_vf x) { return vrndmq_f32(x); }
 static CTVM_INLINE ctvm_vf ctvm_vceil(ctvm_vf x) { return vrndpq_f32(x); }
 static CTVM_INLINE ctvm_vf ctvm_vtrunc(ctvm_vf x) { return vrndq_f32(x); }
@@ -657,7 +632,7 @@ static CTVM_INLINE ctvm_vf ctvm_vneon_rne_abs(ctvm_vf x)
     float32x4_t big = vdupq_n_f32(8388608.0f);
     return vsubq_f32(vaddq_f32(vabsq_f32(x), big), big);
 }
-static CTVM_INLINE ctvm_vf ctvm_vround(ctvm_vf x) { return ctvm_vneon_round_fix(x, ctvm_vneon_rne_abs(x)); }
+/* ctvm_vround (ties to even) is with the bit primitives above */
 static CTVM_INLINE ctvm_vf ctvm_vfloor(ctvm_vf x)
 {
     float32x4_t r = ctvm_vround(x);

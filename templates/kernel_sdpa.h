@@ -11,7 +11,8 @@
  * write the whole [S, T] score matrix to memory and read it back twice.
  * Both products are register tiles of 6 rows x 2 vectors (12 accumulators)
  * over the vector API (templates/ctvm_vec_*.h; CTVM_VL lanes, 1 on scalar
- * targets); columns of V that do not fill a tile are scalar.
+ * targets, with templates/ctvm_vec_math.h for exp); columns of V that do
+ * not fill a tile are scalar.
  * The last, partial column tile of Kt is packed with zero columns and
  * computed as a whole tile, its valid columns stored (scalar dot products
  * reading Kt down its columns, one cache line per element, cost whisper's
@@ -147,7 +148,7 @@ static void ctvm_ksdpa_softmax(float *x, int64_t T)
     }
     float sum = ctvm_vhsum(vs);
     for (; j < T; j++) {
-        x[j] = expf(x[j] - mx);
+        x[j] = ctvm_expf(x[j] - mx); /* as the vector lanes compute */
         sum += x[j];
     }
     float inv = 1.0f / sum;

@@ -203,14 +203,20 @@ static char *kernel_text(const char *name, const Stmt *body, KernelParams *p)
     return buf;
 }
 
-/* runtime + kernels + main, compiled and run; returns stdout (malloc'd) */
+/* runtime + scalar vector API and its math (as emit_c pastes them for the
+ * generic target) + kernels + main, compiled and run; returns stdout
+ * (malloc'd) */
 static char *build_and_run(const char *kernels, const char *main_text)
 {
     const char *rt = ctvm_embedded_find("runtime_min/ctvm_runtime.h");
+    const char *vec = ctvm_embedded_find("templates/ctvm_vec_scalar.h");
+    const char *math = ctvm_embedded_find("templates/ctvm_vec_math.h");
     assert_non_null(rt);
-    size_t n = strlen(rt) + strlen(kernels) + strlen(main_text) + 64;
+    assert_non_null(vec);
+    assert_non_null(math);
+    size_t n = strlen(rt) + strlen(vec) + strlen(math) + strlen(kernels) + strlen(main_text) + 64;
     char *text = malloc(n);
-    snprintf(text, n, "#include <stdio.h>\n%s\n%s\n%s", rt, kernels, main_text);
+    snprintf(text, n, "#include <stdio.h>\n%s\n%s\n%s\n%s\n%s", rt, vec, math, kernels, main_text);
     CcDir c;
     assert_int_equal(cc_dir_open(&c), 0);
     int rc = cc_compile(&c, text, 0);

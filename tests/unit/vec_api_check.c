@@ -7,12 +7,16 @@
  * overflow/underflow edges, ±inf, NaN, random values in [-20,20] and
  * [-100,100], random bit patterns) loaded from and stored to unaligned
  * addresses, plus a sweep of 65536 bit patterns over the whole float range
- * for exp, tanh and sigmoid. Exact operations must match bit for bit (any
- * NaN matches any NaN); exp, tanh and sigmoid must be within 2e-6
- * relative error of the double-precision functions (results below FLT_MIN
- * may be off by up to FLT_MIN: denormals may flush to 0). Prints one
- * "FAIL ..." line per failure (the first 40), "MAXERR name err x" for the
- * transcendental functions, "checks N fails N", and exits 1 on failure.
+ * for the transcendental functions of templates/ctvm_vec_math.h. Exact
+ * operations (and the bit primitives that math is written on: vround,
+ * vldexp, vgetexp, vgetmant, vbitand, vbitor, vfirst) must match bit for bit (any NaN
+ * matches any NaN); exp, tanh, sigmoid, log, log1p, erf and expm1 must be
+ * within 2e-6 relative error of the double-precision functions (results
+ * below FLT_MIN may be off by up to FLT_MIN: denormals may flush to 0), and
+ * their scalar forms (ctvm_expf, ...) must equal lane 0 of the vector forms
+ * bit for bit. Prints one "FAIL ..." line per failure (the first 40),
+ * "MAXERR name err x" for the transcendental functions, "checks N fails N",
+ * and exits 1 on failure.
  *
  * ARMv7 NEON always flushes denormal inputs and results to zero, so there a
  * lane also passes when it equals the result for flushed inputs. */
@@ -116,6 +120,28 @@ static float r_max(float a, float b) { return ctvm_maxf(a, b); }
 static float r_neg(float a) { return -a; }
 static float r_abs(float a) { return fabsf(a); }
 static float r_sqrt(float a) { volatile float t = sqrtf(a); return t; }
+static float r_round(float a) { return rintf(a); } /* default mode: to nearest even */
+static float r_getmant(float a)
+{
+    unsigned int u;
+    memcpy(&u, &a, sizeof u);
+    u = (u & 0x007fffffu) | 0x3f800000u;
+    memcpy(&a, &u, sizeof u);
+    return a;
+}
+static float r_bitand(float a, float b)
+{
+    unsigned int u = bits(a) & bits(b);
+    memcpy(&a, &u, sizeof u);
+    return a;
+}
+static float r_bitor(float a, float b)
+{
+    unsigned int u = bits(a) | bits(b);
+    memcpy(&a, &u, sizeof u);
+    return a;
+}
+static float r_getexp(float a) { return (float)((int)(bits(a) >> 23 & 255u) - 127); }
 
 static void check2(const char *name, vfn2 f, float (*ref)(float, float))
 {
@@ -164,6 +190,47 @@ static void check_fma(void)
             if (!same_ftz(o[l], fmaf(a, b, c), fmaf(ftz(a), ftz(b), ftz(c))) && !same_ftz(o[l], s, sf))
                 fail3("vfma", a, b, c, o[l], fmaf(a, b, c));
         }
+    }
+}
+
+/* vldexp on every integer of its domain times values of A in [1/2, 2)
+ * (their mantissas) and 1.5; vdiv_fast for divisors in [1, 2^126) within 2
+ * ulp (exact but on armv7); vfirst is lane 0 */
+static void check_bit_primitives(void)
+{
+    int n, i, l;
+    for (n = -252; n <= 254; n++) {
+        float o[CTVM_VL], p[CTVM_VL];
+        for (l = 0; l < CTVM_VL; l++) {
+            int e;
+            float m = frexpf(A[(n + 252) * CTVM_VL % N + l], &e) * 2.0f; /* [1, 2), or 0, inf, NaN */
+            p[l] = l == 0 ? 1.5f : m;
+        }
+        ctvm_vstore(o, ctvm_vldexp(ctvm_vload(p), ctvm_vset1((float)n)));
+        for (l = 0; l < CTVM_VL; l++) {
+            int n1 = n >= 0 ? n / 2 : -((1 - n) / 2); /* n >> 1 */
+            volatile float want = ldexpf(p[l], n1);
+            want = ldexpf(want, n - n1);
+            checks++;
+            if (!same_ftz(o[l], want, ftz(want)))
+                fail3("vldexp", p[l], (float)n, 0, o[l], want);
+        }
+    }
+    for (i = 0; i + CTVM_VL <= N; i += CTVM_VL) {
+        float o[CTVM_VL], b[CTVM_VL];
+        for (l = 0; l < CTVM_VL; l++)
+            b[l] = 1.0f + fminf(fabsf(B[i + l]), 1e37f); /* NaN: 1e37 */
+        ctvm_vstore(o, ctvm_vdiv_fast(ctvm_vload(A + i), ctvm_vload(b)));
+        for (l = 0; l < CTVM_VL; l++) {
+            float a = A[i + l], want = a / b[l];
+            checks++;
+            if (!(same(o[l], want) || (fabsf(o[l] - want) <= 2 * FLT_EPSILON * fabsf(want)) ||
+                  (FLUSH_OK && fabsf(want) < FLT_MIN) || (want != want && b[l] != b[l])))
+                fail3("vdiv_fast", a, b[l], 0, o[l], want);
+        }
+        checks++;
+        if (!same(ctvm_vfirst(ctvm_vload(A + i)), A[i]))
+            fail3("vfirst", A[i], 0, 0, ctvm_vfirst(ctvm_vload(A + i)), A[i]);
     }
 }
 
@@ -292,6 +359,8 @@ static double e_tanh(double x) { return tanh(x); }
 static double e_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 static double e_erf(double x) { return erf(x); }
 static double e_expm1(double x) { return expm1(x); }
+static double e_log(double x) { return log(x); }
+static double e_log1p(double x) { return log1p(x); }
 
 /* relative error of got vs ref; results beyond FLT_MAX must be +-inf,
  * below FLT_MIN any value within FLT_MIN of ref passes (error 0). Returns
@@ -305,6 +374,8 @@ static double rel_err(float got, double ref)
         return 1e300;
     if (fabs(ref) >= 0x1.ffffffp127) /* rounds to inf in float */
         return (fabsf(got) > FLT_MAX && (got > 0) == (ref > 0)) ? 0 : 1e300;
+    if (fabs(ref) > FLT_MAX) /* -inf (log of 0) */
+        return got == ref ? 0 : 1e300;
     if (fabsf(got) > FLT_MAX) /* inf is right only at the edge */
         return (fabs(ref) >= FLT_MAX * (1 - TOL) && (got > 0) == (ref > 0)) ? 0 : 1e300;
     d = fabs((double)got - ref);
@@ -313,17 +384,20 @@ static double rel_err(float got, double ref)
     return d / fabs(ref);
 }
 
-static void check_tr(const char *name, vfn1 f, double (*ref)(double), const float *xs, int n, double *maxerr,
-                     float *worst)
+static void check_tr(const char *name, vfn1 f, float (*fs)(float), double (*ref)(double), const float *xs, int n,
+                     double *maxerr, float *worst)
 {
     int i, l;
     for (i = 0; i + CTVM_VL <= n; i += CTVM_VL) {
         float o[CTVM_VL];
         ctvm_vstore(o, f(ctvm_vload(xs + i)));
         for (l = 0; l < CTVM_VL; l++) {
-            float x = xs[i + l];
+            float x = xs[i + l], s = fs(x);
             double r = ref(x), e = rel_err(o[l], r);
-            checks++;
+            checks += 2;
+            /* the scalar form is the lane (armv7: up to flushing, as clang may compute it in VFP) */
+            if (!same(s, o[l]) && !(FLUSH_OK && same(ftz(s), ftz(o[l]))))
+                fail3(name, x, 0, 0, s, o[l]);
             if (FLUSH_OK && e > TOL) { /* ARMv7: input flushed to zero */
                 double e2 = rel_err(o[l], ref(ftz(x)));
                 e = e2 < e ? e2 : e;
@@ -344,9 +418,15 @@ int main(void)
     static const struct {
         const char *name;
         vfn1 f;
+        float (*fs)(float);
         double (*ref)(double);
-    } tr[] = {{"vexp", ctvm_vexp, e_exp}, {"vtanh", ctvm_vtanh, e_tanh}, {"vsigmoid", ctvm_vsigmoid, e_sigmoid},
-                 {"verf", ctvm_verf, e_erf}, {"vexpm1", ctvm_vexpm1, e_expm1}};
+    } tr[] = {{"vexp", ctvm_vexp, ctvm_expf, e_exp},
+              {"vtanh", ctvm_vtanh, ctvm_tanhf, e_tanh},
+              {"vsigmoid", ctvm_vsigmoid, ctvm_sigmoidf, e_sigmoid},
+              {"verf", ctvm_verf, ctvm_erff, e_erf},
+              {"vexpm1", ctvm_vexpm1, ctvm_expm1f, e_expm1},
+              {"vlog", ctvm_vlog, ctvm_logf, e_log},
+              {"vlog1p", ctvm_vlog1p, ctvm_log1pf, e_log1p}};
     float *sw = sweep + 3; /* unaligned */
     int i, k;
     fill();
@@ -363,20 +443,26 @@ int main(void)
     check2("vdiv", ctvm_vdiv, r_div);
     check2("vmin", ctvm_vmin, r_min);
     check2("vmax", ctvm_vmax, r_max);
+    check2("vbitand", ctvm_vbitand, r_bitand);
+    check2("vbitor", ctvm_vbitor, r_bitor);
     check1("vneg", ctvm_vneg, r_neg);
     check1("vabs", ctvm_vabs, r_abs);
     check1("vsqrt", ctvm_vsqrt, r_sqrt);
+    check1("vround", ctvm_vround, r_round);
+    check1("vgetexp", ctvm_vgetexp, r_getexp);
+    check1("vgetmant", ctvm_vgetmant, r_getmant);
+    check_bit_primitives();
     check_fma();
     check_masks();
     check_horizontal();
     check_typed(); /* tests/unit/vec_api_check_typed.c */
     checks += typed_checks;
     fails += typed_fails;
-    for (k = 0; k < 5; k++) {
+    for (k = 0; k < (int)(sizeof tr / sizeof tr[0]); k++) {
         double maxerr = 0;
         float worst = 0;
-        check_tr(tr[k].name, tr[k].f, tr[k].ref, A, N, &maxerr, &worst);
-        check_tr(tr[k].name, tr[k].f, tr[k].ref, sw, 65536, &maxerr, &worst);
+        check_tr(tr[k].name, tr[k].f, tr[k].fs, tr[k].ref, A, N, &maxerr, &worst);
+        check_tr(tr[k].name, tr[k].f, tr[k].fs, tr[k].ref, sw, 65536, &maxerr, &worst);
         printf("MAXERR %s %.3g x=%.9g\n", tr[k].name, maxerr, worst);
     }
     printf("isa %s VL %d checks %ld fails %ld\n", CTVM_ISA, CTVM_VL, checks, fails);
