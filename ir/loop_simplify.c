@@ -46,6 +46,12 @@ static int is_one(Range r, int64_t v) { return r.lo == v && r.hi == v; }
 static int nonzero(Range r) { return r.lo > 0 || r.hi < 0; }
 static int is01(Range r) { return r.lo >= 0 && r.hi <= 1; }
 
+/* an integer constant within int */
+static int small_const(const Expr *e)
+{
+    return e->kind == EX_INT && e->i >= INT32_MIN && e->i <= INT32_MAX;
+}
+
 static int is_cmp(BinOp op)
 {
     return op == BO_LT || op == BO_LE || op == BO_GE || op == BO_EQ || op == BO_GT || op == BO_NE;
@@ -205,7 +211,7 @@ static Range range_of(const Scope *sc, const Expr *e)
 static int var_plus_const(const Scope *sc, const Expr *e, const Scope **var, int64_t *k)
 {
     *k = 0;
-    if (e->kind == EX_BIN && e->op == BO_ADD && e->type == LT_IDX && e->b->kind == EX_INT) {
+    if (e->kind == EX_BIN && e->op == BO_ADD && e->type == LT_IDX && small_const(e->b)) {
         *k = e->b->i;
         e = e->a;
     }
@@ -238,6 +244,8 @@ static void refine(const Scope **sc, const Expr *cond, Scope *buf, int *n)
     int64_t k;
     if (lim->kind != EX_INT || !var_plus_const(*sc, side, &v, &k))
         return;
+    if (mk(v->r.lo + k, v->r.hi + k).lo == FULL.lo || lim->i < INT32_MIN || lim->i > INT32_MAX)
+        return; /* v + k might wrap: the bound would not be v's */
     int64_t c = lim->i - k, lo = v->r.lo, hi = v->r.hi; /* v OP c */
     switch (op) {
     case BO_LT: hi = min64(hi, c - 1); break;
@@ -276,11 +284,6 @@ typedef struct Terms {
     int64_t k[MAX_TERMS];
     int64_t c;
 } Terms;
-
-static int small_const(const Expr *e)
-{
-    return e->kind == EX_INT && e->i >= INT32_MIN && e->i <= INT32_MAX;
-}
 
 /* e * k as a sum of atoms times constants plus a constant */
 static void terms_of(Expr *e, int64_t k, Terms *t)

@@ -304,6 +304,13 @@ static void test_folds_that_must_not_fire(void **state)
     s = FOR(&f, i, 4, LOOP_SERIAL, ls_if(&f.lb, B(&f, BO_GE, w, I(&f, 0)), ST(&f, V(&f, i), lx_float(&f.lb, 9))));
     t = simplify_same(&f, s);
     assert_int_equal(t->body->kind, ST_IF);
+    /* if (i + (INT_MAX - 1) < INT_MAX) holds for i = 0 and, wrapped, for
+       i = 2 and 3: it must not narrow i to 0 in its body */
+    s = FOR(&f, i, 4, LOOP_SERIAL,
+            ls_if(&f.lb, B(&f, BO_LT, B(&f, BO_ADD, V(&f, i), I(&f, INT32_MAX - 1)), I(&f, INT32_MAX)),
+                  ST(&f, V(&f, i), lx_float(&f.lb, 9))));
+    t = simplify_same(&f, s);
+    assert_int_equal(t->body->body->index->kind, EX_VAR);
     arena_free(f.lb.arena);
 }
 
