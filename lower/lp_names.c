@@ -2,7 +2,8 @@
  * buffer a kernel passes (a value of the graph) gets the sanitized name of
  * its value, unique in the module (name_supply.h); local arrays and
  * register variables get their hint (acc, sum, ...) and slot, unique in
- * the kernel and apart from its buffers. Runs last, on the final nest. */
+ * the kernel and apart from its buffers. Runs last, on the final nest,
+ * whose buffers become the kernel's parameters. */
 #include <stdio.h>
 
 #include "ir/loop_vec.h"
@@ -47,7 +48,10 @@ static void name_locals(NameSupply *ns, Stmt *s)
 
 int lp_names(Module *m, Kernel *k, Diag *d)
 {
-    (void)d;
+    /* the parameters of the final nest: a buffer the passes proved unused
+       (under a guard that never holds) is no longer one */
+    if (kernel_collect_params(k->body, &k->params) != 0)
+        return diag_error(d, NULL, -1, "kernel %s needs more than %d buffers", k->name, KERNEL_MAX_PARAMS);
     if (!m->names)
         m->names = name_supply_new(m->lb.arena);
     for (int i = 0; i < k->params.n; i++)
