@@ -111,6 +111,8 @@ const char *name_supply_take(NameSupply *ns, const char *raw)
     char base[NAME_SUPPLY_MAX + 8], name[NAME_SUPPLY_MAX + 24];
     c_text(base + 1, NAME_SUPPLY_MAX + 1, raw ? raw : "", C_IDENT);
     const char *b = base + 1;
+    while (*b == '_') /* "/stem/Conv_output_0" reads as stem_Conv_output_0 */
+        b++;
     if (!*b) {
         b = "v";
     } else if (*b >= '0' && *b <= '9') { /* an identifier starts with a letter */

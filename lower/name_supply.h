@@ -2,7 +2,9 @@
  * register variables of a module, made from the model's value names.
  *
  * A name from a model file is any bytes: it becomes [A-Za-z0-9_] (every
- * other byte '_', ir/c_text.h), at most NAME_SUPPLY_MAX characters, never
+ * other byte '_', ir/c_text.h, leading ones dropped: PyTorch's
+ * "/stem/Conv_output_0" is stem_Conv_output_0), at most NAME_SUPPLY_MAX
+ * characters, never
  * a C keyword or a name the generated file itself uses (ctvm_*, CTVM_*,
  * libm's, a leading '_'), never of the shape loop variables print in
  * (`hint_<digits>`), and never one given before in the module (a second
