@@ -199,6 +199,7 @@ static void check_row_stats(const char *target, int threads, int64_t work, int w
     if (want_vec)
         assert_int_equal(c.vec_extent, vl);
     assert_int_equal(c.kind[LOOP_PARALLEL], want_par);
+    arena_free(f.lb.arena);
 }
 
 static void test_lanes_and_rows(void **state)
@@ -236,11 +237,14 @@ static void test_items_tiles_panels(void **state)
     assert_int_equal(c.kind[LOOP_UNROLL], 3);
     assert_int_equal(c.kind[LOOP_VECTORIZE], 3);
     /* the same at one thread: the items stay a sequence */
+    arena_free(f.lb.arena);
     fixture(&f, "x86_64-avx512", 1);
     lb = &f.lb;
+    y = lbuf_new(lb, "y", LB_OUTPUT, 64);
     Stmt *two[2] = {ls_store(lb, y, lx_int(lb, 0), lx_float(lb, 1.0)), ls_store(lb, y, lx_int(lb, 1), lx_float(lb, 2.0))};
     s = schedule_custom(&f.cx, ls_role(ls_seq(lb, 2, two), LR_INDEPENDENT, -1));
     assert_int_equal(s->kind, ST_SEQ);
+    arena_free(f.lb.arena);
 }
 
 int main(void)
