@@ -606,11 +606,11 @@ described_names() { # ctvm-run matches inputs and outputs by the exact bytes --d
   grep -q '"name_hex": "696e707574"' "$T/esc.json" &&
   /usr/bin/python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-d["inputs"][0]["name_hex"] = "in\"put?\\\n\xc3".encode("latin-1").hex()
+d["inputs"][0]["name_hex"] = "in\"put?\\\né".encode().hex()
 d["outputs"][0]["name_hex"] = b"out\"put?".hex()
 json.dump(d, open(sys.argv[1], "w"))' "$T/esc.json" &&
   /usr/bin/python3 -c 'import numpy as np, sys
-np.savez(sys.argv[1], **{"in\"put?\\\n\xc3": np.load(sys.argv[3])["input"]})
+np.savez(sys.argv[1], **{"in\"put?\\\né": np.load(sys.argv[3])["input"]})
 np.savez(sys.argv[2], **{"out\"put?": np.load(sys.argv[4])["output"]})' "$T/esc_in.npz" "$T/esc_ref.npz" $SC/inputs.npz $SC/outputs.npz &&
   RUN "$T/esc.c" --inputs "$T/esc_in.npz" --golden "$T/esc_ref.npz" --output "$T/esc_out.npz" &&
   /usr/bin/python3 -c 'import numpy as np, sys; k = list(np.load(sys.argv[1]).keys()); print(k); sys.exit(k != ["out\"put?"])' "$T/esc_out.npz"
