@@ -367,32 +367,26 @@ static void pexpr(Em *m, const Expr *e)
 
 /* ---- vector printing: the typed vector API (templates/ctvm_vec_<isa>.h) ---- */
 
-/* the vector type of lanes of element type t */
-static const char *vtype(LType t)
+/* lanes of element type t in the vector API: its vector type, and the
+   suffix of its functions ("" for float32, "_f64", "_i32", "_64", "_8", "_16") */
+typedef struct VClass {
+    const char *type, *sfx;
+} VClass;
+
+static VClass vclass(LType t)
 {
     switch (t) {
-    case LT_F64: return "ctvm_vd";
-    case LT_I32: case LT_U32: return "ctvm_vi";
-    case LT_I64: case LT_U64: return "ctvm_vl";
-    case LT_I8: case LT_U8: return "ctvm_vb";
-    case LT_I16: case LT_U16: case LT_F16: case LT_BF16: return "ctvm_vh";
-    case LT_BOOL: return "ctvm_vm";
-    default: return "ctvm_vf";
+    case LT_F64: return (VClass){"ctvm_vd", "_f64"};
+    case LT_I32: case LT_U32: return (VClass){"ctvm_vi", "_i32"};
+    case LT_I64: case LT_U64: return (VClass){"ctvm_vl", "_64"};
+    case LT_I8: case LT_U8: return (VClass){"ctvm_vb", "_8"};
+    case LT_I16: case LT_U16: case LT_F16: case LT_BF16: return (VClass){"ctvm_vh", "_16"};
+    case LT_BOOL: return (VClass){"ctvm_vm", ""};
+    default: return (VClass){"ctvm_vf", ""};
     }
 }
 
-/* the API's suffix of element type t: "" (float32), "_f64", "_i32", "_64", "_8", "_16" */
-static const char *vsuffix(LType t)
-{
-    switch (t) {
-    case LT_F64: return "_f64";
-    case LT_I32: case LT_U32: return "_i32";
-    case LT_I64: case LT_U64: return "_64";
-    case LT_I8: case LT_U8: return "_8";
-    case LT_I16: case LT_U16: case LT_F16: case LT_BF16: return "_16";
-    default: return "";
-    }
-}
+static const char *vsuffix(LType t) { return vclass(t).sfx; }
 
 static void vcall2(Em *m, const char *fn, const char *sfx, const Expr *a, const Expr *b)
 {
@@ -639,7 +633,7 @@ static void pdecl(Em *m, const Stmt *s, int ind)
     for (int i = 0; i < s->n_vars; i++) {
         const LVar *v = s->vars[i];
         if (i == 0)
-            fprintf(f, "%s ", v->lanes > 1 ? vtype(v->type) : lt_c_type(v->type));
+            fprintf(f, "%s ", v->lanes > 1 ? vclass(v->type).type : lt_c_type(v->type));
         fputs(i ? ", " : "", f);
         var_name(f, v);
     }

@@ -34,71 +34,92 @@ static void collect_expr(const Expr *e, KernelParams *p)
     collect_expr(e->c, p);
 }
 
-static void collect_stmt(const Stmt *s, KernelParams *p)
+static void collect_stmt(const Stmt *s, void *arg)
 {
-    if (!s)
-        return;
-    switch (s->kind) {
-    case ST_FOR:
-    case ST_ALLOC:
-    case ST_DECL:
-    case ST_SINGLE: collect_stmt(s->body, p); break;
-    case ST_IF:
-        collect_expr(s->cond, p);
-        collect_stmt(s->body, p);
-        collect_stmt(s->else_body, p);
-        break;
-    case ST_STORE:
-        collect_expr(s->index, p);
-        collect_expr(s->value, p);
+    KernelParams *p = arg;
+    const Expr *e[3];
+    int n = loop_stmt_exprs(s, e);
+    for (int i = 0; i < n; i++)
+        collect_expr(e[i], p);
+    if (s->kind == ST_STORE)
         add_param(p, s->buf, 1);
-        break;
-    case ST_ASSIGN: collect_expr(s->value, p); break;
-    case ST_SEQ:
-        for (int i = 0; i < s->n; i++)
-            collect_stmt(s->items[i], p);
-        break;
-    case ST_CALL:
-        collect_expr(s->iexpr, p);
+    if (s->kind == ST_CALL)
         for (int i = 0; i < s->n_bufs; i++)
             if (s->bufs[i])
                 add_param(p, s->bufs[i], s->buf_written[i]);
-        break;
-    case ST_BARRIER: break;
-    }
 }
 
 int kernel_collect_params(const Stmt *s, KernelParams *p)
 {
     memset(p, 0, sizeof *p);
-    collect_stmt(s, p);
+    loop_each_stmt(s, collect_stmt, p);
     return p->n > KERNEL_MAX_PARAMS ? -1 : 0;
 }
 
-/* Calls visit(e, arg) on every expression of s (not into sub-expressions);
-   stops at the first non-zero result, which it returns. */
-static int any_expr(const Stmt *s, int (*visit)(const Expr *, void *), void *arg)
+/* Calls on_stmt on s and every statement inside it, outermost first. */
+void loop_each_stmt(const Stmt *s, void (*on_stmt)(const Stmt *, void *), void *arg)
 {
     if (!s)
-        return 0;
+        return;
+    on_stmt(s, arg);
     switch (s->kind) {
     case ST_FOR:
     case ST_ALLOC:
     case ST_DECL:
-    case ST_SINGLE: return any_expr(s->body, visit, arg);
+    case ST_SINGLE: loop_each_stmt(s->body, on_stmt, arg); break;
     case ST_IF:
-        return visit(s->cond, arg) || any_expr(s->body, visit, arg) || any_expr(s->else_body, visit, arg);
-    case ST_STORE: return visit(s->index, arg) || visit(s->value, arg);
-    case ST_ASSIGN: return visit(s->value, arg);
+        loop_each_stmt(s->body, on_stmt, arg);
+        loop_each_stmt(s->else_body, on_stmt, arg);
+        break;
     case ST_SEQ:
         for (int i = 0; i < s->n; i++)
-            if (any_expr(s->items[i], visit, arg))
-                return 1;
-        return 0;
-    case ST_CALL: return s->iexpr && visit(s->iexpr, arg);
-    case ST_BARRIER: return 0;
+            loop_each_stmt(s->items[i], on_stmt, arg);
+        break;
+    default: break;
     }
-    return 0;
+}
+
+int loop_stmt_exprs(const Stmt *s, const Expr **e)
+{
+    int n = 0;
+    switch (s->kind) {
+    case ST_IF: e[n++] = s->cond; break;
+    case ST_STORE:
+        e[n++] = s->index;
+        e[n++] = s->value;
+        break;
+    case ST_ASSIGN: e[n++] = s->value; break;
+    case ST_CALL:
+        if (s->iexpr)
+            e[n++] = s->iexpr;
+        break;
+    default: break;
+    }
+    return n;
+}
+
+/* any_expr: whether visit(e) holds for an expression of a statement (not
+   into sub-expressions: visit recurses itself) */
+typedef struct AnyExpr {
+    int (*visit)(const Expr *, void *);
+    void *arg;
+    int found;
+} AnyExpr;
+
+static void any_stmt(const Stmt *s, void *arg)
+{
+    AnyExpr *a = arg;
+    const Expr *e[3];
+    int n = loop_stmt_exprs(s, e);
+    for (int i = 0; i < n && !a->found; i++)
+        a->found = a->visit(e[i], a->arg);
+}
+
+static int any_expr(const Stmt *s, int (*visit)(const Expr *, void *), void *arg)
+{
+    AnyExpr a = {visit, arg, 0};
+    loop_each_stmt(s, any_stmt, &a);
+    return a.found;
 }
 
 static int rounds(const Expr *e, void *arg)
@@ -157,38 +178,28 @@ int loop_uses_math(const Stmt *s)
     return any_expr(s, math, NULL);
 }
 
-static void collect_calls(const Stmt *s, const char **names, int *n, int cap)
+typedef struct Calls {
+    const char **names;
+    int n, cap;
+} Calls;
+
+static void collect_call(const Stmt *s, void *arg)
 {
-    if (!s)
+    Calls *c = arg;
+    if (s->kind != ST_CALL)
         return;
-    switch (s->kind) {
-    case ST_FOR:
-    case ST_ALLOC:
-    case ST_DECL:
-    case ST_SINGLE: collect_calls(s->body, names, n, cap); break;
-    case ST_IF:
-        collect_calls(s->body, names, n, cap);
-        collect_calls(s->else_body, names, n, cap);
-        break;
-    case ST_SEQ:
-        for (int i = 0; i < s->n; i++)
-            collect_calls(s->items[i], names, n, cap);
-        break;
-    case ST_CALL:
-        for (int i = 0; i < *n; i++)
-            if (strcmp(names[i], s->fn) == 0)
-                return;
-        if (*n < cap)
-            names[(*n)++] = s->fn;
-        break;
-    default: break;
-    }
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(c->names[i], s->fn) == 0)
+            return;
+    if (c->n < c->cap)
+        c->names[c->n++] = s->fn;
 }
 
 int loop_collect_calls(const Stmt *s, const char **names, int n, int cap)
 {
-    collect_calls(s, names, &n, cap);
-    return n;
+    Calls c = {names, n, cap};
+    loop_each_stmt(s, collect_call, &c);
+    return c.n;
 }
 
 int loop_has_parallel(const Stmt *s)

@@ -80,6 +80,12 @@ typedef struct Module {
     const char *calls[64];
 } Module;
 
+/* Calls on_stmt on s and every statement inside it, outermost first. */
+void loop_each_stmt(const Stmt *s, void (*on_stmt)(const Stmt *, void *), void *arg);
+/* The expressions statement s holds itself (an if's condition, a store's
+   index and value, an assignment's value, a call's run-time argument),
+   into e[0..2]; returns their count. */
+int loop_stmt_exprs(const Stmt *s, const Expr **e);
 /* The parameters of s; -1 when more than KERNEL_MAX_PARAMS. */
 int kernel_collect_params(const Stmt *s, KernelParams *p);
 /* Adds the runtime kernels s calls to names[0..n) if not there yet;

@@ -49,37 +49,17 @@ static void reads_expr(Reads *r, const Expr *e)
     reads_expr(r, e->c);
 }
 
-static void reads_stmt(Reads *r, const Stmt *s)
+static void reads_stmt(const Stmt *s, void *arg)
 {
-    if (!s)
-        return;
-    switch (s->kind) {
-    case ST_FOR:
-    case ST_ALLOC:
-    case ST_DECL:
-    case ST_SINGLE: reads_stmt(r, s->body); break;
-    case ST_IF:
-        reads_expr(r, s->cond);
-        reads_stmt(r, s->body);
-        reads_stmt(r, s->else_body);
-        break;
-    case ST_STORE:
-        reads_expr(r, s->index);
-        reads_expr(r, s->value);
-        break;
-    case ST_ASSIGN: reads_expr(r, s->value); break;
-    case ST_SEQ:
-        for (int i = 0; i < s->n; i++)
-            reads_stmt(r, s->items[i]);
-        break;
-    case ST_CALL: /* a runtime kernel may read any buffer it is given */
-        reads_expr(r, s->iexpr);
+    Reads *r = arg;
+    const Expr *e[3];
+    int n = loop_stmt_exprs(s, e);
+    for (int i = 0; i < n; i++)
+        reads_expr(r, e[i]);
+    if (s->kind == ST_CALL) /* a runtime kernel may read any buffer it is given */
         for (int i = 0; i < s->n_bufs; i++)
             if (s->bufs[i])
                 mark(r, s->bufs[i]);
-        break;
-    case ST_BARRIER: break;
-    }
 }
 
 static Stmt *drop(LoopBuilder *lb, Stmt *s, const Reads *r, int *changed)
@@ -150,7 +130,7 @@ int lp_dead_locals(Module *m, Kernel *k, Diag *d)
         Reads *r = calloc(1, sizeof *r);
         if (!r)
             return diag_error(d, NULL, -1, "out of memory");
-        reads_stmt(r, k->body);
+        loop_each_stmt(k->body, reads_stmt, r);
         int changed = 0;
         Stmt *b = drop(&m->lb, k->body, r, &changed);
         free(r);

@@ -47,38 +47,19 @@ static void scan_expr(Scan *st, const Expr *e)
     scan_expr(st, e->c);
 }
 
-static void scan_stmt(Scan *st, const Stmt *s)
+static void scan_stmt(const Stmt *s, void *arg)
 {
-    if (!s)
-        return;
-    switch (s->kind) {
-    case ST_FOR:
-    case ST_ALLOC:
-    case ST_DECL:
-    case ST_SINGLE: scan_stmt(st, s->body); break;
-    case ST_IF:
-        scan_expr(st, s->cond);
-        scan_stmt(st, s->body);
-        scan_stmt(st, s->else_body);
-        break;
-    case ST_STORE:
-        if (s->buf == st->buf)
-            access(st, s->index, lx_lanes(s->value));
-        scan_expr(st, s->index);
-        scan_expr(st, s->value);
-        break;
-    case ST_ASSIGN: scan_expr(st, s->value); break;
-    case ST_SEQ:
-        for (int i = 0; i < s->n; i++)
-            scan_stmt(st, s->items[i]);
-        break;
-    case ST_CALL:
+    Scan *st = arg;
+    const Expr *e[3];
+    if (s->kind == ST_STORE && s->buf == st->buf)
+        access(st, s->index, lx_lanes(s->value));
+    int n = loop_stmt_exprs(s, e);
+    for (int i = 0; i < n; i++)
+        scan_expr(st, e[i]);
+    if (s->kind == ST_CALL)
         for (int i = 0; i < s->n_bufs; i++)
             if (s->bufs[i] == st->buf)
                 st->bad = 1;
-        break;
-    case ST_BARRIER: break;
-    }
 }
 
 /* The registers of one local: slot -> variable */
@@ -110,7 +91,7 @@ static Expr *promote_expr(LoopBuilder *lb, Expr *e, const Regs *r)
 static Stmt *alloc(LoopBuilder *lb, Stmt *s)
 {
     Scan st = {.buf = s->buf};
-    scan_stmt(&st, s->body);
+    loop_each_stmt(s->body, scan_stmt, &st);
     if (st.bad || st.vec == st.scal)
         return ls_alloc(lb, s->buf, promote(lb, s->body, NULL));
     Regs r = {.buf = s->buf, .lanes = st.vec ? st.lanes : 1};
