@@ -80,10 +80,8 @@ Graph *driver_prepare(const CompileOptions *o, CodegenOptions *cg, Diag *d)
     Graph *g = onnx_load(o->model, &o->load, d);
     if (!g)
         return NULL;
-    g->target = cg->target;
-    g->threads = cg->threads;
     g->max_fold_bytes = o->max_fold_bytes;
-    if (passes_run(g, d, o->dump_after, stdout) != 0) {
+    if (passes_run(g, cg, d, o->dump_after, stdout) != 0) {
         graph_free(g);
         return NULL;
     }

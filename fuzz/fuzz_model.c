@@ -24,15 +24,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     const char *target = TARGETS[size % 4];
-    g->target = target_find(target);
-    g->threads = (int)(size / 4 % 2) + 1;
-    if (passes_run(g, &d, NULL, NULL) == 0) {
+    CodegenOptions cg = {.target = target_find(target), .threads = (int)(size / 4 % 2) + 1};
+    if (passes_run(g, &cg, &d, NULL, NULL) == 0) {
         char *c = NULL, *h = NULL;
         size_t nc = 0, nh = 0;
         FILE *fc = open_memstream(&c, &nc), *fh = open_memstream(&h, &nh);
         if (fc && fh) {
             EmitOptions eo = {.prefix = "model", .main_mode = 1};
-            CodegenOptions cg = {.target = g->target, .threads = g->threads};
             Module *m = lower_model(g, &cg, &d);
             if (m)
                 emit_module(m, &eo, fc, fh, &d);

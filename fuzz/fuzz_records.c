@@ -46,15 +46,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         Diag d = fuzz_diag("fuzz_records", "model.onnx");
         Graph *g = onnx_load_buffer(model, model_len, NULL, NULL, &d);
         if (g) {
-            g->target = target_find("x86_64-avx512");
-            g->threads = 1;
-            if (passes_run(g, &d, NULL, NULL) == 0) {
+            CodegenOptions cg = {.target = target_find("x86_64-avx512"), .threads = 1, .tuning = &tuning};
+            if (passes_run(g, &cg, &d, NULL, NULL) == 0) {
                 char *c = NULL;
                 size_t nc = 0;
                 FILE *fc = open_memstream(&c, &nc);
                 if (fc) {
                     EmitOptions eo = {.prefix = "model"};
-                    CodegenOptions cg = {.target = g->target, .threads = 1, .tuning = &tuning};
                     Module *m = lower_model(g, &cg, &d);
                     if (m)
                         emit_module(m, &eo, fc, NULL, &d);

@@ -124,8 +124,6 @@ typedef struct Graph {
     int *outputs;         /* output value ids, in model order */
     int n_outputs;
     int64_t arena_bytes;  /* workspace size from plan_memory */
-    const struct Target *target; /* code-generation target (ir/target.h); NULL: generic */
-    int threads;          /* --threads: parallel loops use this many threads */
     /* constant folding's budget (ops/op_util.h opu_fold_reserve): bytes of
      * constants folded so far; the model's own constant bytes (initializers,
      * bound inputs, tensor attributes; set by pass infer_fold); the cap

@@ -214,6 +214,8 @@ void op_attrs_print(FILE *f, const Graph *g, const Node *n)
     if (n->scratch.bytes > 0) {
         pi(f, "scratch_bytes", n->scratch.bytes);
         pi(f, "scratch_dtype", n->scratch.dtype);
+        if (n->scratch.per_thread)
+            pi(f, "scratch_per_thread", 1);
     }
     if (n->scratch.value >= 0)
         pi(f, "scratch_value", n->scratch.value);

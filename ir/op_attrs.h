@@ -288,6 +288,7 @@ typedef struct NodeScratch {
     int64_t bytes; /* 0: none */
     DType dtype;
     int value;     /* the scratch value made by pass hidden, or -1 */
+    int per_thread; /* bytes is one thread's share: pass hidden places one per thread */
 } NodeScratch;
 
 /* A node whose output has data-dependent dims (ops/dynprop.c): how the

@@ -82,7 +82,4 @@ int compute_affinegrid(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_affinegrid_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(affinegrid)

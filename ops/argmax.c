@@ -63,10 +63,7 @@ int op_argmax_infer(Graph *g, int node, Diag *d)
     return 0;
 }
 
-int op_argmax_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(argmax)
 
 int compute_argmax(ComputeCtx *cx, int node, ComputeDef *def)
 {

@@ -474,7 +474,4 @@ int compute_attention(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_attention_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(attention)

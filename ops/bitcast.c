@@ -50,7 +50,4 @@ int compute_bitcast(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_bitcast_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(bitcast)

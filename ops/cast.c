@@ -140,7 +140,4 @@ int compute_cast(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_cast_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(cast)

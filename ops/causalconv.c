@@ -120,7 +120,4 @@ int compute_causalconv(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_causalconv_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(causalconv)

@@ -188,7 +188,4 @@ int compute_col2im(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_col2im_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(col2im)

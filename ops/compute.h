@@ -86,6 +86,13 @@ struct ComputeCtx {
      * kernel a tuning candidate is checked against) */
     struct SchedTuning *tuning;
     int naive;
+    /* The code-generation target (NULL: generic C) and the
+     * team's size (>= 1), from the CodegenOptions: schedule/ chooses by
+     * them. Compute definitions stay target-free, with two exceptions
+     * tests/unit/test_schedule_custom.c names: the slots of a per-thread
+     * scratch (ctvm.Sdpa) and the recurrent product's register tile. */
+    const struct Target *target;
+    int threads;
 };
 
 #define X(e, name, fam, lo, hi, fl) int compute_##fam(ComputeCtx *cx, int node, ComputeDef *def);

@@ -76,7 +76,7 @@ static void *eval_mem(void *user, const LBuf *b)
     return e->cx.g->values[e->value_of[b->id]].data;
 }
 
-int ops_eval_compute(Graph *g, int node, Diag *d)
+int ops_eval_compute(Graph *g, int node, const struct Target *t, Diag *d)
 {
     const Node *n = &g->nodes[node];
     for (int k = 0; k < n->n_out; k++) /* outputs first, so buffers find their bytes */
@@ -88,6 +88,8 @@ int ops_eval_compute(Graph *g, int node, Diag *d)
     e.lb.arena = ar;
     e.cx.lb = &e.lb;
     e.cx.g = g;
+    e.cx.target = t;
+    e.cx.threads = 1;
     e.cx.d = d;
     e.cx.buf_of = eval_buf_of;
     e.cx.user = &e;
@@ -104,7 +106,7 @@ int ops_eval_compute(Graph *g, int node, Diag *d)
         s = ls_seq(&e.lb, def.n_stages, items);
     }
     char err[512];
-    if (loop_interp_run_for(s, g->target, eval_mem, &e, err, sizeof err) != 0) {
+    if (loop_interp_run_for(s, t, eval_mem, &e, err, sizeof err) != 0) {
         diag_error(d, g, node, "evaluating the constant inputs failed: %s (internal error)", err);
         goto done;
     }

@@ -52,7 +52,7 @@ int op_concat_eval(Graph *g, int node, Diag *d)
     int axis = (int)attr_int(n, "axis", 0);
     size_t es = dtype_size(yv->dtype);
     if (dtype_is_packed(yv->dtype))
-        return ops_eval_compute(g, node, d);
+        return OPS_EVAL_BY_COMPUTE;
     int64_t outer = 1, inner = 1;
     for (int k = 0; k < yv->shape.rank; k++) {
         if (k < axis)

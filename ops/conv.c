@@ -118,5 +118,5 @@ int op_conv_eval(Graph *g, int node, Diag *d)
     const Value *x = opu_in(g, node, 0);
     if (x->dtype == DT_FLOAT32 && x->shape.rank == 4)
         return eval_blas(g, node, d);
-    return ops_eval_compute(g, node, d);
+    return OPS_EVAL_BY_COMPUTE;
 }

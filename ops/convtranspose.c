@@ -175,7 +175,4 @@ int compute_convtranspose(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_convtranspose_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(convtranspose)

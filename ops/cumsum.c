@@ -72,10 +72,7 @@ int op_cumsum_infer(Graph *g, int node, Diag *d)
     return 0;
 }
 
-int op_cumsum_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(cumsum)
 
 /* The nest of one axis: every (outer, inner) row runs serially. */
 static Stmt *cum_nest(ComputeCtx *cx, int node, int axis)

@@ -176,7 +176,4 @@ int compute_deformconv(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_deformconv_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(deformconv)

@@ -103,7 +103,4 @@ int compute_depthspace(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_depthspace_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(depthspace)

@@ -130,7 +130,4 @@ int compute_det(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_det_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(det)

@@ -85,7 +85,4 @@ int compute_dropout(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_dropout_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(dropout)

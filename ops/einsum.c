@@ -269,7 +269,4 @@ int compute_einsum(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_einsum_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(einsum)

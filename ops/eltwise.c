@@ -609,4 +609,4 @@ int compute_eltwise(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_eltwise_eval(Graph *g, int node, Diag *d) { return ops_eval_compute(g, node, d); }
+DEFINE_EVAL_BY_COMPUTE(eltwise)

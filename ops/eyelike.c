@@ -55,7 +55,4 @@ int compute_eyelike(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_eyelike_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(eyelike)

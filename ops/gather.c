@@ -166,7 +166,4 @@ int compute_gather(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_gather_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(gather)

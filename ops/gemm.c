@@ -161,6 +161,6 @@ static int eval_matmul(Graph *g, int node, Diag *d)
 int op_gemm_eval(Graph *g, int node, Diag *d)
 {
     if (opu_in(g, node, 0)->dtype != DT_FLOAT32)
-        return ops_eval_compute(g, node, d);
+        return OPS_EVAL_BY_COMPUTE;
     return g->nodes[node].op == OP_GEMM ? eval_gemm(g, node, d) : eval_matmul(g, node, d);
 }

@@ -240,7 +240,4 @@ int compute_gridsample(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_gridsample_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(gridsample)

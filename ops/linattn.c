@@ -205,7 +205,4 @@ int compute_linattn(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_linattn_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(linattn)

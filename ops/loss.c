@@ -126,7 +126,4 @@ int compute_loss(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_loss_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(loss)

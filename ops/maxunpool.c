@@ -124,7 +124,4 @@ int compute_maxunpool(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_maxunpool_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(maxunpool)

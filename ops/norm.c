@@ -631,7 +631,4 @@ int compute_norm(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_norm_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(norm)

@@ -119,7 +119,4 @@ int compute_onehot(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_onehot_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(onehot)

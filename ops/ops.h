@@ -12,7 +12,9 @@
  *   int op_<family>_eval(Graph *g, int node, Diag *d);
  *       Called after infer when every input is a constant: computes the
  *       outputs' bytes (Value.data, allocated from g->arena). 1 folded,
- *       0 cannot fold this case (not an error), -1 error. These are also the
+ *       0 cannot fold this case (not an error), -1 error, or
+ *       OPS_EVAL_BY_COMPUTE: evaluate by running the node's compute
+ *       definition (ops_eval does it, rounding as the target does). These are also the
  *       reference kernels that unit tests compare generated code with;
  *       Gemm/MatMul/Conv use OpenBLAS.
  *
@@ -45,13 +47,29 @@
 CTVM_OPS(X)
 #undef X
 
-/* Evaluation by running the node's compute definition in the loop IR
- * interpreter (compute_eval.c): the op_<family>_eval of every family that
- * has no faster hand-written one. 1 folded, -1 error. */
-int ops_eval_compute(Graph *g, int node, Diag *d);
+/* What op_<family>_eval returns to be evaluated by running its compute
+ * definition in the loop IR interpreter (the families with no faster
+ * hand-written evaluation). */
+#define OPS_EVAL_BY_COMPUTE 2
+/* The whole op_<family>_eval of such a family. */
+#define DEFINE_EVAL_BY_COMPUTE(fam)                              \
+    int op_##fam##_eval(Graph *g, int node, Diag *d)           \
+    {                                                          \
+        (void)g, (void)node, (void)d;                          \
+        return OPS_EVAL_BY_COMPUTE;                            \
+    }
 
-/* Dispatch on g->nodes[node].op; an unknown op is an error naming it. */
+struct Target;
+
+/* Evaluation by running the node's compute definition in the loop IR
+ * interpreter (compute_eval.c), computing as target t does (whether its
+ * multiply-add fuses; NULL: generic C). 1 folded, -1 error. */
+int ops_eval_compute(Graph *g, int node, const struct Target *t, Diag *d);
+
+/* Dispatch on g->nodes[node].op; an unknown op is an error naming it.
+ * ops_eval folds for target t: the constants it computes are the bytes the
+ * generated code would compute on t. */
 int ops_infer(Graph *g, int node, Diag *d);
-int ops_eval(Graph *g, int node, Diag *d);
+int ops_eval(Graph *g, int node, const struct Target *t, Diag *d);
 
 #endif

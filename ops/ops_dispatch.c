@@ -34,12 +34,13 @@ int ops_infer(Graph *g, int node, Diag *d)
     return INFER[k](g, node, d);
 }
 
-int ops_eval(Graph *g, int node, Diag *d)
+int ops_eval(Graph *g, int node, const struct Target *t, Diag *d)
 {
     OpKind k = g->nodes[node].op;
     if (k <= OP_UNKNOWN || k >= OP_COUNT || !EVAL[k])
         return unknown(g, node, d);
-    return EVAL[k](g, node, d);
+    int r = EVAL[k](g, node, d);
+    return r == OPS_EVAL_BY_COMPUTE ? ops_eval_compute(g, node, t, d) : r;
 }
 
 int ops_can_fold(const Graph *g, const Node *n)

@@ -247,7 +247,4 @@ int compute_pad(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_pad_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(pad)

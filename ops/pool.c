@@ -110,7 +110,4 @@ int op_pool_infer(Graph *g, int node, Diag *d)
     return 0;
 }
 
-int op_pool_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(pool)

@@ -291,7 +291,4 @@ int compute_qlinear(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_qlinear_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(qlinear)

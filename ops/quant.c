@@ -376,7 +376,4 @@ int compute_quant(ComputeCtx *cx, int node, ComputeDef *def)
     }
 }
 
-int op_quant_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(quant)

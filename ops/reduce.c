@@ -107,10 +107,7 @@ int op_reduce_infer(Graph *g, int node, Diag *d)
     return 0;
 }
 
-int op_reduce_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(reduce)
 
 /* f(v) computed in float64 for integer types (the result is cast back). */
 static Expr *float_call(LoopBuilder *lb, CallOp fn, Expr *v)

@@ -489,7 +489,4 @@ int compute_resize(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_resize_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(resize)

@@ -58,7 +58,4 @@ int compute_revseq(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_revseq_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(revseq)

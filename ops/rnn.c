@@ -430,7 +430,7 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     /* float32 may run in vectors along the gate axis when W and R are
        transposed (contiguous in g) and along j in the state updates */
     int lanes = t == LT_F32 && x->dtype == DT_FLOAT32;
-    int regs = cx->g->target && cx->g->target->n_vregs > 0 ? cx->g->target->n_vregs : 16;
+    int regs = cx->target && cx->target->n_vregs > 0 ? cx->target->n_vregs : 16;
     /* Stage: the input projection of all time steps as one batched GEMM,
        px[d, r, g] = Wb[d, g] + sum_i X[r, i] W[d, g, i] over the rows r of X
        (in X's own layout). Code generation schedules it like Gemm into the
@@ -680,7 +680,4 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_rnn_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(rnn)

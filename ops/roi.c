@@ -103,7 +103,4 @@ int compute_roi(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_roi_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(roi)

@@ -137,7 +137,4 @@ int compute_rotary(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_rotary_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(rotary)

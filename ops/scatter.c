@@ -263,7 +263,4 @@ int compute_scatter(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_scatter_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(scatter)

@@ -10,7 +10,8 @@
  * none, 1 multiply, 2 divide), scale (the constant); set here: mask_strides
  * (element strides of the mask along batch, head, row, column; 0 where it
  * broadcasts) and Node.scratch (per thread: 24 rows of T scores and the packed Kt and V,
- * loop_kernel_sdpa_scratch; placed by pass hidden). */
+ * loop_kernel_sdpa_scratch; pass hidden places one share per thread of the
+ * CodegenOptions). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,19 +57,21 @@ int op_sdpa_infer(Graph *g, int node, Diag *d)
     }
     for (int i = 0; i < 4; i++)
         g->nodes[node].at.sdpa.mask_strides[i] = st[i];
-    int64_t threads = g->threads > 1 ? g->threads : 1, bytes, per = loop_kernel_sdpa_scratch(T, Dk, v->shape.dims[r - 1]);
-    if (per < 0 || !i64_mul(per, threads * 4, &bytes))
+    int64_t bytes, per = loop_kernel_sdpa_scratch(T, Dk, v->shape.dims[r - 1]);
+    if (per < 0 || !i64_mul(per, 4, &bytes))
         return diag_error(d, g, node, "the score block overflows");
     g->nodes[node].scratch.bytes = bytes;
     g->nodes[node].scratch.dtype = DT_FLOAT32;
+    g->nodes[node].scratch.per_thread = 1;
     Shape y = q->shape;
     y.dims[r - 1] = v->shape.dims[r - 1];
     opu_set_out(g, node, 0, DT_FLOAT32, y);
     return 0;
 }
 
-/* the kernel's integer arguments (templates/kernel_sdpa.h) */
-static void sdpa_args(const Graph *g, const Node *n, int64_t *ia, double *fa)
+/* the kernel's integer arguments (templates/kernel_sdpa.h) for a team of
+ * `threads` (one scratch slot each) */
+static void sdpa_args(const Graph *g, const Node *n, int threads, int64_t *ia, double *fa)
 {
     const Value *q = &g->values[n->in[0]], *k = &g->values[n->in[1]], *v = &g->values[n->in[2]];
     int r = q->shape.rank;
@@ -91,7 +94,7 @@ static void sdpa_args(const Graph *g, const Node *n, int64_t *ia, double *fa)
     }
     for (int i = 0; i < 4; i++)
         ia[7 + i] = sa->mask_strides[i];
-    ia[11] = g->threads > 1 ? g->threads : 1;
+    ia[11] = threads > 1 ? threads : 1;
     ia[12] = 0;
 }
 
@@ -100,8 +103,7 @@ int op_sdpa_eval(Graph *g, int node, Diag *d)
     const Node *n = &g->nodes[node];
     int64_t ia[13];
     double fa[1];
-    sdpa_args(g, n, ia, fa);
-    ia[11] = 1;
+    sdpa_args(g, n, 1, ia, fa);
     int64_t per = loop_kernel_sdpa_scratch(ia[3], ia[4], ia[5]);
     float *scratch = per < 0 ? NULL : calloc((size_t)(per ? per : 1), sizeof(float));
     void *y = opu_alloc_out(g, node, 0, d);
@@ -126,7 +128,7 @@ int compute_sdpa(ComputeCtx *cx, int node, ComputeDef *def)
         return compute_fail(cx, node, "scratch buffer not planned (internal error)");
     int64_t ia[13];
     double fa[1];
-    sdpa_args(g, n, ia, fa);
+    sdpa_args(g, n, cx->threads, ia, fa);
     int has_mask = n->n_in > 3 && n->in[3] >= 0;
     LBuf *bufs[6] = {cx->buf_of(cx, n->in[0]), cx->buf_of(cx, n->in[1]), cx->buf_of(cx, n->in[2]),
                      has_mask ? cx->buf_of(cx, n->in[3]) : NULL, cx->buf_of(cx, n->out[0]), cx->buf_of(cx, sv)};

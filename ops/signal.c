@@ -373,5 +373,5 @@ int op_signal_eval(Graph *g, int node, Diag *d)
 {
     if (g->nodes[node].op == OP_MELWEIGHTMATRIX)
         return eval_mel(g, node, d);
-    return ops_eval_compute(g, node, d);
+    return OPS_EVAL_BY_COMPUTE;
 }

@@ -46,10 +46,7 @@ int op_softmax_infer(Graph *g, int node, Diag *d)
     return 0;
 }
 
-int op_softmax_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(softmax)
 
 /* Softmax / LogSoftmax of float32 rows [outer, len] (inner == 1): the
  * exponentials stored once and scaled by 1/sum. The row loops are contiguous

@@ -85,7 +85,7 @@ int op_split_eval(Graph *g, int node, Diag *d)
     const int64_t *sizes = attr_ints(n, "split", &ns);
     size_t es = dtype_size(x->dtype);
     if (dtype_is_packed(x->dtype))
-        return ops_eval_compute(g, node, d);
+        return OPS_EVAL_BY_COMPUTE;
     int64_t outer = 1, inner = 1;
     for (int k = 0; k < x->shape.rank; k++) {
         if (k < axis)

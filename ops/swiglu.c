@@ -62,7 +62,4 @@ int compute_swiglu(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_swiglu_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(swiglu)

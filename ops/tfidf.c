@@ -186,7 +186,4 @@ int compute_tfidf(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_tfidf_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(tfidf)

@@ -76,7 +76,4 @@ int compute_tile(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_tile_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(tile)

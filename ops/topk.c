@@ -87,10 +87,7 @@ int op_topk_infer(Graph *g, int node, Diag *d)
     return 0;
 }
 
-int op_topk_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(topk)
 
 int compute_topk(ComputeCtx *cx, int node, ComputeDef *def)
 {

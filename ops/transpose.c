@@ -40,7 +40,7 @@ int op_transpose_eval(Graph *g, int node, Diag *d)
     const int64_t *perm = attr_ints(n, "perm", &np);
     size_t es = dtype_size(x->dtype);
     if (dtype_is_packed(x->dtype))
-        return ops_eval_compute(g, node, d);
+        return OPS_EVAL_BY_COMPUTE;
     int64_t total, xs[CTVM_MAX_RANK];
     if (opu_numel(g, node, d, &yv->shape, &total))
         return -1;

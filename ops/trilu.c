@@ -83,7 +83,4 @@ int compute_trilu(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
-int op_trilu_eval(Graph *g, int node, Diag *d)
-{
-    return ops_eval_compute(g, node, d);
-}
+DEFINE_EVAL_BY_COMPUTE(trilu)

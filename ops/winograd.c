@@ -93,7 +93,7 @@ int op_winograd_infer(Graph *g, int node, Diag *d)
     return 0;
 }
 
-int op_winograd_eval(Graph *g, int node, Diag *d) { return ops_eval_compute(g, node, d); }
+DEFINE_EVAL_BY_COMPUTE(winograd)
 
 /* -e when neg, else e (neg is a constant once the transform index is) */
 static Expr *sgn(LoopBuilder *lb, Expr *neg, Expr *e)

@@ -213,6 +213,7 @@ typedef struct Cursor {
     Graph *g;
     int at;        /* where the next block goes: the control-flow node's current index */
     InferNodeFn infer;
+    const CodegenOptions *cg;
     Diag *d;
 } Cursor;
 
@@ -228,7 +229,7 @@ static int place(Cursor *c, int first)
     int end = c->at + n;
     for (int j = c->at; j < end;) {
         int before = g->n_nodes;
-        int r = c->infer(g, j, c->d);
+        int r = c->infer(g, j, c->cg, c->d);
         if (r < 0)
             return -1;
         end += g->n_nodes - before; /* nested expansion inserted nodes in the block */
@@ -562,9 +563,9 @@ static int expand_scan(Cursor *c, int node)
     return place(c, first);
 }
 
-int cf_expand(Graph *g, int node, Diag *d, InferNodeFn infer)
+int cf_expand(Graph *g, int node, const CodegenOptions *cg, Diag *d, InferNodeFn infer)
 {
-    Cursor c = {g, node, infer, d};
+    Cursor c = {g, node, infer, cg, d};
     int r;
     switch (g->nodes[node].op) {
     case OP_IF: r = expand_if(&c, node); break;

@@ -17,7 +17,7 @@
 #include "passes/pass_util.h"
 #include "passes/passes.h"
 
-int pass_hidden(Graph *g, Diag *d)
+int pass_hidden(Graph *g, const CodegenOptions *cg, Diag *d)
 {
     graph_count_uses(g);
     int n_nodes = g->n_nodes;
@@ -51,6 +51,8 @@ int pass_hidden(Graph *g, Diag *d)
             pass_append_output(g, i, dv);
         }
         int64_t bytes = g->nodes[i].scratch.bytes;
+        if (bytes > 0 && g->nodes[i].scratch.per_thread && cg->threads > 1 && !i64_mul(bytes, cg->threads, &bytes))
+            return diag_error(d, g, i, "the kernel's scratch for %d threads overflows", cg->threads);
         if (bytes > 0 && g->nodes[i].scratch.value < 0) {
             int sv = graph_add_value(g, arena_printf(g->arena, "%s_scratch", g->nodes[i].name));
             DType sdt = g->nodes[i].scratch.dtype;

@@ -104,12 +104,12 @@ static int check_inputs(Graph *g, int node, Diag *d)
 
 /* Infers and, when it can, folds node i; expands control flow in place.
  * Returns the number of node slots done from i on (see control_flow.h). */
-static int infer_node(Graph *g, int i, Diag *d)
+static int infer_node(Graph *g, int i, const CodegenOptions *cg, Diag *d)
 {
     if (g->nodes[i].dead)
         return 1;
     if (cf_is_control(g->nodes[i].op))
-        return cf_expand(g, i, d, infer_node);
+        return cf_expand(g, i, cg, d, infer_node);
     if (check_inputs(g, i, d) || ops_infer(g, i, d) || dyn_infer(g, i, d))
         return -1;
     for (int k = 0; k < g->nodes[i].n_out; k++)
@@ -117,7 +117,7 @@ static int infer_node(Graph *g, int i, Diag *d)
             return -1;
     if (!ops_can_fold(g, &g->nodes[i]))
         return 1;
-    int r = ops_eval(g, i, d);
+    int r = ops_eval(g, i, cg->target, d);
     if (r < 0)
         return -1;
     if (r == 0)
@@ -134,7 +134,7 @@ static int infer_node(Graph *g, int i, Diag *d)
     return 1;
 }
 
-int pass_infer_fold(Graph *g, Diag *d)
+int pass_infer_fold(Graph *g, const CodegenOptions *cg, Diag *d)
 {
     if (g->fold_base == 0 && g->fold_bytes == 0) /* once: before anything is folded */
         g->fold_base = model_const_bytes(g);
@@ -142,7 +142,7 @@ int pass_infer_fold(Graph *g, Diag *d)
         if (check_size(g, -1, g->inputs[k], d))
             return -1;
     for (int i = 0; i < g->n_nodes;) {
-        int r = infer_node(g, i, d);
+        int r = infer_node(g, i, cg, d);
         if (r < 0)
             return -1;
         i += r;

@@ -525,10 +525,10 @@ static int rewrite(Lay *L, int node)
     }
 }
 
-int pass_layout(Graph *g, Diag *d)
+int pass_layout(Graph *g, const CodegenOptions *cg, Diag *d)
 {
     (void)d;
-    Lay L = {.g = g, .B = g->target ? g->target->vl : 1};
+    Lay L = {.g = g, .B = cg->target ? cg->target->vl : 1};
     grow(&L);
     int rc = 0;
     for (L.pos = 0; L.pos < g->n_nodes; L.pos++) {

@@ -221,10 +221,10 @@ static int pack_one(Graph *g, int i, int64_t NB)
     return span;
 }
 
-int pass_pack_matmul(Graph *g, Diag *d)
+int pass_pack_matmul(Graph *g, const CodegenOptions *cg, Diag *d)
 {
     (void)d;
-    const Target *t = g->target;
+    const Target *t = cg->target;
     if (!t || t->vl <= 1)
         return 0;
     int64_t NB = 2 * (int64_t)t->vl;

@@ -152,9 +152,9 @@ static int rewrite(Graph *g, int node, int vl, int allow4)
     return 1;
 }
 
-int pass_winograd(Graph *g, Diag *d)
+int pass_winograd(Graph *g, const CodegenOptions *cg, Diag *d)
 {
-    int vl = g->target ? g->target->vl : 1;
+    int vl = cg->target ? cg->target->vl : 1;
     const char *env = getenv("CTVM_WINOGRAD");
     if (vl <= 1 || (env && strcmp(env, "0") == 0))
         return 0;

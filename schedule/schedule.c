@@ -24,12 +24,12 @@
 
 int sched_vl(const ComputeCtx *cx)
 {
-    return cx->g->target ? cx->g->target->vl : 1;
+    return cx->target ? cx->target->vl : 1;
 }
 
 int sched_threads(const ComputeCtx *cx)
 {
-    return cx->g->threads > 1 ? cx->g->threads : 1;
+    return cx->threads > 1 ? cx->threads : 1;
 }
 
 /* Apply epilogue node `epi`, whose input `from` is the running value `cur`

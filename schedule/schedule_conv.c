@@ -256,7 +256,7 @@ static Stmt *inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, void *user
 Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st)
 {
     int vl = sched_vl(cx);
-    int regs = cx->g->target ? cx->g->target->n_vregs : 16;
+    int regs = cx->target ? cx->target->n_vregs : 16;
     if (st->n_axes != 5 || (vl > 1 && st->extent[4] != vl))
         return schedule_stage_default(cx, st);
     ConvPlan p = {.L = st->extent[4], .OCb = st->extent[1], .OH = st->extent[2], .OW = st->extent[3]};

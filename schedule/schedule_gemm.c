@@ -61,7 +61,7 @@ static Stmt *inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, void *user
 Stmt *schedule_gemm(ComputeCtx *cx, const ComputeStage *st)
 {
     int vl = sched_vl(cx);
-    int regs = cx->g->target ? cx->g->target->n_vregs : 16;
+    int regs = cx->target ? cx->target->n_vregs : 16;
     if (st->n_axes < 2 || st->red != RED_SUM)
         return schedule_stage_default(cx, st);
     GemmPlan p = {.mi = st->n_axes - 2, .ni = st->n_axes - 1, .L = vl > 1 ? vl : 1};

@@ -17,7 +17,7 @@ static inline int run(Graph *g, int node, Diag *d)
 {
     if (ops_infer(g, node, d))
         return -1;
-    return ops_eval(g, node, d);
+    return ops_eval(g, node, NULL, d);
 }
 
 static inline void expect_shape(Graph *g, int v, int rank, const int64_t *dims)

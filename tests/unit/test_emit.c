@@ -268,7 +268,7 @@ static Graph *small_model(void)
     graph_add_output(g, y);
     Diag d = quiet();
     graph_count_uses(g);
-    if (passes_run(g, &d, NULL, NULL) != 0)
+    if (passes_run(g, &(CodegenOptions){.threads = 1}, &d, NULL, NULL) != 0)
         fail_msg("passes: %s", d.last);
     return g;
 }
@@ -414,7 +414,7 @@ static void test_emit_zero_byte_first_constant(void **state)
     graph_add_output(g, y);
     Diag d = quiet();
     graph_count_uses(g);
-    if (passes_run(g, &d, NULL, NULL) != 0)
+    if (passes_run(g, &(CodegenOptions){.threads = 1}, &d, NULL, NULL) != 0)
         fail_msg("passes: %s", d.last);
     char *t = emit_text(g, "enet");
     graph_free(g);

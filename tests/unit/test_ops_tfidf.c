@@ -15,7 +15,7 @@ static int run(Graph *g, int node, Diag *d)
 {
     if (ops_infer(g, node, d))
         return -1;
-    return ops_eval(g, node, d);
+    return ops_eval(g, node, NULL, d);
 }
 
 static void expect_f32(Graph *g, int v, int64_t n, const float *want)

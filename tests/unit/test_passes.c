@@ -19,6 +19,8 @@
 #include "passes/passes.h"
 #include "tests/unit/graph_build.h"
 
+/* scalar C, one thread: constants folded as plain C computes them */
+static const CodegenOptions GENERIC = {.target = NULL, .threads = 1};
 
 static int live_nodes(const Graph *g)
 {
@@ -62,7 +64,7 @@ static const float *eval_all(Graph *g, int input, float *data, int out)
         if (g->nodes[i].dead)
             continue;
         assert_int_equal(ops_infer(g, i, &d), 0);
-        assert_int_equal(ops_eval(g, i, &d), 1);
+        assert_int_equal(ops_eval(g, i, NULL, &d), 1);
     }
     return g->values[out].data;
 }
@@ -98,7 +100,7 @@ static void test_infer_fold_shape_chain(void **state)
     int r, shp, y;
     Graph *g = shape_chain(&r, &shp, &y);
     assert_int_equal(live_nodes(g), 5);
-    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
     assert_int_equal(live_nodes(g), 1);
     assert_false(g->nodes[r].dead);
     assert_int_equal(g->nodes[r].in[1], shp);
@@ -114,7 +116,7 @@ static void test_infer_fold_shape_chain(void **state)
     char *text = dump(g);
     assert_non_null(strstr(text, "%y = Reshape(%x, %shp[2]={2,-1}) : float32[2,12]\n"));
     /* safe to run twice */
-    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
     assert_int_equal(live_nodes(g), 1);
     char *again = dump(g);
     assert_string_equal(text, again);
@@ -132,7 +134,7 @@ static void test_infer_fold_errors(void **state)
     int y = graph_add_value(g, "y");
     tb_node(g, "Relu", 1, 1, x, y);
     graph_add_output(g, y);
-    assert_int_equal(pass_infer_fold(g, &d), -1);
+    assert_int_equal(pass_infer_fold(g, &GENERIC, &d), -1);
     expect_error(&d, "--input-shapes");
     expect_error(&d, "node 'Relu_0' (Relu)");
     graph_free(g);
@@ -153,7 +155,7 @@ static void test_infer_fold_keeps_runtime(void **state)
     node_set_int(g, g->n_nodes - 1, "to", 1);
     int add = tb_node(g, "Add", 2, 1, x, c, y);
     graph_add_output(g, y);
-    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
     assert_true(g->nodes[kn].dead);
     assert_false(g->nodes[add].dead);
     assert_int_equal(g->values[c].dtype, DT_FLOAT32);
@@ -177,7 +179,7 @@ static void test_identity_inside(void **state)
     int dr = tb_node(g, "Dropout", 1, 2, r, m, mask);
     int sg = tb_node(g, "Sigmoid", 1, 1, m, y);
     graph_add_output(g, y);
-    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
     assert_int_equal(pass_drop_identity(g, &d), 0);
     assert_true(g->nodes[dr].dead);
     assert_int_equal(g->nodes[sg].in[0], r);
@@ -199,7 +201,7 @@ static void test_identity_graph_output(void **state)
     int sg = tb_node(g, "Sigmoid", 1, 1, r, z);
     graph_add_output(g, y);
     graph_add_output(g, z);
-    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
     assert_int_equal(pass_drop_identity(g, &d), 0);
     assert_true(g->nodes[id].dead);
     assert_int_equal(g->nodes[re].out[0], y); /* Relu now writes the output */
@@ -219,7 +221,7 @@ static void test_identity_graph_output(void **state)
     int mask = graph_add_value(g, "mask");
     int dr = tb_node(g, "Dropout", 1, 2, x, y, mask);
     graph_add_output(g, y);
-    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
     assert_int_equal(pass_drop_identity(g, &d), 0);
     assert_false(g->nodes[dr].dead);
     assert_int_equal(g->nodes[dr].op, OP_IDENTITY);
@@ -239,7 +241,7 @@ static void test_dropout_mask_used(void **state)
     int dr = tb_node(g, "Dropout", 1, 2, x, y, mask);
     graph_add_output(g, y);
     graph_add_output(g, mask);
-    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
     /* the used mask keeps the node: its definition writes the all-true mask */
     assert_int_equal(pass_drop_identity(g, &d), 0);
     assert_int_equal(g->nodes[dr].op, OP_DROPOUT);
@@ -301,7 +303,7 @@ static void test_fold_bn_into_conv(void **state)
         const float *want = eval_all(ref, x, xd, y);
         /* folded */
         Graph *g = conv_bn(with_bias, &x2, &conv2, &bn2, &y2);
-        assert_int_equal(pass_infer_fold(g, &d), 0);
+        assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
         assert_int_equal(pass_fold_batchnorm(g, &d), 0);
         assert_true(g->nodes[bn2].dead);
         assert_int_equal(count_op(g, OP_BATCHNORM), 0);
@@ -356,7 +358,7 @@ static void test_fold_bn_into_gemm_and_matmul(void **state)
         Graph *ref = dense_bn(matmul, &x, &dn, &bn, &y);
         const float *want = eval_all(ref, x, xd, y);
         Graph *g = dense_bn(matmul, &x2, &dn2, &bn2, &y2);
-        assert_int_equal(pass_infer_fold(g, &d), 0);
+        assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
         assert_int_equal(pass_fold_batchnorm(g, &d), 0);
         assert_true(g->nodes[bn2].dead);
         assert_int_equal(live_nodes(g), 1);
@@ -383,7 +385,7 @@ static void test_bn_to_mul_add(void **state)
     int c = g->nodes[conv2].out[0], z = graph_add_value(g, "z");
     int rl = tb_node(g, "Relu", 1, 1, c, z);
     graph_add_output(g, z);
-    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
     assert_int_equal(pass_fold_batchnorm(g, &d), 0);
     assert_int_equal(count_op(g, OP_BATCHNORM), 0);
     assert_int_equal(live_nodes(g), 4);
@@ -422,7 +424,7 @@ static void test_bn_training_mode(void **state)
     graph_add_node(g, "BatchNormalization", NULL, 5, ins, 3, outs);
     graph_add_output(g, y);
     graph_add_output(g, rm);
-    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
     /* a BN whose running statistics are used stays for its own kernel */
     assert_int_equal(pass_fold_batchnorm(g, &d), 0);
     int live = 0;
@@ -449,7 +451,7 @@ static void test_dce(void **state)
     int n_add = tb_node(g, "Add", 2, 1, b, k, c);
     int n_exp = tb_node(g, "Exp", 1, 1, a, e); /* feeds the output via ... nothing */
     graph_add_output(g, a);
-    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
     assert_int_equal(pass_dce(g, &d), 0);
     assert_false(g->nodes[n_relu].dead);
     assert_true(g->nodes[n_sig].dead);
@@ -477,7 +479,7 @@ static void test_graph_dump_text(void **state)
     node_set_ints(g, n, "pads", D4(1, 1, 1, 1), 4);
     tb_node(g, "Relu", 1, 1, c, y);
     graph_add_output(g, y);
-    assert_int_equal(pass_infer_fold(g, &d), 0);
+    assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
     char *text = dump(g);
     const char *want =
         "graph \"tiny\" opset 13\n"
@@ -535,14 +537,14 @@ static void test_layout_blocked_matches(void **state)
         Graph *ref = blocky(&x, &y, &y2);
         const float *want = eval_all(ref, x, xd, y), *want2 = ref->values[y2].data;
         Graph *g = blocky(&gx, &gy, &gy2);
-        g->target = target_find(targets[t]);
-        assert_int_equal(pass_infer_fold(g, &d), 0);
-        assert_int_equal(pass_layout(g, &d), 0);
+        CodegenOptions cg = {.target = target_find(targets[t]), .threads = 1};
+        assert_int_equal(pass_infer_fold(g, &cg, &d), 0);
+        assert_int_equal(pass_layout(g, &cg, &d), 0);
         assert_int_equal(count_op(g, OP_CONV), 0);
         assert_int_equal(count_op(g, OP_CONV_NCHWC), 3);
         assert_int_equal(count_op(g, OP_PADHW), 1);  /* depthwise pads in the kernel */
         assert_int_equal(count_op(g, OP_PACK), 0);   /* the depthwise conv reads r's twin */
-        if (g->target->vl > 1)
+        if (cg.target->vl > 1)
             assert_int_equal(count_op(g, OP_UNPACK), 2); /* one per graph output */
         /* the Relu and the residual Add run blocked */
         for (int i = 0; i < g->n_nodes; i++)
@@ -560,12 +562,14 @@ static void test_layout_blocked_matches(void **state)
 /* ---- the rewriting passes: same numbers as the node they replace ---- */
 
 typedef Graph *(*BuildFn)(int *x, int *y);
-typedef int (*PassFn)(Graph *, Diag *);
+/* a pass of either kind (passes/passes.h) */
+#define PASS(f) ((PassInfo){#f, f, NULL})
+#define PASS_FOR(f) ((PassInfo){#f, NULL, f})
 
 /* Builds the graph twice; evaluates the original, rewrites the copy (infer,
  * pass, infer) for `target`, checks op `want` appears `count` times
  * (count < 0: any) and the numbers match. Returns the rewritten graph. */
-static Graph *rewrite_matches(BuildFn build, PassFn pass, const char *target, OpKind want, int count, int64_t nx,
+static Graph *rewrite_matches(BuildFn build, PassInfo pass, const char *target, OpKind want, int count, int64_t nx,
                               int64_t ny, float tol)
 {
     Diag d = quiet();
@@ -576,10 +580,10 @@ static Graph *rewrite_matches(BuildFn build, PassFn pass, const char *target, Op
     float *want_out = malloc((size_t)ny * sizeof(float));
     memcpy(want_out, ref_out, (size_t)ny * sizeof(float));
     Graph *g = build(&gx, &gy);
-    g->target = target_find(target);
-    assert_int_equal(pass_infer_fold(g, &d), 0);
-    assert_int_equal(pass(g, &d), 0);
-    assert_int_equal(pass_infer_fold(g, &d), 0);
+    CodegenOptions cg = {.target = target_find(target), .threads = 1};
+    assert_int_equal(pass_infer_fold(g, &cg, &d), 0);
+    assert_int_equal(pass_run(&pass, g, &cg, &d), 0);
+    assert_int_equal(pass_infer_fold(g, &cg, &d), 0);
     if (count >= 0)
         assert_int_equal(count_op(g, want), count);
     const float *got = eval_all(g, gx, xd, gy);
@@ -651,17 +655,17 @@ static void test_lower_conv(void **state)
 {
     (void)state;
     /* 1-D: one 2-D Conv (blocked later by pass layout) between views */
-    Graph *g = rewrite_matches(conv1d_graph, pass_lower_conv, "generic", OP_CONV, 1, 2 * 3 * 10, 2 * 4 * 5, 1e-5f);
+    Graph *g = rewrite_matches(conv1d_graph, PASS(pass_lower_conv), "generic", OP_CONV, 1, 2 * 3 * 10, 2 * 4 * 5, 1e-5f);
     for (int i = 0; i < g->n_nodes; i++)
         if (!g->nodes[i].dead && g->nodes[i].op == OP_CONV)
             assert_int_equal(g->values[g->nodes[i].out[0]].shape.rank, 4);
     graph_free(g);
     /* 3-D with groups, depth stride and pads: depth taps as channels */
-    g = rewrite_matches(conv3d_graph, pass_lower_conv, "generic", OP_GATHER, 1, 4 * 5 * 6 * 6, 6 * 3 * 7 * 4, 1e-5f);
+    g = rewrite_matches(conv3d_graph, PASS(pass_lower_conv), "generic", OP_GATHER, 1, 4 * 5 * 6 * 6, 6 * 3 * 7 * 4, 1e-5f);
     assert_int_equal(count_op(g, OP_CONV), 1);
     graph_free(g);
     /* ConvTranspose with groups, output_padding and a bias: MatMul + Col2Im + Add */
-    g = rewrite_matches(convtranspose_graph, pass_lower_conv, "generic", OP_COL2IM, 1, 4 * 4 * 5, 6 * 8 * 13, 1e-5f);
+    g = rewrite_matches(convtranspose_graph, PASS(pass_lower_conv), "generic", OP_COL2IM, 1, 4 * 4 * 5, 6 * 8 * 13, 1e-5f);
     assert_int_equal(count_op(g, OP_CONVTRANSPOSE), 0);
     assert_int_equal(count_op(g, OP_MATMUL), 1);
     graph_free(g);
@@ -756,7 +760,7 @@ static void test_pack_matmul(void **state)
 {
     (void)state;
     /* AVX2: panels of 16 columns, a MatMul into [8, 66, 16] and a Transpose */
-    Graph *g = rewrite_matches(dense_graph, pass_pack_matmul, "x86_64-avx2", OP_TRANSPOSE, 1, 2 * 33 * 64, 66 * 128,
+    Graph *g = rewrite_matches(dense_graph, PASS_FOR(pass_pack_matmul), "x86_64-avx2", OP_TRANSPOSE, 1, 2 * 33 * 64, 66 * 128,
                                1e-4f);
     assert_int_equal(count_op(g, OP_GEMM), 0);
     for (int i = 0; i < g->n_nodes; i++)
@@ -764,7 +768,7 @@ static void test_pack_matmul(void **state)
             assert_int_equal(g->values[g->nodes[i].out[0]].shape.dims[2], 16);
     graph_free(g);
     /* the bias, Relu and scale run on the [66, 8, 16] rows, then one view */
-    g = rewrite_matches(dense_tail_graph, pass_pack_matmul, "x86_64-avx2", OP_TRANSPOSE, 1, 2 * 33 * 64, 66 * 128,
+    g = rewrite_matches(dense_tail_graph, PASS_FOR(pass_pack_matmul), "x86_64-avx2", OP_TRANSPOSE, 1, 2 * 33 * 64, 66 * 128,
                         1e-4f);
     for (int i = 0; i < g->n_nodes; i++) {
         const Node *n = &g->nodes[i];
@@ -775,7 +779,7 @@ static void test_pack_matmul(void **state)
     graph_free(g);
     /* N = 100: 7 panels, the last with 12 zero columns, and a Slice back to
        100 columns (before the bias Add, or the Relu) */
-    g = rewrite_matches(dense_ragged_graph, pass_pack_matmul, "x86_64-avx2", OP_SLICE, 1, 2 * 33 * 64, 66 * 100, 1e-4f);
+    g = rewrite_matches(dense_ragged_graph, PASS_FOR(pass_pack_matmul), "x86_64-avx2", OP_SLICE, 1, 2 * 33 * 64, 66 * 100, 1e-4f);
     for (int i = 0; i < g->n_nodes; i++)
         if (!g->nodes[i].dead && g->nodes[i].op == OP_MATMUL) {
             const Shape *ps = &g->values[g->nodes[i].out[0]].shape;
@@ -783,12 +787,12 @@ static void test_pack_matmul(void **state)
             assert_int_equal(ps->dims[2], 16);
         }
     graph_free(g);
-    g = rewrite_matches(dense_ragged_tail_graph, pass_pack_matmul, "x86_64-avx2", OP_SLICE, 1, 2 * 33 * 64,
+    g = rewrite_matches(dense_ragged_tail_graph, PASS_FOR(pass_pack_matmul), "x86_64-avx2", OP_SLICE, 1, 2 * 33 * 64,
                         66 * 100, 1e-4f);
     graph_free(g);
     /* B of 68 MB: two constants of whole panels (AVX2: 260 panels of 16
        columns, 64 MB hold 256), two MatMuls joined by a Concat */
-    g = rewrite_matches(dense_big_graph, pass_pack_matmul, "x86_64-avx2", OP_CONCAT, 1, 4096, 4160, 1e-4f);
+    g = rewrite_matches(dense_big_graph, PASS_FOR(pass_pack_matmul), "x86_64-avx2", OP_CONCAT, 1, 4096, 4160, 1e-4f);
     int parts = 0;
     for (int i = 0; i < g->n_nodes; i++)
         if (!g->nodes[i].dead && g->nodes[i].op == OP_MATMUL) {
@@ -800,7 +804,7 @@ static void test_pack_matmul(void **state)
     assert_int_equal(parts, 260);
     graph_free(g);
     /* scalar targets keep the Gemm */
-    g = rewrite_matches(dense_graph, pass_pack_matmul, "generic", OP_GEMM, 1, 2 * 33 * 64, 66 * 128, 1e-4f);
+    g = rewrite_matches(dense_graph, PASS_FOR(pass_pack_matmul), "generic", OP_GEMM, 1, 2 * 33 * 64, 66 * 128, 1e-4f);
     graph_free(g);
 }
 
@@ -857,12 +861,12 @@ static Graph *layernorm_shared_graph(int *x, int *y)
 static void test_match_layernorm(void **state)
 {
     (void)state;
-    Graph *g = rewrite_matches(layernorm_pow_graph, pass_match_layernorm, "generic", OP_LAYERNORM, 1, 120, 120, 1e-5f);
+    Graph *g = rewrite_matches(layernorm_pow_graph, PASS(pass_match_layernorm), "generic", OP_LAYERNORM, 1, 120, 120, 1e-5f);
     assert_int_equal(count_op(g, OP_REDUCEMEAN) + count_op(g, OP_SQRT) + count_op(g, OP_DIV), 0);
     graph_free(g);
-    g = rewrite_matches(layernorm_mul_graph, pass_match_layernorm, "generic", OP_LAYERNORM, 1, 120, 120, 1e-5f);
+    g = rewrite_matches(layernorm_mul_graph, PASS(pass_match_layernorm), "generic", OP_LAYERNORM, 1, 120, 120, 1e-5f);
     graph_free(g);
-    g = rewrite_matches(layernorm_shared_graph, pass_match_layernorm, "generic", OP_LAYERNORM, 0, 120, 120, 1e-5f);
+    g = rewrite_matches(layernorm_shared_graph, PASS(pass_match_layernorm), "generic", OP_LAYERNORM, 0, 120, 120, 1e-5f);
     graph_free(g);
 }
 
@@ -909,12 +913,12 @@ static Graph *gelu_tanh_graph(int *x, int *y) { return gelu_graph_form(x, y, 2);
 static void test_match_gelu(void **state)
 {
     (void)state;
-    Graph *g = rewrite_matches(gelu_erf_graph, pass_match_gelu, "generic", OP_GELU, 1, 120, 120, 1e-6f);
+    Graph *g = rewrite_matches(gelu_erf_graph, PASS(pass_match_gelu), "generic", OP_GELU, 1, 120, 120, 1e-6f);
     assert_int_equal(count_op(g, OP_ERF) + count_op(g, OP_MUL), 0);
     graph_free(g);
-    g = rewrite_matches(gelu_erf2_graph, pass_match_gelu, "generic", OP_GELU, 1, 120, 120, 1e-6f);
+    g = rewrite_matches(gelu_erf2_graph, PASS(pass_match_gelu), "generic", OP_GELU, 1, 120, 120, 1e-6f);
     graph_free(g);
-    g = rewrite_matches(gelu_tanh_graph, pass_match_gelu, "generic", OP_GELU, 1, 120, 120, 1e-6f);
+    g = rewrite_matches(gelu_tanh_graph, PASS(pass_match_gelu), "generic", OP_GELU, 1, 120, 120, 1e-6f);
     for (int i = 0; i < g->n_nodes; i++)
         if (!g->nodes[i].dead && g->nodes[i].op == OP_GELU)
             assert_string_equal(attr_string(&g->nodes[i], "approximate", ""), "tanh");
@@ -945,7 +949,7 @@ static Graph *conv_all_taps_graph(int *x, int *y) { return conv_pad_only_graph_d
 static void test_crop_conv_taps(void **state)
 {
     (void)state;
-    Graph *g = rewrite_matches(conv_centre_only_graph, pass_crop_conv_taps, "generic", OP_CONV, 1, 2 * 3 * 3, 3 * 3 * 3,
+    Graph *g = rewrite_matches(conv_centre_only_graph, PASS(pass_crop_conv_taps), "generic", OP_CONV, 1, 2 * 3 * 3, 3 * 3 * 3,
                                1e-6f);
     for (int i = 0; i < g->n_nodes; i++)
         if (!g->nodes[i].dead && g->nodes[i].op == OP_CONV) {
@@ -955,7 +959,7 @@ static void test_crop_conv_taps(void **state)
             assert_int_equal(p[0] + p[1] + p[2] + p[3], 0);
         }
     graph_free(g);
-    g = rewrite_matches(conv_all_taps_graph, pass_crop_conv_taps, "generic", OP_CONV, 1, 2 * 5 * 5, 3 * 5 * 5, 1e-6f);
+    g = rewrite_matches(conv_all_taps_graph, PASS(pass_crop_conv_taps), "generic", OP_CONV, 1, 2 * 5 * 5, 3 * 5 * 5, 1e-6f);
     for (int i = 0; i < g->n_nodes; i++)
         if (!g->nodes[i].dead && g->nodes[i].op == OP_CONV) {
             int nk = 0;
@@ -987,11 +991,11 @@ static Graph *resize_cubic_graph(int *x, int *y) { return resize_graph_mode(x, y
 static void test_lower_resize(void **state)
 {
     (void)state;
-    Graph *g = rewrite_matches(resize_linear_graph, pass_lower_resize, "generic", OP_MATMUL, 2, 3 * 5 * 6, 3 * 10 * 12,
+    Graph *g = rewrite_matches(resize_linear_graph, PASS(pass_lower_resize), "generic", OP_MATMUL, 2, 3 * 5 * 6, 3 * 10 * 12,
                                1e-5f);
     assert_int_equal(count_op(g, OP_RESIZE), 0);
     graph_free(g);
-    g = rewrite_matches(resize_cubic_graph, pass_lower_resize, "generic", OP_MATMUL, 1, 3 * 5 * 6, 3 * 5 * 18, 1e-5f);
+    g = rewrite_matches(resize_cubic_graph, PASS(pass_lower_resize), "generic", OP_MATMUL, 1, 3 * 5 * 6, 3 * 5 * 18, 1e-5f);
     graph_free(g);
 }
 
@@ -1023,7 +1027,7 @@ static int fold_pad_then_swish(Graph *g, Diag *d)
 static void test_fold_pad_match_swish(void **state)
 {
     (void)state;
-    Graph *g = rewrite_matches(pad_conv_swish_graph, fold_pad_then_swish, "generic", OP_SWISH, 1, 2 * 5 * 6,
+    Graph *g = rewrite_matches(pad_conv_swish_graph, PASS(fold_pad_then_swish), "generic", OP_SWISH, 1, 2 * 5 * 6,
                                3 * 3 * 3, 1e-6f);
     assert_int_equal(count_op(g, OP_PAD) + count_op(g, OP_SIGMOID) + count_op(g, OP_MUL), 0);
     for (int i = 0; i < g->n_nodes; i++)
@@ -1056,7 +1060,7 @@ static Graph *attention_graph(int *x, int *y)
 static void test_lower_attention(void **state)
 {
     (void)state;
-    Graph *g = rewrite_matches(attention_graph, pass_lower_attention, "generic", OP_SOFTMAX, 1, 2 * 5 * 8, 2 * 5 * 8,
+    Graph *g = rewrite_matches(attention_graph, PASS(pass_lower_attention), "generic", OP_SOFTMAX, 1, 2 * 5 * 8, 2 * 5 * 8,
                                1e-5f);
     assert_int_equal(count_op(g, OP_ATTENTION), 0);
     assert_int_equal(count_op(g, OP_MATMUL), 2);
@@ -1080,7 +1084,7 @@ static Graph *einsum_graph(int *x, int *y)
 static void test_einsum_operands(void **state)
 {
     (void)state;
-    Graph *g = rewrite_matches(einsum_graph, pass_einsum_operands, "generic", OP_EINSUM, 1, 2 * 5 * 6, 2 * 5 * 7,
+    Graph *g = rewrite_matches(einsum_graph, PASS(pass_einsum_operands), "generic", OP_EINSUM, 1, 2 * 5 * 6, 2 * 5 * 7,
                                1e-5f);
     for (int i = 0; i < g->n_nodes; i++)
         if (!g->nodes[i].dead && g->nodes[i].op == OP_EINSUM)

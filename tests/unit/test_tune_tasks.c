@@ -22,8 +22,6 @@
 static Graph *conv_model(const char *prefix, int64_t C, int64_t H, int64_t s, int relu)
 {
     Graph *g = tb_graph(13);
-    g->target = target_find("x86_64-avx512");
-    g->threads = 1;
     char name[64];
     int64_t xd[4] = {1, C, H, H}, wd[4] = {C, C, 3, 3};
     snprintf(name, sizeof name, "%s_x", prefix);
@@ -47,7 +45,7 @@ static Graph *conv_model(const char *prefix, int64_t C, int64_t H, int64_t s, in
     graph_add_output(g, y);
     Diag d = quiet();
     graph_count_uses(g);
-    if (passes_run(g, &d, NULL, NULL) != 0)
+    if (passes_run(g, &(CodegenOptions){.target = target_find("x86_64-avx512"), .threads = 1}, &d, NULL, NULL) != 0)
         fail_msg("passes: %s", d.last);
     return g;
 }
