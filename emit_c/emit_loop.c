@@ -19,13 +19,20 @@ void emit_buf_name(FILE *f, const LBuf *b)
         fprintf(f, "%s%d", b->kind == LB_LOCAL ? "t" : "b", b->id);
 }
 
-/* loop variables as hint_id; register variables by their C name (id -1) */
-static void var_name(FILE *f, const LVar *v)
+/* variables by their C name (pass names gave it: id -1); in a nest printed
+ * without lowering (tests), as hint_id */
+static const char *var_text(const LVar *v, char *buf, size_t cap)
 {
     if (v->id < 0)
-        fputs(v->name, f);
-    else
-        fprintf(f, "%s_%d", v->name, v->id);
+        return v->name;
+    snprintf(buf, cap, "%s_%d", v->name, v->id);
+    return buf;
+}
+
+static void var_name(FILE *f, const LVar *v)
+{
+    char buf[128];
+    fputs(var_text(v, buf, sizeof buf), f);
 }
 
 static void emit_float(FILE *f, double v, LType t)
@@ -693,18 +700,17 @@ static void pstmt(Em *m, const Stmt *s, int ind)
         return;
     switch (s->kind) {
     case ST_FOR: {
-        const char *vn = s->var->name;
-        int id = s->var->id;
+        char buf[128];
+        const char *vn = var_text(s->var, buf, sizeof buf);
         if (s->loop == LOOP_TEAM) { /* this thread's share of the iterations */
             fprintf(f, "%*s{\n%*sint ctvm_lo, ctvm_hi;\n%*sctvm_split(%lld, ctvm_c, &ctvm_lo, &ctvm_hi);\n", ind, "",
                     ind + 4, "", ind + 4, "", (long long)s->extent);
-            fprintf(f, "%*sfor (int %s_%d = ctvm_lo; %s_%d < ctvm_hi; ++%s_%d) {\n", ind + 4, "", vn, id, vn, id, vn, id);
+            fprintf(f, "%*sfor (int %s = ctvm_lo; %s < ctvm_hi; ++%s) {\n", ind + 4, "", vn, vn, vn);
             pstmt(m, s->body, ind + 8);
             fprintf(f, "%*s}\n%*s}\n", ind + 4, "", ind, "");
             break;
         }
-        fprintf(f, "%*sfor (int %s_%d = 0; %s_%d < %lld; ++%s_%d) {\n", ind, "", vn, id, vn, id, (long long)s->extent,
-                vn, id);
+        fprintf(f, "%*sfor (int %s = 0; %s < %lld; ++%s) {\n", ind, "", vn, vn, (long long)s->extent, vn);
         pstmt(m, s->body, ind + 4);
         fprintf(f, "%*s}\n", ind, "");
         break;

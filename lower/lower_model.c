@@ -237,7 +237,10 @@ Module *lower_model(Graph *g, const CodegenOptions *o, Diag *d)
             return NULL;
         }
         char name[96], safe[64];
-        snprintf(name, sizeof name, "k%d_%s", s, c_text(safe, sizeof safe, n->name, C_IDENT));
+        const char *label = c_text(safe, sizeof safe, n->name, C_IDENT);
+        while (*label == '_') /* "/stem/Conv" reads as k1_stem_Conv */
+            label++;
+        snprintf(name, sizeof name, "k%d_%s", s, label);
         k->name = arena_strdup(g->arena, name);
         k->label = n->name;
         k->n_origin = 1 + n->n_epi;

@@ -99,6 +99,8 @@ Module *lower_kernel_bench(Graph *g, const CodegenOptions *o, const LowerTask *t
     if (loop_passes_run(m, &po, d) != 0)
         return NULL;
     m->n_kernels = 2;
+    if (lp_names(m, ref, d) != 0) /* its C names, apart from the candidate's buffers */
+        return NULL;
     lower_module_flags(m);
     return m;
 }

@@ -1,9 +1,10 @@
 /* lp_names.c - loop pass: C identifiers from the model's names. Every
  * buffer a kernel passes (a value of the graph) gets the sanitized name of
  * its value, unique in the module (name_supply.h); local arrays and
- * register variables get their hint (acc, sum, ...) and slot, unique in
- * the kernel and apart from its buffers. Runs last, on the final nest,
- * whose buffers become the kernel's parameters. */
+ * register variables get their hint (acc, sum, ...) and slot, loop
+ * variables their hint (oc, p, ...), unique in the kernel and apart from
+ * its buffers. Runs last, on the final nest, whose buffers become the
+ * kernel's parameters. */
 #include <stdio.h>
 
 #include "ir/loop_vec.h"
@@ -33,6 +34,12 @@ static void name_locals(NameSupply *ns, Stmt *s)
         name_locals(ns, s->body);
         break;
     case ST_FOR:
+        if (s->var->id >= 0) {
+            s->var->name = name_supply_take(ns, s->var->name);
+            s->var->id = -1;
+        }
+        name_locals(ns, s->body);
+        break;
     case ST_SINGLE: name_locals(ns, s->body); break;
     case ST_IF:
         name_locals(ns, s->body);

@@ -78,16 +78,15 @@ NameSupply *name_supply_new(Arena *arena)
     return ns;
 }
 
-/* hint_<digits>, as loop variables print, or in<digits> / out<digits> */
-static int loop_var_shape(const char *s)
+/* in<digits> / out<digits>, as the entry point's parameters print */
+static int io_param_shape(const char *s)
 {
-    const char *u = strrchr(s, '_');
-    const char *d = u ? u + 1 : s;
-    if (!u && strncmp(s, "in", 2) == 0)
+    const char *d;
+    if (strncmp(s, "in", 2) == 0)
         d = s + 2;
-    else if (!u && strncmp(s, "out", 3) == 0)
+    else if (strncmp(s, "out", 3) == 0)
         d = s + 3;
-    else if (!u)
+    else
         return 0;
     if (!*d)
         return 0;
@@ -119,7 +118,7 @@ const char *name_supply_take(NameSupply *ns, const char *raw)
         base[0] = 'v';
         b = base;
     }
-    int reserved = *b == '_' || strncmp(b, "ctvm", 4) == 0 || strncmp(b, "CTVM", 4) == 0 || loop_var_shape(b);
+    int reserved = *b == '_' || strncmp(b, "ctvm", 4) == 0 || strncmp(b, "CTVM", 4) == 0 || io_param_shape(b);
     for (size_t i = 0; i < sizeof RESERVED / sizeof RESERVED[0] && !reserved; i++)
         reserved = strcmp(b, RESERVED[i]) == 0;
     snprintf(name, sizeof name, "%s%s", b, reserved ? "_" : "");

@@ -6,9 +6,10 @@
  * "/stem/Conv_output_0" is stem_Conv_output_0), at most NAME_SUPPLY_MAX
  * characters, never
  * a C keyword or a name the generated file itself uses (ctvm_*, CTVM_*,
- * libm's, a leading '_'), never of the shape loop variables print in
- * (`hint_<digits>`), and never one given before in the module (a second
- * `x` becomes `x_v2`). */
+ * libm's, a leading '_'), never of the shape the entry point's parameters
+ * print in (`in<digits>`, `out<digits>`), and never one given before in
+ * the module or, for a kernel's locals and loop variables, in the kernel
+ * (a second `x` becomes `x_v2`). */
 #ifndef CTVM_LOWER_NAME_SUPPLY_H
 #define CTVM_LOWER_NAME_SUPPLY_H
 

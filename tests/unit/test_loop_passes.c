@@ -142,8 +142,8 @@ static void test_tail_split_float(void **state)
     Module *m = lower_one(&lb, body, 1);
     char *k = kernel_c(m);
     assert_non_null(strstr(k, "ctvm_vmax(ctvm_vload(&fin[")); /* the whole vectors */
-    assert_non_null(strstr(k, " < 2; ++vo_"));                 /* two of them */
-    assert_non_null(strstr(k, " < 5; ++vt_"));                 /* and the tail */
+    assert_non_null(strstr(k, " < 2; ++vo) {"));             /* two of them */
+    assert_non_null(strstr(k, " < 5; ++vt) {"));             /* and the tail */
     char *got = run_c(m, k, "fout", N, 0);
     expect_same(got, fout, N, 0);
     free(got);
@@ -212,19 +212,20 @@ static void test_dead_and_register_locals(void **state)
     arena_free(lb.arena);
 }
 
-/* C names from any bytes: keywords, loop-variable shapes, digits first,
-   repeats and the file's own prefixes never come out as they are */
+/* C names from any bytes: keywords, the entry point's parameter shapes,
+   digits first, repeats and the file's own prefixes never come out as they
+   are; a loop variable never takes a buffer's name */
 static void test_names(void **state)
 {
     (void)state;
     LoopBuilder lb = {.arena = arena_new()};
-    const char *raw[] = {"x", "x", "for", "oc_3", "1 bad/name", "ctvm_blob", "", "in0"};
-    const char *want[] = {"x", "x_v2", "for_", "oc_3_", "v1_bad_name", "ctvm_blob_", "v", "in0_"};
+    const char *raw[] = {"x", "x", "for", "oc_3", "1 bad/name", "ctvm_blob", "", "in0", "i"};
+    const char *want[] = {"x", "x_v2", "for_", "oc_3", "v1_bad_name", "ctvm_blob_", "v", "in0_", "i"};
     int n = (int)(sizeof raw / sizeof raw[0]);
     LVar *i = lv_new(&lb, "i");
     LBuf *out = lbuf_new(&lb, "out", LB_OUTPUT, n);
     Expr *sum = lx_float(&lb, 0.0);
-    LBuf *bufs[8];
+    LBuf *bufs[9];
     for (int k = 0; k < n; k++) {
         bufs[k] = lbuf_new(&lb, raw[k], LB_INPUT, 1);
         sum = lx_add(&lb, sum, lx_load(&lb, bufs[k], lx_int(&lb, 0)));
@@ -233,6 +234,7 @@ static void test_names(void **state)
     lower_one(&lb, body, 1);
     for (int k = 0; k < n; k++)
         assert_string_equal(bufs[k]->cname, want[k]);
+    assert_string_equal(i->name, "i_v2"); /* the loop variable, after the buffer named i */
     arena_free(lb.arena);
 }
 
