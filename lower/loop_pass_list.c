@@ -1,6 +1,8 @@
 /* loop_pass_list.c - the order of the loop passes (loop_passes.h). Order
  * matters: unrolling first gives constant indices to the register
- * accumulators and lanes; tail splitting leaves loops of extent 1 and
+ * accumulators and lanes; partitioning cuts guarded copies where their
+ * bounds change, before tail splitting gives their loops whole vectors;
+ * tail splitting leaves loops of extent 1 and
  * decided guards that simplify removes; vectorize rewrites the loops of the vector width
  * before indices take their canonical form; registers need the vector
  * accesses final; the team's phases are cut last, around everything. */
@@ -10,6 +12,7 @@
 
 const LoopPassInfo CTVM_LOOP_PASSES[] = {
     {"unroll", lp_unroll},
+    {"partition", lp_partition},
     {"tail_split", lp_tail_split},
     {"simplify", lp_simplify},
     {"vectorize", lp_vectorize},

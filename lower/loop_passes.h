@@ -15,6 +15,7 @@
 #include "ir/module.h"
 
 int lp_unroll(Module *m, Kernel *k, Diag *d);      /* LOOP_UNROLL loops expanded (ir/loop_lower.h) */
+int lp_partition(Module *m, Kernel *k, Diag *d);  /* guarded stores cut where their bounds change, unswitched */
 int lp_tail_split(Module *m, Kernel *k, Diag *d);  /* long vector loops -> whole vectors + a serial tail */
 int lp_simplify(Module *m, Kernel *k, Diag *d);    /* extent-1 loops, x/N, x%N, decided guards (ir/loop_simplify.h) */
 int lp_vectorize(Module *m, Kernel *k, Diag *d);   /* LOOP_VECTORIZE loops of the vector width -> vector nodes */

@@ -127,6 +127,38 @@ static void expect_same(const char *printed, const void *ref, int n, int is_int)
     free(want);
 }
 
+/* a padding: for r in 0..2 { for v in 0..37 vectorize {
+     fout[v] = select(r >= 1 && v - 3 >= 0 && v - 3 < 30, fin[v - 3], 0.5) } }
+   (fin[v - 3] is out of bounds outside the guard). Partitioned: no element
+   tests a bound, the copy is vector code, the r test is hoisted out of the
+   v loops; the result is the padding written out in C here. */
+static void test_partition_pad(void **state)
+{
+    (void)state;
+    LoopBuilder lb = {.arena = arena_new()};
+    LBuf *in = lbuf_new(&lb, "fin", LB_INPUT, N), *out = lbuf_new(&lb, "fout", LB_OUTPUT, N);
+    LVar *r = lv_new(&lb, "r"), *v = lv_new(&lb, "v");
+    Expr *j = lx_add(&lb, lx_var(&lb, v), lx_int(&lb, -3));
+    Expr *cond = lx_bin(&lb, BO_AND, lx_bin(&lb, BO_GE, lx_var(&lb, r), lx_int(&lb, 1)),
+                        lx_bin(&lb, BO_AND, lx_bin(&lb, BO_GE, j, lx_int(&lb, 0)), lx_bin(&lb, BO_LT, j, lx_int(&lb, 30))));
+    Expr *x = lx_select(&lb, cond, lx_load(&lb, in, j), lx_float(&lb, 0.5));
+    Stmt *body = ls_for(&lb, r, 2, LOOP_SERIAL, ls_for(&lb, v, N, LOOP_VECTORIZE, ls_store(&lb, out, lx_var(&lb, v), x)));
+    fill();
+    float want[N];
+    for (int i = 0; i < N; i++)
+        want[i] = i >= 3 && i < 33 ? fin[i - 3] : 0.5f;
+    Module *m = lower_one(&lb, body, 1);
+    char *k = kernel_c(m);
+    assert_null(strstr(k, " ? "));                                /* no select is left */
+    assert_non_null(strstr(k, "if ((r >= 1))"));                  /* the r test, once per r */
+    assert_non_null(strstr(k, "ctvm_vstore(&fout[3], ctvm_vload(&fin[0]));"));     /* the copy */
+    char *got = run_c(m, k, "fout", N, 0);
+    expect_same(got, want, N, 0);
+    free(got);
+    free(k);
+    arena_free(lb.arena);
+}
+
 /* fout[v] = max(fin[v], 0.25) * 2 over 37 lanes: two whole vectors and a tail */
 static void test_tail_split_float(void **state)
 {
@@ -263,7 +295,7 @@ static void test_thread_partition(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tail_split_float),
+        cmocka_unit_test(test_tail_split_float), cmocka_unit_test(test_partition_pad),
         cmocka_unit_test(test_int32_vectors),
         cmocka_unit_test(test_dead_and_register_locals),
         cmocka_unit_test(test_names),
