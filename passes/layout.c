@@ -224,11 +224,13 @@ static int conv_blocked(Lay *L, int node)
     const Value *xv = &g->values[x], *wv = &g->values[w];
     if (!is_plain4(g, x) || !wv->data || wv->dtype != DT_FLOAT32 || (b >= 0 && !g->values[b].data))
         return 0;
-    int k;
-    const int64_t *ks = attr_ints(n, "kernel_shape", &k), *pd = attr_ints(n, "pads", &k);
-    if (!ks || !pd)
+    if (n->at.conv.win.n != 2)
         return 0;
-    int64_t B = L->B, G = attr_int(n, "group", 1);
+    /* copies: inserting nodes below moves the node array */
+    const int64_t ks[2] = {n->at.conv.win.kernel[0], n->at.conv.win.kernel[1]};
+    const int64_t pd[4] = {n->at.conv.win.pads[0], n->at.conv.win.pads[1], n->at.conv.win.pads[2],
+                           n->at.conv.win.pads[3]};
+    int64_t B = L->B, G = n->at.conv.group;
     int64_t C = xv->shape.dims[1], OC = wv->shape.dims[0], KH = ks[0], KW = ks[1];
     int dwise = G > 1 && G == C && OC == C;
     float *merged = NULL;
@@ -325,6 +327,9 @@ static int conv_blocked(Lay *L, int node)
     n->at.conv.depthwise = dwise;
     node_set_ints(g, L->pos, "pads", pads, 4);
     node_set_int(g, L->pos, "group", dwise ? 1 : G);
+    for (int i = 0; i < 4; i++)
+        g->nodes[L->pos].at.conv.win.pads[i] = pads[i];
+    g->nodes[L->pos].at.conv.group = dwise ? 1 : G;
     blocked_out(L, L->pos, ydims);
     return 1;
 }
