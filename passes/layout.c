@@ -429,7 +429,7 @@ static void gemm_k_major(Lay *L, int node)
     Node *n = &g->nodes[node];
     int b = n->in[1];
     const Value *bv = &g->values[b];
-    if (!attr_int(n, "transB", 0) || !bv->data || bv->dtype != DT_FLOAT32 || bv->shape.rank != 2)
+    if (!n->at.gemm.trans_b || !bv->data || bv->dtype != DT_FLOAT32 || bv->shape.rank != 2)
         return;
     int64_t N = bv->shape.dims[0], K = bv->shape.dims[1], dims[2] = {K, N};
     float *t = malloc((size_t)(N * K) * sizeof(float));
@@ -445,6 +445,7 @@ static void gemm_k_major(Lay *L, int node)
     grow(L);
     g->nodes[node].in[1] = id;
     node_set_int(g, node, "transB", 0);
+    g->nodes[node].at.gemm.trans_b = 0;
 }
 
 /* The float32 recurrent layers (ops/rnn.c) with constant W [D,G*H,I] and
