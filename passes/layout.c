@@ -402,7 +402,7 @@ static int follow_concat(Lay *L, int node)
 {
     Graph *g = L->g;
     Node *n = &g->nodes[node];
-    if (attr_int(n, "axis", -1) != 1 || n->n_in < 1)
+    if (n->at.axis.axis != 1 || n->n_in < 1)
         return 0;
     int64_t cb = 0;
     for (int i = 0; i < n->n_in; i++) {
