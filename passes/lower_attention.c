@@ -81,7 +81,7 @@ static int lower_one(Graph *g, int i)
     if (mask >= 0 && !mask_ok(&g->values[mask], T))
         return 0;
     /* default scale 1/sqrt(Dk), as the reference computes it (in double) */
-    float scale = node_attr(n, "scale") ? attr_float(n, "scale", 1.0f) : (float)(1.0 / sqrt((double)Dk));
+    float scale = n->at.attention.has_scale ? n->at.attention.scale : (float)(1.0 / sqrt((double)Dk));
     int64_t ydims[CTVM_MAX_RANK];
     memcpy(ydims, y->shape.dims, sizeof ydims);
     int qv = n->in[0], kv = n->in[1], vv = n->in[2], yv = n->out[0];
