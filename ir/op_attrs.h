@@ -125,7 +125,7 @@ typedef struct CumSumAttrs {
 
 /* Softmax, LogSoftmax, Hardmax */
 typedef struct SoftmaxAttrs {
-    int axis;     /* >= 0 */
+    int axis;     /* >= 0 (-1 on a Softmax a pass made, until it is inferred) */
     int coerce2d; /* versions < 13: the input is coerced to 2-D at axis */
 } SoftmaxAttrs;
 
@@ -163,6 +163,7 @@ typedef struct PadAttrs {
     int mode;                        /* PM_* of ops/pad.c */
     int cv_input;                    /* the constant value is input 2 */
     float value;                     /* else this constant */
+    int value_given;                 /* versions < 11: the value attribute is present */
 } PadAttrs;
 
 /* Elementwise operators: opset < 7 broadcasting, BitShift, Gelu, the

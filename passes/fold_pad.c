@@ -40,7 +40,7 @@ int pass_fold_pad(Graph *g, Diag *d)
         const int64_t *pads = p->at.pad.pads;
         /* (a Pad before version 11 without its value attribute is left alone, as it always was) */
         if (rank < 3 || p->at.pad.mode != 0 || p->at.pad.cv_input || p->at.pad.value != 0.0f ||
-            (p->version < 11 && !node_attr(p, "value")) ||
+            (p->version < 11 && !p->at.pad.value_given) ||
             g->values[x].dtype != DT_FLOAT32 || !only_conv_reads(g, y))
             continue;
         int ok = 1;

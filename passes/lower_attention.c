@@ -124,6 +124,7 @@ static int lower_one(Graph *g, int i)
     int p = pb_value(&L, "probs");
     int sid = pb_node(&L, "Softmax", 1, &s, p);
     node_set_int(g, sid, "axis", -1);
+    g->nodes[sid].at.softmax = (SoftmaxAttrs){.axis = -1}; /* as the attribute, until infer_fold2 resolves it */
     if (rank == 4) {
         int ins[2] = {p, vv};
         pb_node(&L, "MatMul", 2, ins, yv);
