@@ -3,7 +3,13 @@
  *
  * A family's infer (ops/<family>.c) validates the ONNX attributes, applies
  * their defaults and fills its struct here ONCE; nothing downstream looks
- * an attribute up by name or repeats a default. The ONNX attributes stay
+ * an attribute up by name or repeats a default. The rule, checked by
+ * tests/unit/test_typed_attrs.c: in ops/, schedule/, lower/ and emit_c/ an
+ * attribute is looked up by name (attr_int, attr_ints, attr_float,
+ * attr_string, node_attr...) only in functions whose names contain "infer"
+ * or "read" (the infer functions and the helpers that read the ONNX
+ * attributes for them), and the "read" helpers are called only from such
+ * functions. The ONNX attributes stay
  * on the node (normalised) for the graph dump and diagnostics. Modes that
  * ctvm invents (a layout pass's packing, a kernel's scratch buffer, the
  * legacy broadcast axis...) live only here, never as ONNX attributes.
@@ -22,25 +28,81 @@
 
 #define OP_ATTRS_MAX_AXES 6 /* spatial axes of a window: CTVM_MAX_RANK - 2 */
 
-/* A sliding window (Col2Im so far; Conv and the pools still read their
- * normalised ONNX attributes): pads begins then ends. */
+/* A sliding window (Conv, the pools, Col2Im...): pads begins then ends,
+ * auto_pad resolved. */
 typedef struct WindowAttrs {
     int n; /* spatial axes; 0 until infer resolved the window */
     int64_t kernel[OP_ATTRS_MAX_AXES], strides[OP_ATTRS_MAX_AXES], dilations[OP_ATTRS_MAX_AXES];
     int64_t pads[2 * OP_ATTRS_MAX_AXES];
 } WindowAttrs;
 
-/* ctvm.ConvNCHWc, ctvm.WinogradConv (the window, group and pads are still
- * the node's normalised ONNX attributes) */
+/* Conv, ConvTranspose, DeformConv, ctvm.ConvNCHWc (2 axes; group in
+ * channel blocks), ctvm.WinogradConv (pads only); QLinearConv and
+ * ConvInteger through QLinearAttrs.conv */
 typedef struct ConvAttrs {
-    int depthwise; /* one input channel block per output block (pass layout) */
+    WindowAttrs win;
+    int64_t group;
+    int64_t offset_group; /* DeformConv */
+    int depthwise;        /* ConvNCHWc: one input channel block per output block (pass layout) */
 } ConvAttrs;
 
 /* MaxPool, AveragePool, LpPool and the global pools */
 typedef struct PoolAttrs {
-    float p;     /* LpPool's exponent */
-    int blocked; /* input and output [N, C/B, H, W, B] (pass layout) */
+    WindowAttrs win;       /* the windowed pools (n = 0 for the global ones) */
+    float p;               /* LpPool's exponent */
+    int count_include_pad; /* AveragePool */
+    int storage_order;     /* MaxPool's Indices: 1 column-major */
+    int blocked;           /* input and output [N, C/B, H, W, B] (pass layout) */
 } PoolAttrs;
+
+/* Gemm (MatMul has no attributes) */
+typedef struct GemmAttrs {
+    int trans_a, trans_b;
+    float alpha, beta;
+} GemmAttrs;
+
+/* Concat, Split, Gather, GatherElements, GatherND, ReverseSequence */
+typedef struct AxisAttrs {
+    int axis;             /* >= 0; ReverseSequence: the time axis */
+    int batch_axis;       /* ReverseSequence */
+    int64_t batch_dims;   /* GatherND */
+    int n_split;          /* Split: the sizes of its outputs (arena) */
+    const int64_t *split;
+} AxisAttrs;
+
+/* Slice: per input axis, resolved from the inputs or attributes */
+typedef struct SliceAttrs {
+    int64_t starts[CTVM_MAX_RANK], ends[CTVM_MAX_RANK], steps[CTVM_MAX_RANK];
+} SliceAttrs;
+
+/* Transpose */
+typedef struct TransposeAttrs {
+    int64_t perm[CTVM_MAX_RANK];
+} TransposeAttrs;
+
+/* ReduceSum, ReduceMean, ... (the axes: sorted, >= 0); ArgMax, ArgMin (axis) */
+typedef struct ReduceAttrs {
+    int n_axes;
+    int64_t axes[CTVM_MAX_RANK];
+    int keepdims;
+    int noop;             /* empty axes reduce nothing (noop_with_empty_axes) */
+    int axis;             /* ArgMax, ArgMin */
+    int select_last_index;
+} ReduceAttrs;
+
+/* InstanceNormalization, GroupNormalization, LayerNormalization,
+ * RMSNormalization, MeanVarianceNormalization, LpNormalization, LRN */
+typedef struct NormAttrs {
+    float epsilon;
+    int axis;             /* LayerNorm, RMSNorm, LpNorm: >= 0 */
+    int64_t num_groups;   /* GroupNorm */
+    int stash_f32;        /* GroupNorm >= 21: statistics in float32 */
+    int p;                /* LpNorm: 1 or 2 */
+    int n_axes;           /* MVN: the normalised axes */
+    int64_t axes[CTVM_MAX_RANK];
+    int64_t size;         /* LRN */
+    float alpha, beta, bias;
+} NormAttrs;
 
 /* Col2Im: the image block and the column grid, with its window */
 typedef struct Col2ImAttrs {
@@ -63,7 +125,7 @@ typedef struct CumSumAttrs {
 
 /* Softmax, LogSoftmax, Hardmax */
 typedef struct SoftmaxAttrs {
-    int axis;     /* >= 0 */
+    int axis;     /* >= 0 (-1 on a Softmax a pass made, until it is inferred) */
     int coerce2d; /* versions < 13: the input is coerced to 2-D at axis */
 } SoftmaxAttrs;
 
@@ -101,14 +163,22 @@ typedef struct PadAttrs {
     int mode;                        /* PM_* of ops/pad.c */
     int cv_input;                    /* the constant value is input 2 */
     float value;                     /* else this constant */
+    int value_given;                 /* versions < 11: the value attribute is present */
 } PadAttrs;
 
-/* Binary elementwise operators with opset < 7 broadcasting; BitShift; Gelu */
+/* Elementwise operators: opset < 7 broadcasting, BitShift, Gelu, the
+ * activations' parameters, IsInf, Mod, Clip before version 11 */
 typedef struct EltwiseAttrs {
     int legacy;         /* opset < 7 broadcast of input 1 at legacy_axis */
     int64_t legacy_axis;
     int shift_left;     /* BitShift */
     int tanh;           /* Gelu's tanh approximation */
+    float alpha, beta;  /* with their defaults: LeakyRelu, Elu, Celu, Selu (beta: gamma),
+                           HardSigmoid, ThresholdedRelu, Shrink (lambd, bias), Swish */
+    int detect_pos, detect_neg; /* IsInf */
+    int fmod;           /* Mod */
+    int has_min, has_max; /* Clip < 11: its min / max attributes */
+    float min, max;
 } EltwiseAttrs;
 
 /* QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear */
@@ -125,6 +195,7 @@ typedef struct QuantAttrs {
 #define QLINEAR_MAX_INPUTS 9
 typedef struct QLinearAttrs {
     int per_axis[QLINEAR_MAX_INPUTS];
+    ConvAttrs conv; /* QLinearConv, ConvInteger */
 } QLinearAttrs;
 
 /* DFT, STFT, the window functions, MelWeightMatrix */
@@ -138,10 +209,14 @@ typedef struct SignalAttrs {
     int periodic;  /* the window functions */
 } SignalAttrs;
 
-/* TfIdfVectorizer */
+/* TfIdfVectorizer: the pool and weights point into the node's attributes */
 typedef struct TfIdfAttrs {
     int mode;
     int64_t rows, cols, out;
+    int64_t min_gram, max_gram, max_skip;
+    int n_counts, n_indexes, n_pool, n_weights;
+    const int64_t *counts, *indexes, *pool;
+    const float *weights; /* NULL: all 1 */
 } TfIdfAttrs;
 
 /* RoiAlign, MaxRoiPool */
@@ -151,7 +226,7 @@ typedef struct RoiAttrs {
     float spatial_scale;
 } RoiAttrs;
 
-/* GridSample */
+/* GridSample, AffineGrid (align_corners) */
 typedef struct GridSampleAttrs {
     int mode, padding, align_corners;
 } GridSampleAttrs;
@@ -179,6 +254,7 @@ typedef struct MaxUnpoolAttrs {
 typedef struct LossAttrs {
     int reduction;        /* ops/loss.c's code */
     int has_ignore_index;
+    int64_t ignore_index;
 } LossAttrs;
 
 /* TopK */
@@ -188,11 +264,19 @@ typedef struct TopKAttrs {
     int largest, k_runtime; /* k_runtime: k is read from input 1 at run time */
 } TopKAttrs;
 
-/* Shape, Size, ConstantOfShape */
+/* Shape, Size, Constant, ConstantOfShape */
+struct Attr;
 typedef struct ShapeAttrs {
     int64_t start, end; /* Shape */
     int shape_runtime;  /* ConstantOfShape: the shape input is computed at run time */
+    const struct Attr *value; /* Constant: its value attribute (any kind); ConstantOfShape:
+                                 its one-element tensor, NULL for float32 0 */
 } ShapeAttrs;
+
+/* Einsum */
+typedef struct EinsumAttrs {
+    const char *equation;
+} EinsumAttrs;
 
 /* CausalConvWithState */
 typedef struct CausalConvAttrs {
@@ -218,6 +302,8 @@ typedef struct AttentionAttrs {
     DType softmax_dtype;
     int64_t left_window, right_window; /* -1: unbounded */
     float softcap;
+    int has_scale;
+    float scale;
 } AttentionAttrs;
 
 /* LinearAttention */
@@ -243,6 +329,24 @@ typedef struct DynamicAttrs {
     int center_point_box;
 } DynamicAttrs;
 
+/* RotaryEmbedding */
+typedef struct RotaryAttrs {
+    int64_t num_heads, dim; /* dim: rotary_embedding_dim, resolved */
+    int interleaved;
+} RotaryAttrs;
+
+/* ScatterElements, ScatterND, Scatter, TensorScatter */
+typedef struct ScatterAttrs {
+    int axis;
+    int reduction; /* ops/scatter.c's RD_* */
+    int circular;  /* TensorScatter's mode */
+} ScatterAttrs;
+
+/* SwiGLU */
+typedef struct SwiGluAttrs {
+    float alpha;
+} SwiGluAttrs;
+
 /* ctvm.Pack, ctvm.Unpack, ctvm.PadHW (pass layout) */
 typedef struct LayoutAttrs {
     int64_t block, channels;
@@ -252,6 +356,12 @@ typedef struct LayoutAttrs {
 typedef union OpAttrs {
     ConvAttrs conv;
     PoolAttrs pool;
+    GemmAttrs gemm;
+    AxisAttrs axis;
+    SliceAttrs slice;
+    TransposeAttrs transpose;
+    ReduceAttrs reduce;
+    NormAttrs norm;
     Col2ImAttrs col2im;
     BatchNormAttrs bn;
     CumSumAttrs cumsum;
@@ -279,6 +389,10 @@ typedef union OpAttrs {
     LinAttnAttrs linattn;
     SdpaAttrs sdpa;
     DynamicAttrs dynamic;
+    RotaryAttrs rotary;
+    ScatterAttrs scatter;
+    SwiGluAttrs swiglu;
+    EinsumAttrs einsum;
     LayoutAttrs layout;
 } OpAttrs;
 

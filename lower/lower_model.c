@@ -112,7 +112,7 @@ double lower_group_flops(const Graph *g, int anchor)
     }
     if (n->op == OP_GEMM || n->op == OP_MATMUL) {
         const Shape *a = &g->values[n->in[0]].shape;
-        int64_t k = n->op == OP_GEMM && attr_int(n, "transA", 0) ? a->dims[0] : a->dims[a->rank - 1];
+        int64_t k = n->op == OP_GEMM && n->at.gemm.trans_a ? a->dims[0] : a->dims[a->rank - 1];
         return 2.0 * (double)ny * (double)k;
     }
     return 0.0;

@@ -45,7 +45,8 @@ int op_affinegrid_infer(Graph *g, int node, Diag *d)
     Shape out = shape_make(k + 2, dims);
     if (opu_numel(g, node, d, &out, &tot))
         return -1;
-    node_set_int(g, node, "align_corners", attr_int(n, "align_corners", 0) != 0);
+    n->at.gridsample = (GridSampleAttrs){.align_corners = attr_int(n, "align_corners", 0) != 0};
+    node_set_int(g, node, "align_corners", n->at.gridsample.align_corners);
     opu_set_out(g, node, 0, t, out);
     return 0;
 }
@@ -55,7 +56,7 @@ int compute_affinegrid(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *y = &cx->g->values[n->out[0]];
-    int k = y->shape.rank - 2, align = (int)attr_int(n, "align_corners", 0);
+    int k = y->shape.rank - 2, align = n->at.gridsample.align_corners;
     LBuf *tb = cx->buf_of(cx, n->in[0]);
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     s->out_is_node_output = 1;

@@ -11,7 +11,7 @@
  * to return and is refused.
  *
  * Normalised attributes: "axis" >= 0, "keepdims" and "select_last_index"
- * 0/1. */
+ * 0/1; typed: Node.at.reduce. */
 #include "ops/compute.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
@@ -59,6 +59,7 @@ int op_argmax_infer(Graph *g, int node, Diag *d)
     node_set_int(g, node, "axis", axis);
     node_set_int(g, node, "keepdims", keep);
     node_set_int(g, node, "select_last_index", last);
+    n->at.reduce = (ReduceAttrs){.axis = axis, .keepdims = (int)keep, .select_last_index = (int)last};
     opu_set_out(g, node, 0, DT_INT64, out);
     return 0;
 }
@@ -70,8 +71,8 @@ int compute_argmax(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]];
-    int axis = (int)attr_int(n, "axis", 0);
-    int last = (int)attr_int(n, "select_last_index", 0);
+    int axis = n->at.reduce.axis;
+    int last = n->at.reduce.select_last_index;
     int64_t outer, len, inner;
     opu_axis_view(&x->shape, axis, &outer, &len, &inner);
     LType t = lt_of_dtype(x->dtype);

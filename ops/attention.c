@@ -65,15 +65,15 @@ static DType onnx_to_dtype_prec(int64_t p)
     }
 }
 
-/* The geometry every function reads. */
+/* The geometry every function reads; hq and hkv: the head counts of 3-D
+ * inputs (the attributes at infer, Node.at.attention after). */
 typedef struct AttnDims {
     int rank;                 /* 3 or 4 */
     int64_t B, Hq, Hkv, Sq, Skv, P, T, Dk, Dv;
 } AttnDims;
 
-static int attn_dims(Graph *g, int node, Diag *d, AttnDims *a)
+static int attn_dims(Graph *g, int node, Diag *d, int64_t hq, int64_t hkv, AttnDims *a)
 {
-    const Node *n = &g->nodes[node];
     Value *q = opu_in(g, node, 0), *k = opu_in(g, node, 1), *v = opu_in(g, node, 2);
     Value *pk = opu_in(g, node, 4), *pv = opu_in(g, node, 5);
     memset(a, 0, sizeof *a);
@@ -92,7 +92,7 @@ static int attn_dims(Graph *g, int node, Diag *d, AttnDims *a)
             return diag_error(d, g, node, "Q %s, K %s and V %s do not fit [B,Hq,Sq,Dk], [B,Hkv,S,Dk], [B,Hkv,S,Dv]",
                               opu_shape_str(&q->shape), opu_shape_str(&k->shape), opu_shape_str(&v->shape));
     } else {
-        a->Hq = attr_int(n, "q_num_heads", 0), a->Hkv = attr_int(n, "kv_num_heads", 0);
+        a->Hq = hq, a->Hkv = hkv;
         if (a->Hq <= 0 || a->Hkv <= 0)
             return diag_error(d, g, node, "3-D inputs need positive q_num_heads and kv_num_heads attributes");
         if (qs[2] % a->Hq || ks[2] % a->Hkv || vs[2] % a->Hkv)
@@ -142,7 +142,7 @@ int op_attention_infer(Graph *g, int node, Diag *d)
     if ((pk && pk->dtype != q->dtype) || (pv && pv->dtype != v->dtype))
         return diag_error(d, g, node, "past_key/past_value must have the types of K/V");
     AttnDims a;
-    if (attn_dims(g, node, d, &a))
+    if (attn_dims(g, node, d, attr_int(n, "q_num_heads", 0), attr_int(n, "kv_num_heads", 0), &a))
         return -1;
     if (m) {
         if (!dtype_supported(m->dtype) || m->dtype == DT_STRING || dtype_is_packed(m->dtype) ||
@@ -198,6 +198,8 @@ int op_attention_infer(Graph *g, int node, Diag *d)
     aa->softmax_dtype = sdt;
     aa->left_window = lw, aa->right_window = rw;
     aa->softcap = attr_float(n, "softcap", 0.0f);
+    aa->has_scale = node_attr(n, "scale") != NULL;
+    aa->scale = attr_float(n, "scale", 1.0f);
     node_set_int(g, node, "left_window_size", lw);
     node_set_int(g, node, "right_window_size", rw);
     node_set_float(g, node, "softcap", attr_float(n, "softcap", 0.0f));
@@ -300,7 +302,7 @@ int compute_attention(ComputeCtx *cx, int node, ComputeDef *def)
     Graph *g = cx->g;
     const Node *n = &g->nodes[node];
     AB x = {.lb = lb};
-    if (attn_dims(g, node, cx->d, &x.a))
+    if (attn_dims(g, node, cx->d, n->at.attention.q_num_heads, n->at.attention.kv_num_heads, &x.a))
         return -1;
     const AttnDims *a = &x.a;
     x.qt = g->values[n->in[0]].dtype;
@@ -313,7 +315,7 @@ int compute_attention(ComputeCtx *cx, int node, ComputeDef *def)
     double cap = aa->softcap;
     /* c = sqrt(scale): of the float32 attribute in float32, of the default
        1/sqrt(Dk) in double, then rounded once to the input type (reference) */
-    double c = node_attr(n, "scale") ? (double)sqrtf(attr_float(n, "scale", 1.0f)) : sqrt(1.0 / sqrt((double)a->Dk));
+    double c = aa->has_scale ? (double)sqrtf(aa->scale) : sqrt(1.0 / sqrt((double)a->Dk));
     Expr *sc = const_in(lb, qt, t, c);
 
 #define IN(i) (n->n_in > (i) && n->in[i] >= 0 ? cx->buf_of(cx, n->in[i]) : NULL)

@@ -10,7 +10,8 @@
  *
  * Every operator family defines
  *   int compute_<family>(ComputeCtx *cx, int node, ComputeDef *def);
- * reading the node's attributes as normalised by its infer function. The
+ * reading the typed attributes its infer function filled (Node.at,
+ * ir/op_attrs.h), never an attribute by name. The
  * definition serves twice: schedule/ turns it into the generated kernel,
  * and constant folding runs it in the loop IR interpreter
  * (ops_eval_compute in compute_eval.c), so the semantics are written once.
@@ -151,12 +152,12 @@ void compute_pick_gemm_sched(ComputeCtx *cx, int node, ComputeStage *s, int64_t 
 ComputeStage *compute_matmul_stage(ComputeCtx *cx, int node, ComputeDef *def, int a_vid, int b_vid,
                                    Expr **a_load, Expr **b_load);
 /* The stage of the convolution of x_vid by w_vid into the node's output
- * (normalised Conv attributes), RED_SUM over (channel in group, kernel);
+ * (window and group ca, filled by infer), RED_SUM over (channel in group, kernel);
  * *x_load is the input load, valid where *in_bounds holds (zero padding is
  * the caller's select), *w_load the weight load (compute_conv.c; also used
  * by the integer convolutions). NULL on error. */
-ComputeStage *compute_conv_stage(ComputeCtx *cx, int node, ComputeDef *def, int x_vid, int w_vid, Expr **x_load,
-                                 Expr **in_bounds, Expr **w_load);
+ComputeStage *compute_conv_stage(ComputeCtx *cx, int node, ComputeDef *def, const ConvAttrs *ca, int x_vid,
+                                 int w_vid, Expr **x_load, Expr **in_bounds, Expr **w_load);
 /* Error about a node: always returns -1. */
 int compute_fail(ComputeCtx *cx, int node, const char *reason);
 

@@ -3,22 +3,21 @@
  * group, k1..kn). Padding is a select that reads zero outside the input;
  * bounds that can never be crossed are dropped at definition time. */
 #include "ops/compute.h"
-#include "ops/window.h"
 
-ComputeStage *compute_conv_stage(ComputeCtx *cx, int node, ComputeDef *def, int x_vid, int w_vid, Expr **x_load,
-                                 Expr **in_bounds, Expr **w_load)
+ComputeStage *compute_conv_stage(ComputeCtx *cx, int node, ComputeDef *def, const ConvAttrs *ca, int x_vid,
+                                 int w_vid, Expr **x_load, Expr **in_bounds, Expr **w_load)
 {
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[x_vid], *w = &cx->g->values[w_vid];
     const Value *y = &cx->g->values[n->out[0]];
     int rank = x->shape.rank, ns = rank - 2;
-    const int64_t *ks, *st, *dl, *pd;
-    if (ns < 1 || !window_attrs(n, ns, &ks, &st, &dl, &pd)) {
+    const int64_t *ks = ca->win.kernel, *st = ca->win.strides, *dl = ca->win.dilations, *pd = ca->win.pads;
+    if (ns < 1 || ca->win.n != ns || ca->group < 1) {
         compute_fail(cx, node, "attributes not normalised (internal error)");
         return NULL;
     }
-    int64_t group = attr_int(n, "group", 1);
+    int64_t group = ca->group;
     int64_t C = x->shape.dims[1], OC = y->shape.dims[1];
     int64_t icg = C / group, ocg = OC / group;
 
@@ -58,7 +57,7 @@ int compute_conv(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     Expr *xload, *cond, *wload;
-    ComputeStage *s = compute_conv_stage(cx, node, def, n->in[0], n->in[1], &xload, &cond, &wload);
+    ComputeStage *s = compute_conv_stage(cx, node, def, &n->at.conv, n->in[0], n->in[1], &xload, &cond, &wload);
     if (!s)
         return -1;
     xload = lx_select(lb, cond, xload, lx_zero(lb, xload->type));

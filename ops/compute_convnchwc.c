@@ -12,15 +12,11 @@ int compute_convnchwc(ComputeCtx *cx, int node, ComputeDef *def)
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *w = &cx->g->values[n->in[1]];
     const Value *y = &cx->g->values[n->out[0]];
-    int k;
-    const int64_t *st = attr_ints(n, "strides", &k), *dl = attr_ints(n, "dilations", &k),
-                  *ks = attr_ints(n, "kernel_shape", &k), *pd = attr_ints(n, "pads", &k);
-    static const int64_t zero[4] = {0, 0, 0, 0};
-    if (!pd)
-        pd = zero;
-    if (!st || !dl || !ks || x->shape.rank != 5 || y->shape.rank != 5)
+    const WindowAttrs *wa = &n->at.conv.win;
+    const int64_t *st = wa->strides, *dl = wa->dilations, *ks = wa->kernel, *pd = wa->pads;
+    if (wa->n != 2 || n->at.conv.group < 1 || x->shape.rank != 5 || y->shape.rank != 5)
         return compute_fail(cx, node, "malformed ConvNCHWc (internal error)");
-    int64_t G = attr_int(n, "group", 1), dwise = n->at.conv.depthwise;
+    int64_t G = n->at.conv.group, dwise = n->at.conv.depthwise;
     int64_t ICb = x->shape.dims[1], IB = x->shape.dims[4], OCb = y->shape.dims[1], OB = y->shape.dims[4];
     int64_t icbg = ICb / G, ocbg = OCb / G;
 

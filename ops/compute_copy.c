@@ -18,7 +18,7 @@ int compute_concat(ComputeCtx *cx, int node, ComputeDef *def)
 {
     const Node *n = &cx->g->nodes[node];
     const Value *y = &cx->g->values[n->out[0]];
-    int axis = (int)attr_int(n, "axis", 0);
+    int axis = n->at.axis.axis;
     int64_t offset = 0;
     for (int i = 0; i < n->n_in; i++) {
         const Value *x = &cx->g->values[n->in[i]];
@@ -39,10 +39,9 @@ int compute_split(ComputeCtx *cx, int node, ComputeDef *def)
 {
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]];
-    int axis = (int)attr_int(n, "axis", 0);
+    int axis = n->at.axis.axis;
     int64_t offset = 0;
-    int parts = n->n_out;
-    attr_ints(n, "split", &parts); /* pass hidden may have appended outputs (run-time dims) */
+    int parts = n->at.axis.n_split; /* pass hidden may have appended outputs (run-time dims) */
     for (int i = 0; i < parts && i < n->n_out; i++) {
         if (n->out[i] < 0)
             continue;
@@ -63,10 +62,7 @@ int compute_slice(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
-    int ns = 0, nst = 0;
-    const int64_t *starts = attr_ints(n, "starts", &ns), *steps = attr_ints(n, "steps", &nst);
-    if (!starts || !steps || ns != x->shape.rank || nst != x->shape.rank)
-        return compute_fail(cx, node, "Slice attributes not normalised (internal error)");
+    const int64_t *starts = n->at.slice.starts, *steps = n->at.slice.steps;
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     s->out_is_node_output = 1;
     Expr *xi[CTVM_MAX_RANK];
@@ -81,10 +77,8 @@ int compute_transpose(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
-    int np = 0;
-    const int64_t *perm = attr_ints(n, "perm", &np);
-    if (!perm || np != x->shape.rank)
-        return compute_fail(cx, node, "Transpose perm not normalised (internal error)");
+    int np = x->shape.rank;
+    const int64_t *perm = n->at.transpose.perm;
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     s->out_is_node_output = 1;
     Expr *xi[CTVM_MAX_RANK];

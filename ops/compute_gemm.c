@@ -30,8 +30,8 @@ static int compute_gemm_op(ComputeCtx *cx, int node, ComputeDef *def)
     const Node *n = &cx->g->nodes[node];
     const Value *a = &cx->g->values[n->in[0]], *b = &cx->g->values[n->in[1]];
     const Value *y = &cx->g->values[n->out[0]];
-    int ta = (int)attr_int(n, "transA", 0), tb = (int)attr_int(n, "transB", 0);
-    float alpha = attr_float(n, "alpha", 1.0f), beta = attr_float(n, "beta", 1.0f);
+    int ta = n->at.gemm.trans_a, tb = n->at.gemm.trans_b;
+    float alpha = n->at.gemm.alpha, beta = n->at.gemm.beta;
     if (a->shape.rank != 2 || b->shape.rank != 2)
         return compute_fail(cx, node, "Gemm operands must be 2-D");
     int64_t K = ta ? a->shape.dims[0] : a->shape.dims[1];

@@ -16,7 +16,7 @@ int compute_shapeops(ComputeCtx *cx, int node, ComputeDef *def)
     }
     if (n->op == OP_CONSTANTOFSHAPE && n->at.shape.shape_runtime) {
         /* a run-time shape: the whole bound holds the value (ops/dynprop.c) */
-        const Attr *a = node_attr(n, "value");
+        const Attr *a = n->at.shape.value;
         ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
         s->out_is_node_output = 1;
         LType t = lt_of_dtype(y->dtype);

@@ -9,7 +9,6 @@
 #include <math.h>
 
 #include "ops/compute.h"
-#include "ops/window.h"
 
 /* |v|^p, with the common p spelled out. */
 static Expr *lp_pow(LoopBuilder *lb, Expr *v, double p)
@@ -103,8 +102,9 @@ int compute_pool(ComputeCtx *cx, int node, ComputeDef *def)
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
     int blocked = n->at.pool.blocked; /* [N,Cb,H,W,B]: lanes are channels */
     int ns = x->shape.rank - 2 - blocked;
-    const int64_t *ks, *st, *dl, *pd;
-    if (!window_attrs(n, ns, &ks, &st, &dl, &pd) || (blocked && ns != 2))
+    const WindowAttrs *wa = &n->at.pool.win;
+    const int64_t *ks = wa->kernel, *st = wa->strides, *dl = wa->dilations, *pd = wa->pads;
+    if (ns < 1 || wa->n != ns || (blocked && ns != 2))
         return compute_fail(cx, node, "attributes not normalised (internal error)");
     int is_max = n->op == OP_MAXPOOL, is_lp = n->op == OP_LPPOOL;
 
@@ -133,7 +133,7 @@ int compute_pool(ComputeCtx *cx, int node, ComputeDef *def)
     if (is_lp)
         s->finalize = lp_root(lb, s->finalize, n->at.pool.p);
     if (n->op == OP_AVGPOOL) {
-        int include = (int)attr_int(n, "count_include_pad", 0);
+        int include = n->at.pool.count_include_pad;
         Expr *cnt = NULL;
         for (int i = 0; i < ns; i++) {
             int64_t D = x->shape.dims[2 + i];
@@ -161,7 +161,7 @@ int compute_pool(ComputeCtx *cx, int node, ComputeDef *def)
         Expr *xv = lx_load(lb, cx->buf_of(cx, n->in[0]), compute_flat_index(cx, &x->shape, x2));
         Expr *yv = lx_load(lb, cx->buf_of(cx, n->out[0]), s2->out_index);
         Expr *flat;
-        if (attr_int(n, "storage_order", 0) == 1) {
+        if (n->at.pool.storage_order) {
             int64_t plane = 1;
             for (int i = 0; i < ns; i++)
                 plane *= x->shape.dims[2 + i];

@@ -41,6 +41,7 @@ int op_concat_infer(Graph *g, int node, Diag *d)
         out.dims[axis] += x->shape.dims[axis];
     }
     node_set_int(g, node, "axis", axis);
+    n->at.axis = (AxisAttrs){.axis = axis};
     opu_set_out(g, node, 0, x0->dtype, out);
     return 0;
 }
@@ -49,7 +50,7 @@ int op_concat_eval(Graph *g, int node, Diag *d)
 {
     const Node *n = &g->nodes[node];
     Value *yv = opu_out(g, node, 0);
-    int axis = (int)attr_int(n, "axis", 0);
+    int axis = n->at.axis.axis;
     size_t es = dtype_size(yv->dtype);
     if (dtype_is_packed(yv->dtype))
         return OPS_EVAL_BY_COMPUTE;

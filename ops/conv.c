@@ -6,7 +6,7 @@
  * Normalised attributes after infer (n = number of spatial axes):
  * kernel_shape[n] (from the weights when absent), strides[n], dilations[n],
  * pads[2n] (begins then ends; auto_pad resolved and set to "NOTSET"),
- * group. Output element (b, m, o1..on) is
+ * group; typed: Node.at.conv (window and group). Output element (b, m, o1..on) is
  *   B[m] + sum over c < C/group, k1..kn of
  *       X[b, (m / (M/group)) * C/group + c, o_i*s_i - pb_i + k_i*d_i] * W[m, c, k..]
  * with zeros read outside the input. The definition is compute_conv.c
@@ -36,16 +36,18 @@ int op_conv_infer(Graph *g, int node, Diag *d)
     if (w->dtype != x->dtype || (b && b->dtype != x->dtype))
         return diag_error(d, g, node, "weights and bias must have the input's type %s", dtype_name(x->dtype));
     int64_t group, m = w->shape.dims[0];
-    if (window_conv_groups(g, node, d, x, w, &group))
+    if (window_read_group(g, node, d, x, w, &group))
         return -1;
     if (b && (b->shape.rank != 1 || b->shape.dims[0] != m))
         return diag_error(d, g, node, "bias must be [%lld], got %s", (long long)m, opu_shape_str(&b->shape));
-    if (window_kernel_match(g, node, d, w, ns))
+    if (window_read_kernel_match(g, node, d, w, ns))
         return -1;
     Window win;
-    if (window_resolve(g, node, d, ns, &x->shape.dims[2], &w->shape.dims[2], 0, &win))
+    if (window_infer(g, node, d, ns, &x->shape.dims[2], &w->shape.dims[2], 0, &win))
         return -1;
     node_set_int(g, node, "group", group);
+    window_store(&win, &n->at.conv.win);
+    n->at.conv.group = group;
     int64_t dims[CTVM_MAX_RANK] = {x->shape.dims[0], m};
     for (int i = 0; i < ns; i++)
         dims[2 + i] = win.out[i];
@@ -63,10 +65,9 @@ static int eval_blas(Graph *g, int node, Diag *d)
     const Node *n = &g->nodes[node];
     Value *xv = opu_in(g, node, 0), *wv = opu_in(g, node, 1), *bv = opu_in(g, node, 2);
     Value *yv = opu_out(g, node, 0);
-    int nk = 0;
-    const int64_t *k = attr_ints(n, "kernel_shape", &nk), *st = attr_ints(n, "strides", &nk),
-                  *dl = attr_ints(n, "dilations", &nk), *pd = attr_ints(n, "pads", &nk);
-    int64_t group = attr_int(n, "group", 1);
+    const WindowAttrs *wa = &n->at.conv.win;
+    const int64_t *k = wa->kernel, *st = wa->strides, *dl = wa->dilations, *pd = wa->pads;
+    int64_t group = n->at.conv.group;
     int64_t N = xv->shape.dims[0], C = xv->shape.dims[1], H = xv->shape.dims[2],
             W = xv->shape.dims[3], M = yv->shape.dims[1], OH = yv->shape.dims[2],
             OW = yv->shape.dims[3];

@@ -8,7 +8,8 @@
  *   Y  [N, OCb, OH, OW, OB]
  * Attributes: kernel_shape[2], strides[2], dilations[2], pads[4] (top,
  * left, bottom, right; zeros read outside the input), group G (in
- * blocks: output blocks g*OCb/G.. read input blocks g*ICb/G..), depthwise.
+ * blocks: output blocks g*OCb/G.. read input blocks g*ICb/G..), typed in
+ * Node.at.conv with depthwise (pass layout keeps them in step).
  * The eval is the plain-loop reference for tests. */
 #include "ops/op_util.h"
 #include "ops/ops.h"
@@ -17,21 +18,39 @@ typedef struct ConvB {
     int64_t N, ICb, H, W, IB, OCb, OH, OW, OB, KH, KW, sh, sw, dh, dw, G, dwise, pt, pl, pb, pr;
 } ConvB;
 
+/* The attributes into Node.at.conv (depthwise stays pass layout's). */
+static int read_attrs(Graph *g, int node, Diag *d)
+{
+    Node *n = &g->nodes[node];
+    int k1, k2, k3, k4 = 4;
+    const int64_t *ks = attr_ints(n, "kernel_shape", &k1), *st = attr_ints(n, "strides", &k2),
+                  *dl = attr_ints(n, "dilations", &k3), *pd = attr_ints(n, "pads", &k4);
+    if (!ks || !st || !dl || k1 != 2 || k2 != 2 || k3 != 2 || (pd && k4 != 4))
+        return diag_error(d, g, node, "malformed ConvNCHWc (internal error)");
+    WindowAttrs *wa = &n->at.conv.win;
+    wa->n = 2;
+    for (int i = 0; i < 2; i++) {
+        wa->kernel[i] = ks[i];
+        wa->strides[i] = st[i];
+        wa->dilations[i] = dl[i];
+    }
+    for (int i = 0; i < 4; i++)
+        wa->pads[i] = pd ? pd[i] : 0;
+    n->at.conv.group = attr_int(n, "group", 1);
+    return 0;
+}
+
 static int conv_b(Graph *g, int node, Diag *d, ConvB *c)
 {
     const Node *n = &g->nodes[node];
     const Value *x = opu_in(g, node, 0), *w = opu_in(g, node, 1);
-    int k1, k2, k3, k4 = 4;
-    const int64_t *ks = attr_ints(n, "kernel_shape", &k1), *st = attr_ints(n, "strides", &k2),
-                  *dl = attr_ints(n, "dilations", &k3), *pd = attr_ints(n, "pads", &k4);
-    static const int64_t zero[4] = {0, 0, 0, 0};
-    if (!pd)
-        pd = zero;
-    if (!x || !w || x->shape.rank != 5 || !ks || !st || !dl || k1 != 2 || k2 != 2 || k3 != 2 || k4 != 4)
+    const WindowAttrs *wa = &n->at.conv.win;
+    const int64_t *ks = wa->kernel, *st = wa->strides, *dl = wa->dilations, *pd = wa->pads;
+    if (!x || !w || x->shape.rank != 5 || wa->n != 2)
         return diag_error(d, g, node, "malformed ConvNCHWc (internal error)");
     *c = (ConvB){.N = x->shape.dims[0], .ICb = x->shape.dims[1], .H = x->shape.dims[2], .W = x->shape.dims[3],
                  .IB = x->shape.dims[4], .KH = ks[0], .KW = ks[1], .sh = st[0], .sw = st[1], .dh = dl[0],
-                 .dw = dl[1], .G = attr_int(n, "group", 1), .dwise = n->at.conv.depthwise,
+                 .dw = dl[1], .G = n->at.conv.group, .dwise = n->at.conv.depthwise,
                  .pt = pd[0], .pl = pd[1], .pb = pd[2], .pr = pd[3]};
     c->OCb = w->shape.dims[0];
     c->OB = w->shape.dims[w->shape.rank - 1];
@@ -47,7 +66,7 @@ static int conv_b(Graph *g, int node, Diag *d, ConvB *c)
 int op_convnchwc_infer(Graph *g, int node, Diag *d)
 {
     ConvB c;
-    if (opu_check_arity(g, node, d, 2, 3, 1, 1) || conv_b(g, node, d, &c))
+    if (opu_check_arity(g, node, d, 2, 3, 1, 1) || read_attrs(g, node, d) || conv_b(g, node, d, &c))
         return -1;
     int64_t dims[5] = {c.N, c.OCb, c.OH, c.OW, c.OB};
     opu_set_out(g, node, 0, DT_FLOAT32, shape_make(5, dims));

@@ -16,7 +16,7 @@
  * Normalised attributes after infer: kernel_shape[n], strides[n],
  * dilations[n], pads[2n] (begins then ends; only the begins matter for the
  * compute, the output extent is the output value's shape), group; auto_pad
- * becomes "NOTSET". Output element (b, m, o1..on) with g = m / (M/group):
+ * becomes "NOTSET"; typed: Node.at.conv. Output element (b, m, o1..on) with g = m / (M/group):
  *   B[m] + sum over c < C/group, k1..kn of X[b, g*C/group + c, i..] * W[g*C/group + c, m % (M/group), k..]
  * where o_j + pb_j - k_j*d_j = i_j*s_j with 0 <= i_j < D_j (other taps
  * contribute nothing). */
@@ -71,7 +71,7 @@ int op_convtranspose_infer(Graph *g, int node, Diag *d)
         return diag_error(d, g, node, "too many output channels");
     if (b && (b->shape.rank != 1 || b->shape.dims[0] != M))
         return diag_error(d, g, node, "bias must be [%lld], got %s", (long long)M, opu_shape_str(&b->shape));
-    if (window_kernel_match(g, node, d, w, ns))
+    if (window_read_kernel_match(g, node, d, w, ns))
         return -1;
     Window win;
     if (window_read(g, node, d, ns, &win))
@@ -114,6 +114,8 @@ int op_convtranspose_infer(Graph *g, int node, Diag *d)
     node_set_ints(g, node, "pads", win.pads, 2 * ns);
     node_set_int(g, node, "group", group);
     opu_set_string(g, node, "auto_pad", "NOTSET");
+    window_store(&win, &n->at.conv.win);
+    n->at.conv.group = group;
     Shape out = shape_make(rank, dims);
     int64_t total;
     if (opu_numel(g, node, d, &out, &total))
@@ -129,10 +131,11 @@ int compute_convtranspose(ComputeCtx *cx, int node, ComputeDef *def)
     const Value *x = &cx->g->values[n->in[0]], *w = &cx->g->values[n->in[1]];
     const Value *y = &cx->g->values[n->out[0]];
     int rank = x->shape.rank, ns = rank - 2;
-    const int64_t *ks, *st, *dl, *pd;
-    if (!window_attrs(n, ns, &ks, &st, &dl, &pd))
+    const WindowAttrs *wa = &n->at.conv.win;
+    const int64_t *ks = wa->kernel, *st = wa->strides, *dl = wa->dilations, *pd = wa->pads;
+    if (wa->n != ns || n->at.conv.group < 1)
         return compute_fail(cx, node, "attributes not normalised (internal error)");
-    int64_t group = attr_int(n, "group", 1);
+    int64_t group = n->at.conv.group;
     int64_t icg = x->shape.dims[1] / group, ocg = w->shape.dims[1];
 
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);

@@ -84,6 +84,11 @@ int op_deformconv_infer(Graph *g, int node, Diag *d)
     node_set_ints(g, node, "pads", win.pads, 2 * k);
     node_set_int(g, node, "group", grp);
     node_set_int(g, node, "offset_group", og);
+    for (int i = 0; i < k; i++)
+        win.kernel[i] = ks[i];
+    window_store(&win, &n->at.conv.win);
+    n->at.conv.group = grp;
+    n->at.conv.offset_group = og;
     opu_set_out(g, node, 0, t, out);
     return 0;
 }
@@ -99,12 +104,12 @@ int compute_deformconv(ComputeCtx *cx, int node, ComputeDef *def)
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
     const Value *off = &cx->g->values[n->in[2]];
-    int r = y->shape.rank, k = r - 2, c1, c2, c3, c4;
-    const int64_t *ks = attr_ints(n, "kernel_shape", &c1), *st = attr_ints(n, "strides", &c2),
-                  *dl = attr_ints(n, "dilations", &c3), *pd = attr_ints(n, "pads", &c4);
-    if (!ks || !st || !dl || !pd || c1 != k || c2 != k || c3 != k || c4 != 2 * k)
+    int r = y->shape.rank, k = r - 2;
+    const WindowAttrs *wa = &n->at.conv.win;
+    const int64_t *ks = wa->kernel, *st = wa->strides, *dl = wa->dilations, *pd = wa->pads;
+    if (wa->n != k || n->at.conv.group < 1 || n->at.conv.offset_group < 1)
         return compute_fail(cx, node, "DeformConv attributes were not normalised");
-    int64_t grp = attr_int(n, "group", 1), og = attr_int(n, "offset_group", 1);
+    int64_t grp = n->at.conv.group, og = n->at.conv.offset_group;
     int64_t C = x->shape.dims[1], OC = y->shape.dims[1], icpg = C / grp, ocpg = OC / grp, K = 1;
     for (int i = 0; i < k; i++)
         K *= ks[i];

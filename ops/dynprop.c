@@ -118,8 +118,7 @@ static int build_prog(Graph *g, int node, int k, Prog *p, Diag *d)
     }
     switch (n->op) {
     case OP_TRANSPOSE: {
-        int np;
-        const int64_t *perm = attr_ints(n, "perm", &np);
+        const int64_t *perm = n->at.transpose.perm;
         for (int r = 0; r < R; r++)
             copy_dim(p, g, n, r, 0, (int)perm[r]);
         return 1;
@@ -150,7 +149,7 @@ static int build_prog(Graph *g, int node, int k, Prog *p, Diag *d)
     }
     case OP_GATHER: {
         const Value *iv = in_val(g, n, 1);
-        int axis = (int)attr_int(n, "axis", 0), q = iv->shape.rank;
+        int axis = n->at.axis.axis, q = iv->shape.rank;
         for (int r = 0; r < R; r++) {
             if (r < axis)
                 copy_dim(p, g, n, r, 0, r);
@@ -163,7 +162,7 @@ static int build_prog(Graph *g, int node, int k, Prog *p, Diag *d)
     }
     case OP_GATHERND: {
         const Value *iv = in_val(g, n, 1);
-        int q = iv->shape.rank, b = (int)attr_int(n, "batch_dims", 0);
+        int q = iv->shape.rank, b = (int)n->at.axis.batch_dims;
         int last = (int)iv->shape.dims[q - 1];
         for (int r = 0; r < R; r++) {
             if (r < q - 1)
@@ -208,7 +207,7 @@ static int build_prog(Graph *g, int node, int k, Prog *p, Diag *d)
         return 1;
     }
     case OP_SPLIT: {
-        int axis = (int)attr_int(n, "axis", 0);
+        int axis = n->at.axis.axis;
         for (int r = 0; x->dyn && r < R; r++) {
             if (r == axis)
                 emit(p, M_SET, r, 0, 0, y->shape.dims[r], 0, 0);
@@ -218,7 +217,7 @@ static int build_prog(Graph *g, int node, int k, Prog *p, Diag *d)
         return 1;
     }
     case OP_CONCAT: {
-        int axis = (int)attr_int(n, "axis", 0), src = first_dyn_input(g, n);
+        int axis = n->at.axis.axis, src = first_dyn_input(g, n);
         for (int r = 0; r < R; r++)
             if (r == axis)
                 emit(p, M_SET, r, 0, 0, y->shape.dims[r], 0, 0);
@@ -278,9 +277,9 @@ int dyn_infer(Graph *g, int node, Diag *d)
     case OP_REDUCEMAX: case OP_REDUCEMIN: case OP_REDUCESUM: case OP_REDUCEPROD: case OP_REDUCEMEAN: {
         n->dyn.kind = DYN_REDUCE;
         const Value *x = in_val(g, n, 0);
-        int na;
-        const int64_t *axes = attr_ints(n, "axes", &na);
-        int keep = (int)attr_int(n, "keepdims", 1), mark[CTVM_MAX_RANK] = {0};
+        int na = n->at.reduce.n_axes;
+        const int64_t *axes = n->at.reduce.axes;
+        int keep = n->at.reduce.keepdims, mark[CTVM_MAX_RANK] = {0};
         for (int i = 0; i < na; i++)
             mark[axes[i]] = 1;
         Prog p = {0};
@@ -300,7 +299,7 @@ int dyn_infer(Graph *g, int node, Diag *d)
         return 0;
     }
     case OP_CONCAT: {
-        int axis = (int)attr_int(n, "axis", 0);
+        int axis = n->at.axis.axis;
         for (int i = 0; i < n->n_in; i++)
             if (in_val(g, n, i) && in_val(g, n, i)->dyn && in_val(g, n, i)->shape.dims[axis] != 1) {
                 n->dyn.kind = DYN_APPEND;
@@ -412,8 +411,8 @@ static Stmt *kind_code(ComputeCtx *cx, int node, int kind)
     case DYN_REDUCE: {
         LBuf *bufs[3] = {cx->buf_of(cx, n->in[0]), dims_buf(cx, n->in[0]), cx->buf_of(cx, n->out[0])};
         int written[3] = {0, 0, 1};
-        int na, mark[CTVM_MAX_RANK] = {0};
-        const int64_t *axes = attr_ints(n, "axes", &na);
+        int na = n->at.reduce.n_axes, mark[CTVM_MAX_RANK] = {0};
+        const int64_t *axes = n->at.reduce.axes;
         for (int i = 0; i < na; i++)
             mark[axes[i]] = 1;
         int red = n->op == OP_REDUCESUM ? 0 : n->op == OP_REDUCEMAX ? 1 : n->op == OP_REDUCEMIN ? 2
@@ -440,7 +439,7 @@ static Stmt *kind_code(ComputeCtx *cx, int node, int kind)
     }
     case DYN_APPEND: {
         const Value *y = &g->values[n->out[0]];
-        int axis = (int)attr_int(n, "axis", 0);
+        int axis = n->at.axis.axis;
         Stmt **items = arena_array(g->arena, (size_t)n->n_in + 1, sizeof(Stmt *));
         for (int i = 0; i < n->n_in; i++) {
             const Value *v = &g->values[n->in[i]];

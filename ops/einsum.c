@@ -60,14 +60,14 @@ static int parse_term(const char *s, const char *end, Term *t, char *err, size_t
     return 0;
 }
 
-/* Parses the equation against the operands' shapes: letter sizes, the
- * ellipsis broadcast, the output term. */
-static int ein_parse(const Graph *g, const Node *n, Einsum *e)
+/* Parses the equation eq (the attribute at infer, Node.at.einsum after)
+ * against the operands' shapes: letter sizes, the ellipsis broadcast, the
+ * output term. */
+static int ein_parse(const Graph *g, const Node *n, const char *eq, Einsum *e)
 {
     memset(e, 0, sizeof *e);
     for (int i = 0; i < 128; i++)
         e->size[i] = -1;
-    const char *eq = attr_string(n, "equation", NULL);
     if (!eq) {
         snprintf(e->err, sizeof e->err, "needs an equation attribute");
         return -1;
@@ -198,7 +198,8 @@ int op_einsum_infer(Graph *g, int node, Diag *d)
         if (opu_in(g, node, i)->dtype != t)
             return diag_error(d, g, node, "all inputs must have one type");
     static Einsum e;
-    if (ein_parse(g, n, &e))
+    g->nodes[node].at.einsum.equation = attr_string(n, "equation", NULL);
+    if (ein_parse(g, n, g->nodes[node].at.einsum.equation, &e))
         return diag_error(d, g, node, "%s", e.err);
     Shape out;
     if (ein_out_shape(&e, &out))
@@ -212,7 +213,7 @@ int compute_einsum(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     static Einsum e;
-    if (ein_parse(cx->g, n, &e))
+    if (ein_parse(cx->g, n, n->at.einsum.equation, &e))
         return compute_fail(cx, node, e.err);
     const Value *y = &cx->g->values[n->out[0]];
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);

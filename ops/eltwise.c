@@ -50,7 +50,8 @@ typedef struct EwDef {
 #define L (c->lb)
 
 static Expr *K(Ew *c, double v) { return lx_const_f(L, c->t, v); }
-static float A(Ew *c, const char *name, float def) { return attr_float(c->n, name, def); }
+static float ALPHA(Ew *c) { return c->n->at.eltwise.alpha; }
+static float BETA(Ew *c) { return c->n->at.eltwise.beta; }
 static Expr *call(Ew *c, CallOp f, Expr *x) { return lx_call(L, f, x); }
 static Expr *bin(Ew *c, BinOp op, Expr *a, Expr *b) { return lx_bin(L, op, a, b); }
 static Expr *sel(Ew *c, Expr *cond, Expr *a, Expr *b) { return lx_select(L, cond, a, b); }
@@ -103,7 +104,7 @@ static Expr *ew_sign(Ew *c, Expr *const *x, int nx)
 static Expr *ew_isinf(Ew *c, Expr *const *x, int nx)
 {
     (void)nx;
-    int pos = (int)attr_int(c->n, "detect_positive", 1), neg = (int)attr_int(c->n, "detect_negative", 1);
+    int pos = c->n->at.eltwise.detect_pos, neg = c->n->at.eltwise.detect_neg;
     if (pos && neg)
         return call(c, CO_ISINF, x[0]);
     if (pos || neg)
@@ -116,7 +117,7 @@ static Expr *ew_isinf(Ew *c, Expr *const *x, int nx)
 static Expr *ew_leakyrelu(Ew *c, Expr *const *x, int nx)
 {
     (void)nx;
-    return sel(c, bin(c, BO_LT, x[0], K(c, 0)), bin(c, BO_MUL, x[0], K(c, A(c, "alpha", 0.01f))), x[0]);
+    return sel(c, bin(c, BO_LT, x[0], K(c, 0)), bin(c, BO_MUL, x[0], K(c, ALPHA(c))), x[0]);
 }
 
 static Expr *ew_prelu(Ew *c, Expr *const *x, int nx)
@@ -128,22 +129,22 @@ static Expr *ew_prelu(Ew *c, Expr *const *x, int nx)
 static Expr *ew_elu(Ew *c, Expr *const *x, int nx)
 {
     (void)nx;
-    Expr *neg = bin(c, BO_MUL, K(c, A(c, "alpha", 1.0f)), call(c, CO_EXPM1, x[0]));
+    Expr *neg = bin(c, BO_MUL, K(c, ALPHA(c)), call(c, CO_EXPM1, x[0]));
     return sel(c, bin(c, BO_LT, x[0], K(c, 0)), neg, x[0]);
 }
 
 static Expr *ew_selu(Ew *c, Expr *const *x, int nx)
 {
     (void)nx;
-    Expr *neg = bin(c, BO_MUL, K(c, A(c, "alpha", 1.67326319217681884765625f)), call(c, CO_EXPM1, x[0]));
+    Expr *neg = bin(c, BO_MUL, K(c, ALPHA(c)), call(c, CO_EXPM1, x[0]));
     Expr *v = sel(c, bin(c, BO_LE, x[0], K(c, 0)), neg, x[0]);
-    return bin(c, BO_MUL, K(c, A(c, "gamma", 1.05070102214813232421875f)), v);
+    return bin(c, BO_MUL, K(c, BETA(c)), v);
 }
 
 static Expr *ew_celu(Ew *c, Expr *const *x, int nx)
 {
     (void)nx;
-    float alpha = A(c, "alpha", 1.0f);
+    float alpha = ALPHA(c);
     Expr *e = bin(c, BO_MUL, K(c, alpha), call(c, CO_EXPM1, bin(c, BO_DIV, x[0], K(c, alpha))));
     return bin(c, BO_ADD, bin(c, BO_MAX, x[0], K(c, 0)), bin(c, BO_MIN, e, K(c, 0)));
 }
@@ -151,7 +152,7 @@ static Expr *ew_celu(Ew *c, Expr *const *x, int nx)
 static Expr *ew_hardsigmoid(Ew *c, Expr *const *x, int nx)
 {
     (void)nx;
-    Expr *e = bin(c, BO_ADD, bin(c, BO_MUL, x[0], K(c, A(c, "alpha", 0.2f))), K(c, A(c, "beta", 0.5f)));
+    Expr *e = bin(c, BO_ADD, bin(c, BO_MUL, x[0], K(c, ALPHA(c))), K(c, BETA(c)));
     return clamp01(c, e);
 }
 
@@ -191,13 +192,13 @@ static Expr *ew_mish(Ew *c, Expr *const *x, int nx)
 static Expr *ew_thresholdedrelu(Ew *c, Expr *const *x, int nx)
 {
     (void)nx;
-    return sel(c, bin(c, BO_GT, x[0], K(c, A(c, "alpha", 1.0f))), x[0], K(c, 0));
+    return sel(c, bin(c, BO_GT, x[0], K(c, ALPHA(c))), x[0], K(c, 0));
 }
 
 static Expr *ew_shrink(Ew *c, Expr *const *x, int nx)
 {
     (void)nx;
-    float lambd = A(c, "lambd", 0.5f), bias = A(c, "bias", 0.0f);
+    float lambd = ALPHA(c), bias = BETA(c);
     Expr *lo = sel(c, bin(c, BO_LT, x[0], K(c, -lambd)), bin(c, BO_ADD, x[0], K(c, bias)), K(c, 0));
     return sel(c, bin(c, BO_GT, x[0], K(c, lambd)), bin(c, BO_SUB, x[0], K(c, bias)), lo);
 }
@@ -219,18 +220,18 @@ static Expr *ew_gelu(Ew *c, Expr *const *x, int nx)
 static Expr *ew_swish(Ew *c, Expr *const *x, int nx)
 {
     (void)nx;
-    return bin(c, BO_MUL, x[0], call(c, CO_SIGMOID, bin(c, BO_MUL, x[0], K(c, A(c, "alpha", 1.0f)))));
+    return bin(c, BO_MUL, x[0], call(c, CO_SIGMOID, bin(c, BO_MUL, x[0], K(c, ALPHA(c)))));
 }
 
 static Expr *ew_clip(Ew *c, Expr *const *x, int nx)
 {
     Expr *e = x[0];
     if (c->n->version < 11) {
-        const Attr *lo = node_attr(c->n, "min"), *hi = node_attr(c->n, "max");
-        if (lo)
-            e = bin(c, BO_MAX, e, K(c, lo->f));
-        if (hi)
-            e = bin(c, BO_MIN, e, K(c, hi->f));
+        const EltwiseAttrs *a = &c->n->at.eltwise;
+        if (a->has_min)
+            e = bin(c, BO_MAX, e, K(c, a->min));
+        if (a->has_max)
+            e = bin(c, BO_MIN, e, K(c, a->max));
         return e;
     }
     if (nx > 1 && x[1])
@@ -263,7 +264,7 @@ static Expr *ew_mod(Ew *c, Expr *const *x, int nx)
     Expr *r = bin(c, BO_MOD, x[0], x[1]);
     if (!lt_is_signed_int(c->t) && !lt_is_float(c->t))
         return r;
-    if (attr_int(c->n, "fmod", 0))
+    if (c->n->at.eltwise.fmod)
         return r; /* C fmod / remainder: the sign of the dividend */
     /* fmod = 0: a - floor(a/b)*b, the sign of the divisor, as Python's % */
     Expr *z = K(c, 0);
@@ -465,6 +466,42 @@ static int legacy_broadcast(const Node *n)
     }
 }
 
+/* The parameters of the activations, IsInf, Mod and Clip < 11 into
+ * Node.at.eltwise, with their ONNX defaults. */
+static void read_params(Node *n)
+{
+    EltwiseAttrs *a = &n->at.eltwise;
+    switch (n->op) {
+    case OP_LEAKYRELU: a->alpha = attr_float(n, "alpha", 0.01f); break;
+    case OP_ELU: case OP_CELU: case OP_THRESHOLDEDRELU: case OP_SWISH: a->alpha = attr_float(n, "alpha", 1.0f); break;
+    case OP_SELU:
+        a->alpha = attr_float(n, "alpha", 1.67326319217681884765625f);
+        a->beta = attr_float(n, "gamma", 1.05070102214813232421875f);
+        break;
+    case OP_HARDSIGMOID:
+        a->alpha = attr_float(n, "alpha", 0.2f);
+        a->beta = attr_float(n, "beta", 0.5f);
+        break;
+    case OP_SHRINK:
+        a->alpha = attr_float(n, "lambd", 0.5f);
+        a->beta = attr_float(n, "bias", 0.0f);
+        break;
+    case OP_ISINF:
+        a->detect_pos = attr_int(n, "detect_positive", 1) != 0;
+        a->detect_neg = attr_int(n, "detect_negative", 1) != 0;
+        break;
+    case OP_MOD: a->fmod = attr_int(n, "fmod", 0) != 0; break;
+    case OP_CLIP: {
+        const Attr *lo = n->version < 11 ? node_attr(n, "min") : NULL;
+        const Attr *hi = n->version < 11 ? node_attr(n, "max") : NULL;
+        a->has_min = lo != NULL, a->has_max = hi != NULL;
+        a->min = lo ? lo->f : 0.0f, a->max = hi ? hi->f : 0.0f;
+        break;
+    }
+    default: break;
+    }
+}
+
 static int infer_legacy(Graph *g, int node, Diag *d, const Value *a, const Value *b, Shape *out)
 {
     const Node *n = &g->nodes[node];
@@ -549,6 +586,7 @@ int op_eltwise_infer(Graph *g, int node, Diag *d)
         }
     }
     /* attribute normalisation */
+    read_params(&g->nodes[node]);
     if (n->op == OP_BITSHIFT) {
         const char *dir = attr_string(n, "direction", "");
         if (strcmp(dir, "LEFT") && strcmp(dir, "RIGHT"))

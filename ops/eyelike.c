@@ -15,7 +15,7 @@ int op_eyelike_infer(Graph *g, int node, Diag *d)
 {
     if (opu_check_arity(g, node, d, 1, 1, 1, 1))
         return -1;
-    const Node *n = &g->nodes[node];
+    Node *n = &g->nodes[node];
     Value *x = opu_in(g, node, 0);
     if (x->shape.rank != 2)
         return diag_error(d, g, node, "input %s must be 2-D", opu_shape_str(&x->shape));
@@ -34,6 +34,7 @@ int op_eyelike_infer(Graph *g, int node, Diag *d)
     if (k > cols + 1)
         k = cols + 1;
     node_set_int(g, node, "k", k);
+    n->at.trilu = (TriluAttrs){.k_const = 1, .k = k};
     opu_set_out(g, node, 0, t, x->shape);
     return 0;
 }
@@ -49,7 +50,7 @@ int compute_eyelike(ComputeCtx *cx, int node, ComputeDef *def)
     s->out_is_node_output = 1;
     LType t = lt_of_dtype(y->dtype);
     Expr *diff = lx_sub(lb, lx_var(lb, s->axis[1]), lx_var(lb, s->axis[0]));
-    Expr *on = lx_bin(lb, BO_EQ, diff, lx_int(lb, attr_int(n, "k", 0)));
+    Expr *on = lx_bin(lb, BO_EQ, diff, lx_int(lb, n->at.trilu.k));
     s->body = lx_select(lb, on, lx_one(lb, t), lx_zero(lb, t));
     s->finalize = lx_var(lb, s->acc);
     return 0;

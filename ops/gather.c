@@ -33,7 +33,7 @@ static int infer_gather(Graph *g, int node, Diag *d)
 {
     Value *x = opu_in(g, node, 0), *idx = opu_in(g, node, 1);
     int axis;
-    if (idx_check_axis(g, node, d, &axis))
+    if (idx_read_axis(g, node, d, &axis))
         return -1;
     int r = x->shape.rank + idx->shape.rank - 1;
     if (r > CTVM_MAX_RANK)
@@ -51,6 +51,7 @@ static int infer_gather(Graph *g, int node, Diag *d)
     if (cnt > 0 && x->shape.dims[axis] == 0)
         return diag_error(d, g, node, "gathers from an empty axis");
     node_set_int(g, node, "axis", axis);
+    g->nodes[node].at.axis = (AxisAttrs){.axis = axis};
     opu_set_out(g, node, 0, x->dtype, out);
     return 0;
 }
@@ -59,7 +60,7 @@ static int infer_gather_elements(Graph *g, int node, Diag *d)
 {
     Value *x = opu_in(g, node, 0), *idx = opu_in(g, node, 1);
     int axis;
-    if (idx_check_axis(g, node, d, &axis))
+    if (idx_read_axis(g, node, d, &axis))
         return -1;
     if (idx->shape.rank != x->shape.rank)
         return diag_error(d, g, node, "indices %s and data %s differ in rank",
@@ -67,6 +68,7 @@ static int infer_gather_elements(Graph *g, int node, Diag *d)
     if (idx_check_elements(g, node, d, idx, x, axis, "gathers from an empty axis"))
         return -1;
     node_set_int(g, node, "axis", axis);
+    g->nodes[node].at.axis = (AxisAttrs){.axis = axis};
     opu_set_out(g, node, 0, x->dtype, idx->shape);
     return 0;
 }
@@ -106,6 +108,7 @@ static int infer_gather_nd(Graph *g, int node, Diag *d)
         if (x->shape.dims[i] == 0)
             return diag_error(d, g, node, "gathers from an empty axis");
     node_set_int(g, node, "batch_dims", b);
+    n->at.axis = (AxisAttrs){.batch_dims = b};
     opu_set_out(g, node, 0, x->dtype, out);
     return 0;
 }
@@ -135,7 +138,7 @@ int compute_gather(ComputeCtx *cx, int node, ComputeDef *def)
     s->out_is_node_output = 1;
     Expr *xi[CTVM_MAX_RANK], *ii[CTVM_MAX_RANK];
     if (n->op == OP_GATHER) {
-        int axis = (int)attr_int(n, "axis", 0), q = iv->shape.rank;
+        int axis = n->at.axis.axis, q = iv->shape.rank;
         for (int j = 0; j < q; j++)
             ii[j] = lx_var(lb, s->axis[axis + j]);
         for (int a = 0; a < x->shape.rank; a++)
@@ -143,11 +146,11 @@ int compute_gather(ComputeCtx *cx, int node, ComputeDef *def)
                     : a > axis ? lx_var(lb, s->axis[a + q - 1])
                                : idx_load_clamped(lb, ib, compute_flat_index(cx, &iv->shape, ii), x->shape.dims[a]);
     } else if (n->op == OP_GATHERELEMENTS) {
-        int axis = (int)attr_int(n, "axis", 0);
+        int axis = n->at.axis.axis;
         for (int a = 0; a < x->shape.rank; a++)
             xi[a] = a == axis ? idx_load_clamped(lb, ib, s->out_index, x->shape.dims[a]) : lx_var(lb, s->axis[a]);
     } else {
-        int b = (int)attr_int(n, "batch_dims", 0), q = iv->shape.rank;
+        int b = (int)n->at.axis.batch_dims, q = iv->shape.rank;
         int k = (int)iv->shape.dims[q - 1];
         for (int j = 0; j < q - 1; j++)
             ii[j] = lx_var(lb, s->axis[j]);

@@ -55,8 +55,11 @@ static int infer_gemm(Graph *g, int node, Diag *d)
     if (c && n->version < 7 && !attr_int(n, "broadcast", 0) && !shape_equal(&c->shape, &out))
         return diag_error(d, g, node, "C %s must be %s when broadcast is 0 (version %d)", opu_shape_str(&c->shape),
                           opu_shape_str(&out), n->version);
-    node_set_float(g, node, "alpha", attr_float(n, "alpha", 1.0f));
-    node_set_float(g, node, "beta", attr_float(n, "beta", 1.0f));
+    GemmAttrs *ga = &n->at.gemm;
+    *ga = (GemmAttrs){.trans_a = (int)ta, .trans_b = (int)tb, .alpha = attr_float(n, "alpha", 1.0f),
+                      .beta = attr_float(n, "beta", 1.0f)};
+    node_set_float(g, node, "alpha", ga->alpha);
+    node_set_float(g, node, "beta", ga->beta);
     node_set_int(g, node, "transA", ta);
     node_set_int(g, node, "transB", tb);
     opu_set_out(g, node, 0, a->dtype, out);
@@ -116,15 +119,15 @@ static int eval_gemm(Graph *g, int node, Diag *d)
     const Node *n = &g->nodes[node];
     Value *a = opu_in(g, node, 0), *b = opu_in(g, node, 1), *c = opu_in(g, node, 2);
     Value *yv = opu_out(g, node, 0);
-    int ta = attr_int(n, "transA", 0) != 0, tb = attr_int(n, "transB", 0) != 0;
+    int ta = n->at.gemm.trans_a, tb = n->at.gemm.trans_b;
     int64_t m = yv->shape.dims[0], nn = yv->shape.dims[1], k = a->shape.dims[1 - ta];
     float *y = opu_alloc_out(g, node, 0, d);
     if (!y)
         return -1;
-    sgemm(ta, tb, m, nn, k, attr_float(n, "alpha", 1.0f), a->data, b->data, y);
+    sgemm(ta, tb, m, nn, k, n->at.gemm.alpha, a->data, b->data, y);
     if (c) {
         int64_t st[CTVM_MAX_RANK];
-        float beta = attr_float(n, "beta", 1.0f);
+        float beta = n->at.gemm.beta;
         opu_bcast_strides(&c->shape, &yv->shape, st);
         for (int64_t i = 0; i < m * nn; i++)
             y[i] += beta * ((const float *)c->data)[opu_bcast_offset(&yv->shape, st, i)];

@@ -24,7 +24,7 @@ int idx_check(Graph *g, int node, Diag *d, int in, const int64_t *dims, int row)
     return 0;
 }
 
-int idx_check_axis(Graph *g, int node, Diag *d, int *axis)
+int idx_read_axis(Graph *g, int node, Diag *d, int *axis)
 {
     Value *x = opu_in(g, node, 0);
     if (opu_norm_axis(g, node, d, attr_int(&g->nodes[node], "axis", 0), x->shape.rank, "axis", axis))

@@ -18,7 +18,7 @@ int idx_check(Graph *g, int node, Diag *d, int in, const int64_t *dims, int row)
 
 /* Attribute "axis" (default 0) normalised against input 0's rank into
  * *axis, and constant indices of input 1 checked against that axis. */
-int idx_check_axis(Graph *g, int node, Diag *d, int *axis);
+int idx_read_axis(Graph *g, int node, Diag *d, int *axis);
 
 /* Elementwise rule: indices iv are no larger than data x on every axis but
  * `axis`; when any index exists the axis must not be empty (error

@@ -46,6 +46,7 @@ int op_loss_infer(Graph *g, int node, Diag *d)
         return diag_error(d, g, node, "reduction must be none, sum or mean, got '%s'", red);
     n->at.loss.reduction = mode;
     n->at.loss.has_ignore_index = node_attr(n, "ignore_index") != NULL;
+    n->at.loss.ignore_index = attr_int(n, "ignore_index", 0);
     opu_set_out(g, node, 0, x->dtype, mode == 0 ? t->shape : shape_make(0, NULL));
     if (n->n_out > 1)
         opu_set_out(g, node, 1, x->dtype, x->shape);
@@ -57,7 +58,7 @@ int compute_loss(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     int sce = n->op == OP_SCELOSS, mode = n->at.loss.reduction, has_ii = n->at.loss.has_ignore_index;
-    int64_t ii = attr_int(n, "ignore_index", 0);
+    int64_t ii = n->at.loss.ignore_index;
     const Value *x = &cx->g->values[n->in[0]];
     int64_t N = x->shape.dims[0], C = x->shape.dims[1], D = 1;
     for (int i = 2; i < x->shape.rank; i++)

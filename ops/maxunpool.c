@@ -30,7 +30,7 @@ int op_maxunpool_infer(Graph *g, int node, Diag *d)
         return diag_error(d, g, node, "input type %s not supported by MaxUnpool-%d", dtype_name(t), n->version);
     if (idx->dtype != DT_INT64 || !shape_equal(&idx->shape, &x->shape))
         return diag_error(d, g, node, "indices must be int64 of the input's shape %s", opu_shape_str(&x->shape));
-    const int64_t *ks = window_kernel_attr(g, node, d, ns);
+    const int64_t *ks = window_read_kernel(g, node, d, ns);
     if (!ks)
         return -1;
     Window w;

@@ -20,7 +20,8 @@
  *
  * Normalised attributes after infer: "epsilon" everywhere; LayerNorm and
  * RMSNorm "axis" >= 0; GroupNorm "num_groups"; MVN "axes" sorted >= 0; LRN
- * alpha, beta, bias, size; BatchNorm (typed, Node.at.bn) training (1 when batch statistics are
+ * alpha, beta, bias, size (typed: Node.at.norm, with GroupNorm's
+ * stash_type); BatchNorm (typed, Node.at.bn) training (1 when batch statistics are
  * used: training_mode = 1 from version 14, is_test = 0 before 7, more than
  * one output from 7 to 13), "momentum", "spatial". */
 #include <math.h>
@@ -119,7 +120,9 @@ static int infer_norm(Graph *g, int node, Diag *d)
     if (!float_type(x->dtype))
         return diag_error(d, g, node, "input type %s is not supported", dtype_name(x->dtype));
     int r = x->shape.rank;
-    node_set_float(g, node, "epsilon", attr_float(n, "epsilon", k == OP_MVN ? 1e-9f : 1e-5f));
+    NormAttrs *ta = &n->at.norm;
+    *ta = (NormAttrs){.epsilon = attr_float(n, "epsilon", k == OP_MVN ? 1e-9f : 1e-5f)};
+    node_set_float(g, node, "epsilon", ta->epsilon);
     switch (k) {
     case OP_INSTANCENORM:
         if (r < 2)
@@ -135,6 +138,8 @@ static int infer_norm(Graph *g, int node, Diag *d)
             return diag_error(d, g, node, "num_groups %lld does not divide %lld channels", (long long)groups,
                               (long long)c);
         node_set_int(g, node, "num_groups", groups);
+        ta->num_groups = groups;
+        ta->stash_f32 = n->version >= 21 && attr_int(n, "stash_type", 1) == 1;
         if (check_params(g, node, d, 1, 2, n->version < 21 ? groups : c, n->version < 21 ? "groups" : "channels"))
             return -1;
         break;
@@ -145,6 +150,7 @@ static int infer_norm(Graph *g, int node, Diag *d)
         if (opu_norm_axis(g, node, d, attr_int(n, "axis", -1), r, "axis", &axis))
             return -1;
         node_set_int(g, node, "axis", axis);
+        ta->axis = axis;
         Shape norm = shape_make(r - axis, x->shape.dims + axis), bc;
         for (int i = 1; i < n->n_in; i++) {
             const Value *p = opu_in(g, node, i);
@@ -180,6 +186,8 @@ static int infer_norm(Graph *g, int node, Diag *d)
             }
         }
         node_set_ints(g, node, "axes", axes, cnt);
+        ta->n_axes = cnt;
+        memcpy(ta->axes, axes, (size_t)cnt * sizeof axes[0]);
         break;
     }
     case OP_LPNORM: { /* y = x / ||x||_p along axis, p 1 or 2 */
@@ -191,6 +199,8 @@ static int infer_norm(Graph *g, int node, Diag *d)
             return -1;
         node_set_int(g, node, "axis", axis);
         node_set_int(g, node, "p", p);
+        ta->axis = axis;
+        ta->p = (int)p;
         break;
     }
     case OP_LRN: {
@@ -199,9 +209,13 @@ static int infer_norm(Graph *g, int node, Diag *d)
             return diag_error(d, g, node, "size must be positive");
         if (r < 2)
             return diag_error(d, g, node, "input must have rank >= 2");
-        node_set_float(g, node, "alpha", attr_float(n, "alpha", 1e-4f));
-        node_set_float(g, node, "beta", attr_float(n, "beta", 0.75f));
-        node_set_float(g, node, "bias", attr_float(n, "bias", 1.0f));
+        ta->size = size;
+        ta->alpha = attr_float(n, "alpha", 1e-4f);
+        ta->beta = attr_float(n, "beta", 0.75f);
+        ta->bias = attr_float(n, "bias", 1.0f);
+        node_set_float(g, node, "alpha", ta->alpha);
+        node_set_float(g, node, "beta", ta->beta);
+        node_set_float(g, node, "bias", ta->bias);
         break;
     }
     default:
@@ -428,7 +442,7 @@ static Expr *param_norm(Norm *nm, int input, LVar *const *v)
     if (input >= n->n_in || n->in[input] < 0)
         return NULL;
     const Value *p = &nm->cx->g->values[n->in[input]];
-    int axis = (int)attr_int(n, "axis", 0), r = nm->xs->rank, off = r - p->shape.rank;
+    int axis = n->at.norm.axis, r = nm->xs->rank, off = r - p->shape.rank;
     Expr *idx[CTVM_MAX_RANK];
     for (int i = 0; i < p->shape.rank; i++)
         idx[i] = p->shape.dims[i] == 1 || i + off < axis ? lx_int(nm->cx->lb, 0) : lx_var(nm->cx->lb, v[i + off]);
@@ -544,7 +558,8 @@ int compute_norm(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     LType t = lt_of_dtype(x->dtype);
     int r = x->shape.rank;
-    Norm nm = {.cx = cx, .n = n, .xs = &x->shape, .t = t, .eps = attr_float(n, "epsilon", 1e-5f)};
+    const NormAttrs *na = &n->at.norm;
+    Norm nm = {.cx = cx, .n = n, .xs = &x->shape, .t = t, .eps = na->epsilon};
     LBuf *xb = cx->buf_of(cx, n->in[0]), *yb = cx->buf_of(cx, n->out[0]);
     switch (n->op) {
     case OP_INSTANCENORM:
@@ -555,7 +570,7 @@ int compute_norm(ComputeCtx *cx, int node, ComputeDef *def)
     case OP_GROUPNORM: {
         /* view x as [N, G, C/G, spatial...] and reduce over all but N and G */
         static Shape gs;
-        int64_t G = attr_int(n, "num_groups", 1), C = x->shape.dims[1];
+        int64_t G = na->num_groups, C = x->shape.dims[1];
         gs.rank = r + 1;
         gs.dims[0] = x->shape.dims[0];
         gs.dims[1] = G;
@@ -566,14 +581,14 @@ int compute_norm(ComputeCtx *cx, int node, ComputeDef *def)
         for (int i = 2; i < gs.rank; i++)
             nm.reduce[i] = 1;
         nm.group = (int)(C / G);
-        if (n->version >= 21 && attr_int(n, "stash_type", 1) == 1)
+        if (na->stash_f32)
             nm.t = LT_F32;
         nm.out = out_group;
         break;
     }
     case OP_LAYERNORM:
     case OP_RMSNORM: {
-        int axis = (int)attr_int(n, "axis", r - 1);
+        int axis = na->axis;
         for (int i = axis; i < r; i++)
             nm.reduce[i] = 1;
         nm.mode = n->op == OP_RMSNORM;
@@ -587,18 +602,16 @@ int compute_norm(ComputeCtx *cx, int node, ComputeDef *def)
         break;
     }
     case OP_MVN: {
-        int na = 0;
-        const int64_t *axes = attr_ints(n, "axes", &na);
-        for (int i = 0; i < na; i++)
-            nm.reduce[axes[i]] = 1;
+        for (int i = 0; i < na->n_axes; i++)
+            nm.reduce[na->axes[i]] = 1;
         nm.mode = 2;
         nm.eps = 1e-9;
         nm.out = out_mvn;
         break;
     }
     case OP_LPNORM:
-        nm.reduce[attr_int(n, "axis", 0)] = 1;
-        nm.mode = attr_int(n, "p", 2) == 1 ? 3 : 4;
+        nm.reduce[na->axis] = 1;
+        nm.mode = na->p == 1 ? 3 : 4;
         nm.out = out_rms_plain;
         break;
     case OP_LRN: {
@@ -606,7 +619,7 @@ int compute_norm(ComputeCtx *cx, int node, ComputeDef *def)
         const Value *y = &cx->g->values[n->out[0]];
         ComputeStage *s = compute_stage_new(cx, def, n->name, yb, &y->shape);
         s->out_is_node_output = 1;
-        int64_t size = attr_int(n, "size", 1), C = x->shape.dims[1];
+        int64_t size = na->size, C = x->shape.dims[1];
         int64_t lo = (size - 1) / 2, hi = size - 1 - lo; /* floor and ceil of (size-1)/2 */
         LVar *w = compute_add_raxis(cx, s, "w", size);
         Expr *cc = lx_add(lb, lx_var(lb, s->axis[1]), lx_add(lb, lx_var(lb, w), lx_int(lb, -lo)));
@@ -617,11 +630,11 @@ int compute_norm(ComputeCtx *cx, int node, ComputeDef *def)
         Expr *xv = lx_cast(lb, t, lx_load(lb, xb, compute_flat_index(cx, &x->shape, idx)));
         s->body = lx_select(lb, in, lx_mul(lb, xv, xv), lx_zero(lb, t));
         s->red = RED_SUM;
-        Expr *den = lx_add(lb, lx_const_f(lb, t, attr_float(n, "bias", 1.0f)),
-                           lx_mul(lb, lx_const_f(lb, t, attr_float(n, "alpha", 1e-4f) / (double)size),
+        Expr *den = lx_add(lb, lx_const_f(lb, t, na->bias),
+                           lx_mul(lb, lx_const_f(lb, t, na->alpha / (double)size),
                                   lx_var(lb, s->acc)));
         Expr *xc = lx_cast(lb, t, lx_load(lb, xb, s->out_index));
-        s->finalize = lx_div(lb, xc, lx_bin(lb, BO_POW, den, lx_const_f(lb, t, attr_float(n, "beta", 0.75f))));
+        s->finalize = lx_div(lb, xc, lx_bin(lb, BO_POW, den, lx_const_f(lb, t, na->beta)));
         return 0;
     }
     default:

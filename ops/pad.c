@@ -193,6 +193,7 @@ int op_pad_infer(Graph *g, int node, Diag *d)
         return -1;
     set_pad(&g->nodes[node], pads, rank, pm, v >= 11 && opu_in(g, node, 2) != NULL,
             v >= 11 ? 0.0f : attr_float(&g->nodes[node], "value", 0.0f));
+    g->nodes[node].at.pad.value_given = v < 11 && node_attr(&g->nodes[node], "value") != NULL;
     opu_set_out(g, node, 0, x->dtype, out);
     return 0;
 }

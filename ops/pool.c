@@ -8,7 +8,8 @@
  * kernel_shape[n], strides[n], dilations[n], pads[2n] (begins then ends;
  * auto_pad resolved and set to "NOTSET"), ceil_mode (already reflected in
  * the output shape), count_include_pad (AveragePool), storage_order
- * (MaxPool); typed: Node.at.pool.p (LpPool and GlobalLpPool, whose "p" is a float
+ * (MaxPool); typed: Node.at.pool (the window, count_include_pad,
+ * storage_order, and p of LpPool and GlobalLpPool, whose "p" is a float
  * in version 1 and an int later). Window of output o along axis i: input
  * coordinates o*s_i - pb_i + k*d_i for k < kernel_i. Taps outside the
  * input are skipped by MaxPool and add zero to LpPool. AveragePool divides
@@ -76,7 +77,7 @@ int op_pool_infer(Graph *g, int node, Diag *d)
         opu_set_out(g, node, 0, x->dtype, out);
         return 0;
     }
-    const int64_t *ks = window_kernel_attr(g, node, d, ns);
+    const int64_t *ks = window_read_kernel(g, node, d, ns);
     if (!ks)
         return -1;
     int64_t so = attr_int(n, "storage_order", 0);
@@ -87,17 +88,21 @@ int op_pool_infer(Graph *g, int node, Diag *d)
     for (int i = 0; i < ns; i++)
         kernel[i] = ks[i];
     Window w;
-    if (window_resolve(g, node, d, ns, &x->shape.dims[2], kernel, ceil_mode != 0, &w))
+    if (window_infer(g, node, d, ns, &x->shape.dims[2], kernel, ceil_mode != 0, &w))
         return -1;
     for (int i = 0; i < ns; i++)
         if (w.pads[i] >= (w.kernel[i] - 1) * w.dilations[i] + 1 ||
             w.pads[i + ns] >= (w.kernel[i] - 1) * w.dilations[i] + 1)
             return diag_error(d, g, node, "pads must be smaller than the kernel extent");
     node_set_int(g, node, "ceil_mode", ceil_mode != 0);
+    int include = n->op == OP_AVGPOOL && attr_int(n, "count_include_pad", 0) != 0;
     if (n->op == OP_AVGPOOL)
-        node_set_int(g, node, "count_include_pad", attr_int(n, "count_include_pad", 0) != 0);
+        node_set_int(g, node, "count_include_pad", include);
     if (n->op == OP_MAXPOOL)
         node_set_int(g, node, "storage_order", so);
+    window_store(&w, &n->at.pool.win);
+    n->at.pool.count_include_pad = include;
+    n->at.pool.storage_order = n->op == OP_MAXPOOL && so == 1;
     int64_t dims[CTVM_MAX_RANK] = {x->shape.dims[0], x->shape.dims[1]};
     for (int i = 0; i < ns; i++)
         dims[2 + i] = w.out[i];

@@ -93,13 +93,15 @@ static int infer_conv_shape(Graph *g, int node, Diag *d, const Value *x, const V
 {
     int rank = x->shape.rank, ns;
     int64_t group, m = w->shape.dims[0];
-    if (window_spatial_axes(g, node, d, x, &ns) || window_conv_groups(g, node, d, x, w, &group) ||
-        window_kernel_match(g, node, d, w, ns))
+    if (window_spatial_axes(g, node, d, x, &ns) || window_read_group(g, node, d, x, w, &group) ||
+        window_read_kernel_match(g, node, d, w, ns))
         return -1;
     Window win;
-    if (window_resolve(g, node, d, ns, &x->shape.dims[2], &w->shape.dims[2], 0, &win))
+    if (window_infer(g, node, d, ns, &x->shape.dims[2], &w->shape.dims[2], 0, &win))
         return -1;
     node_set_int(g, node, "group", group);
+    window_store(&win, &g->nodes[node].at.qlinear.conv.win);
+    g->nodes[node].at.qlinear.conv.group = group;
     int64_t dims[CTVM_MAX_RANK] = {x->shape.dims[0], m};
     for (int i = 0; i < ns; i++)
         dims[2 + i] = win.out[i];
@@ -242,7 +244,7 @@ int compute_qlinear(ComputeCtx *cx, int node, ComputeDef *def)
     ComputeStage *s;
     LVar *row = NULL, *col = NULL;
     if (kind == Q_CONV || kind == Q_QCONV) {
-        s = compute_conv_stage(cx, node, def, n->in[q.a], n->in[q.b], &av, &cond, &bv);
+        s = compute_conv_stage(cx, node, def, &n->at.qlinear.conv, n->in[q.a], n->in[q.b], &av, &cond, &bv);
         if (!s)
             return -1;
         col = s->axis[1];

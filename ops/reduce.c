@@ -22,6 +22,7 @@
  * Normalised attributes: "axes" ints >= 0, sorted and unique (empty only
  * for the identity case), "keepdims" and "noop_with_empty_axes" 0/1. */
 #include <math.h>
+#include <string.h>
 
 #include "ops/compute.h"
 #include "ops/op_util.h"
@@ -103,6 +104,9 @@ int op_reduce_infer(Graph *g, int node, Diag *d)
     node_set_ints(g, node, "axes", axes, nax);
     node_set_int(g, node, "keepdims", keep);
     node_set_int(g, node, "noop_with_empty_axes", noop);
+    ReduceAttrs *ra = &g->nodes[node].at.reduce;
+    *ra = (ReduceAttrs){.n_axes = nax, .keepdims = (int)keep, .noop = (int)noop};
+    memcpy(ra->axes, axes, (size_t)nax * sizeof axes[0]);
     opu_set_out(g, node, 0, x->dtype, out);
     return 0;
 }
@@ -160,13 +164,13 @@ int compute_reduce(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
-    int n_axes = 0;
-    const int64_t *axes = attr_ints(n, "axes", &n_axes);
-    int keep = (int)attr_int(n, "keepdims", 1);
+    int n_axes = n->at.reduce.n_axes;
+    const int64_t *axes = n->at.reduce.axes;
+    int keep = n->at.reduce.keepdims;
     int reduced[CTVM_MAX_RANK] = {0};
-    if ((!axes || n_axes == 0) && attr_int(n, "noop_with_empty_axes", 0))
+    if (n_axes == 0 && n->at.reduce.noop)
         return compute_reshape(cx, node, def); /* identity */
-    if (!axes || n_axes == 0) { /* reduce over everything */
+    if (n_axes == 0) { /* reduce over everything */
         for (int i = 0; i < x->shape.rank; i++)
             reduced[i] = 1;
     } else {

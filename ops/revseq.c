@@ -33,6 +33,7 @@ int op_revseq_infer(Graph *g, int node, Diag *d)
                           (long long)x->shape.dims[ba]);
     node_set_int(g, node, "batch_axis", ba);
     node_set_int(g, node, "time_axis", ta);
+    n->at.axis = (AxisAttrs){.axis = ta, .batch_axis = ba};
     opu_set_out(g, node, 0, x->dtype, x->shape);
     return 0;
 }
@@ -42,7 +43,7 @@ int compute_revseq(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]];
-    int ba = (int)attr_int(n, "batch_axis", 1), ta = (int)attr_int(n, "time_axis", 0);
+    int ba = n->at.axis.batch_axis, ta = n->at.axis.axis;
     int64_t T = x->shape.dims[ta];
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &x->shape);
     s->out_is_node_output = 1;

@@ -77,6 +77,7 @@ int op_rotary_infer(Graph *g, int node, Diag *d)
     node_set_int(g, node, "num_heads", H);
     node_set_int(g, node, "rotary_embedding_dim", R);
     node_set_int(g, node, "interleaved", attr_int(n, "interleaved", 0) != 0);
+    n->at.rotary = (RotaryAttrs){.num_heads = H, .dim = R, .interleaved = attr_int(n, "interleaved", 0) != 0};
     opu_set_out(g, node, 0, x->dtype, x->shape);
     return 0;
 }
@@ -89,8 +90,8 @@ int compute_rotary(ComputeCtx *cx, int node, ComputeDef *def)
     const Value *y = &cx->g->values[n->out[0]];
     int has_p = n->n_in > 3 && n->in[3] >= 0;
     int r = x->shape.rank;
-    int64_t H = attr_int(n, "num_heads", 1), R = attr_int(n, "rotary_embedding_dim", 0), half = R / 2;
-    int inter = (int)attr_int(n, "interleaved", 0);
+    int64_t H = n->at.rotary.num_heads, R = n->at.rotary.dim, half = R / 2;
+    int inter = n->at.rotary.interleaved;
     int64_t S = r == 4 ? x->shape.dims[2] : x->shape.dims[1];
     int64_t D = r == 4 ? x->shape.dims[3] : x->shape.dims[2] / H;
     if (half < 1 || H < 1)

@@ -24,7 +24,7 @@
  *
  * Normalised attributes after infer: "axis" >= 0 (ScatterElements, Scatter,
  * TensorScatter), "reduction" one of none/add/mul/max/min ("none" for
- * versions without it). */
+ * versions without it); typed: Node.at.scatter. */
 #include <string.h>
 
 #include "ops/compute.h"
@@ -53,6 +53,7 @@ static int infer_reduction(Graph *g, int node, Diag *d)
         return diag_error(d, g, node, "reduction '%s' is not defined at version %d", r, v);
     if (node_attr(n, "reduction"))
         opu_set_string(g, node, "reduction", r);
+    n->at.scatter.reduction = code;
     return 0;
 }
 
@@ -62,7 +63,7 @@ static int infer_scatter_elements(Graph *g, int node, Diag *d)
     int axis;
     if (x->shape.rank < 1)
         return diag_error(d, g, node, "data must have rank >= 1");
-    if (idx_check_axis(g, node, d, &axis))
+    if (idx_read_axis(g, node, d, &axis))
         return -1;
     if (iv->shape.rank != x->shape.rank || !shape_equal(&iv->shape, &u->shape))
         return diag_error(d, g, node, "indices %s and updates %s must have one shape of the data's rank %d",
@@ -70,6 +71,7 @@ static int infer_scatter_elements(Graph *g, int node, Diag *d)
     if (idx_check_elements(g, node, d, iv, x, axis, "scatters into an empty axis"))
         return -1;
     node_set_int(g, node, "axis", axis);
+    g->nodes[node].at.scatter.axis = axis;
     opu_set_out(g, node, 0, x->dtype, x->shape);
     return 0;
 }
@@ -130,6 +132,8 @@ static int infer_tensor_scatter(Graph *g, int node, Diag *d)
         return diag_error(d, g, node, "write_indices must be int64 of shape [%lld]",
                           (long long)x->shape.dims[0]);
     node_set_int(g, node, "axis", axis);
+    n->at.scatter.axis = axis;
+    n->at.scatter.circular = !strcmp(mode, "circular");
     opu_set_out(g, node, 0, x->dtype, x->shape);
     return 0;
 }
@@ -139,6 +143,7 @@ int op_scatter_infer(Graph *g, int node, Diag *d)
     int ts = g->nodes[node].op == OP_TENSORSCATTER;
     if (opu_check_arity(g, node, d, ts ? 2 : 3, 3, 1, 1))
         return -1;
+    g->nodes[node].at.scatter = (ScatterAttrs){.reduction = RD_NONE};
     Value *x = opu_in(g, node, 0);
     if (!dtype_supported(x->dtype) || x->dtype == DT_STRING)
         return diag_error(d, g, node, "data type %s is not supported", dtype_name(x->dtype));
@@ -180,7 +185,7 @@ static int compute_tensor_scatter(ComputeCtx *cx, int node, ComputeDef *def)
     LoopBuilder *lb = cx->lb;
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *u = &cx->g->values[n->in[1]];
-    int axis = (int)attr_int(n, "axis", 1), circ = !strcmp(attr_string(n, "mode", "linear"), "circular");
+    int axis = n->at.scatter.axis, circ = n->at.scatter.circular;
     int64_t M = x->shape.dims[axis], S = u->shape.dims[axis];
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &x->shape);
     s->out_is_node_output = 1;
@@ -222,7 +227,7 @@ int compute_scatter(ComputeCtx *cx, int node, ComputeDef *def)
     const Value *u = &cx->g->values[n->in[2]];
     LBuf *xb = cx->buf_of(cx, n->in[0]), *ib = cx->buf_of(cx, n->in[1]);
     LBuf *ub = cx->buf_of(cx, n->in[2]), *yb = cx->buf_of(cx, n->out[0]);
-    int red = reduction_code(attr_string(n, "reduction", "none"));
+    int red = n->at.scatter.reduction;
     int64_t total = 0;
     if (!shape_numel(&x->shape, &total))
         return compute_fail(cx, node, "data size unknown");
@@ -250,7 +255,7 @@ int compute_scatter(ComputeCtx *cx, int node, ComputeDef *def)
             }
         }
     } else {
-        int axis = (int)attr_int(n, "axis", 0);
+        int axis = n->at.scatter.axis;
         for (int a = 0; a < x->shape.rank; a++)
             yi[a] = a == axis ? idx_load_clamped(lb, ib, compute_flat_index(cx, &u->shape, ui), x->shape.dims[a])
                               : ui[a];

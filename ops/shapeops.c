@@ -45,6 +45,7 @@ static int infer_constant(Graph *g, int node, Diag *d)
     }
     if (opu_out(g, node, 0)->dtype == DT_UNDEFINED)
         return diag_error(d, g, node, "value has an unsupported dtype");
+    n->at.shape.value = a;
     return 0;
 }
 
@@ -58,18 +59,20 @@ static int eval_constant(Graph *g, int node, Diag *d)
     void *p = opu_alloc_out(g, node, 0, d);
     if (!p)
         return -1;
-    const Attr *a;
-    if ((a = node_attr(n, "value")) && a->kind == ATTR_TENSOR && a->t) {
+    const Attr *a = n->at.shape.value; /* the attribute infer chose */
+    if (!a)
+        return diag_error(d, g, node, "Constant was not inferred (internal error)");
+    if (a->kind == ATTR_TENSOR) {
         if (bytes)
             memcpy(p, a->t->data, (size_t)bytes);
-    } else if ((a = node_attr(n, "value_float")) && a->kind == ATTR_FLOAT) {
+    } else if (a->kind == ATTR_FLOAT) {
         *(float *)p = a->f;
-    } else if ((a = node_attr(n, "value_int")) && a->kind == ATTR_INT) {
+    } else if (a->kind == ATTR_INT) {
         *(int64_t *)p = a->i;
-    } else if ((a = node_attr(n, "value_floats")) && a->kind == ATTR_FLOATS) {
+    } else if (a->kind == ATTR_FLOATS) {
         if (a->n)
             memcpy(p, a->floats, (size_t)a->n * sizeof(float));
-    } else if ((a = node_attr(n, "value_ints")) && a->kind == ATTR_INTS) {
+    } else if (a->kind == ATTR_INTS) {
         if (a->n)
             memcpy(p, a->ints, (size_t)a->n * sizeof(int64_t));
     }
@@ -176,6 +179,7 @@ static int infer_cos(Graph *g, int node, Diag *d)
             return diag_error(d, g, node, "value must hold one element");
         t = a->t->dtype;
     }
+    g->nodes[node].at.shape.value = a && a->kind == ATTR_TENSOR && a->t ? a : NULL;
     Shape out = shape_make(n, dims);
     int64_t cnt;
     if (opu_numel(g, node, d, &out, &cnt))
@@ -187,7 +191,7 @@ static int infer_cos(Graph *g, int node, Diag *d)
 static int eval_cos(Graph *g, int node, Diag *d)
 {
     Value *yv = opu_out(g, node, 0);
-    const Attr *a = node_attr(&g->nodes[node], "value");
+    const Attr *a = g->nodes[node].at.shape.value;
     int64_t cnt;
     if (opu_numel(g, node, d, &yv->shape, &cnt))
         return -1;

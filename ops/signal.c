@@ -54,7 +54,7 @@ static int opt_scalar(Graph *g, int node, Diag *d, int i, int64_t def, int64_t *
     return 0;
 }
 
-static int out_type(Graph *g, int node, Diag *d, DType *t)
+static int read_out_type(Graph *g, int node, Diag *d, DType *t)
 {
     int64_t code = attr_int(&g->nodes[node], "output_datatype", 1);
     *t = dtype_from_onnx((int)code);
@@ -69,7 +69,7 @@ static int infer_window(Graph *g, int node, Diag *d)
         return -1;
     int64_t size;
     DType t;
-    if (opt_scalar(g, node, d, 0, 0, &size, "size") || out_type(g, node, d, &t))
+    if (opt_scalar(g, node, d, 0, 0, &size, "size") || read_out_type(g, node, d, &t))
         return -1;
     if (size < 0)
         return diag_error(d, g, node, "size %lld is negative", (long long)size);
@@ -162,7 +162,7 @@ static int infer_mel(Graph *g, int node, Diag *d)
     int64_t bins, dft;
     DType t;
     if (opt_scalar(g, node, d, 0, 0, &bins, "num_mel_bins") || opt_scalar(g, node, d, 1, 0, &dft, "dft_length") ||
-        out_type(g, node, d, &t))
+        read_out_type(g, node, d, &t))
         return -1;
     for (int i = 2; i < 5; i++)
         if (!opu_in(g, node, i)->data)

@@ -104,6 +104,12 @@ int op_slice_infer(Graph *g, int node, Diag *d)
     node_set_ints(g, node, "ends", E, rank);
     node_set_ints(g, node, "steps", P, rank);
     node_set_ints(g, node, "axes", A, rank);
+    SliceAttrs *sa = &g->nodes[node].at.slice;
+    for (int i = 0; i < rank; i++) {
+        sa->starts[i] = S[i];
+        sa->ends[i] = E[i];
+        sa->steps[i] = P[i];
+    }
     opu_set_out(g, node, 0, x->dtype, out);
     return 0;
 }
@@ -112,8 +118,7 @@ int op_slice_eval(Graph *g, int node, Diag *d)
 {
     const Node *n = &g->nodes[node];
     Value *x = opu_in(g, node, 0), *yv = opu_out(g, node, 0);
-    int cnt;
-    const int64_t *S = attr_ints(n, "starts", &cnt), *P = attr_ints(n, "steps", &cnt);
+    const int64_t *S = n->at.slice.starts, *P = n->at.slice.steps;
     size_t es = dtype_size(x->dtype);
     if (dtype_is_packed(x->dtype))
         return OPS_EVAL_BY_COMPUTE;

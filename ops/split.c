@@ -69,6 +69,11 @@ int op_split_infer(Graph *g, int node, Diag *d)
                           (long long)sum, (long long)dim);
     node_set_int(g, node, "axis", axis);
     node_set_ints(g, node, "split", sizes, ns);
+    int64_t *kept = arena_array(g->arena, (size_t)ns, sizeof *kept);
+    if (!kept)
+        return diag_error(d, g, node, "out of memory");
+    memcpy(kept, sizes, (size_t)ns * sizeof *kept);
+    g->nodes[node].at.axis = (AxisAttrs){.axis = axis, .n_split = ns, .split = kept};
     for (int i = 0; i < parts; i++) {
         Shape s = x->shape;
         s.dims[axis] = sizes[i];
@@ -81,8 +86,8 @@ int op_split_eval(Graph *g, int node, Diag *d)
 {
     const Node *n = &g->nodes[node];
     Value *x = opu_in(g, node, 0);
-    int axis = (int)attr_int(n, "axis", 0), ns = 0;
-    const int64_t *sizes = attr_ints(n, "split", &ns);
+    int axis = n->at.axis.axis;
+    const int64_t *sizes = n->at.axis.split;
     size_t es = dtype_size(x->dtype);
     if (dtype_is_packed(x->dtype))
         return OPS_EVAL_BY_COMPUTE;

@@ -32,7 +32,8 @@ int op_swiglu_infer(Graph *g, int node, Diag *d)
     if (!same)
         return diag_error(d, g, node, "A %s and B %s must have the same shape (no broadcasting)",
                           opu_shape_str(&a->shape), opu_shape_str(&b->shape));
-    node_set_float(g, node, "alpha", attr_float(n, "alpha", 1.0f));
+    n->at.swiglu.alpha = attr_float(n, "alpha", 1.0f);
+    node_set_float(g, node, "alpha", n->at.swiglu.alpha);
     opu_set_out(g, node, 0, a->dtype, a->shape);
     return 0;
 }
@@ -49,7 +50,7 @@ int compute_swiglu(ComputeCtx *cx, int node, ComputeDef *def)
     Expr *av = lx_load(lb, cx->buf_of(cx, n->in[0]), st->out_index);
     Expr *bv = lx_load(lb, cx->buf_of(cx, n->in[1]), st->out_index);
     LType t = av->type;
-    double alpha = attr_float(n, "alpha", 1.0f);
+    double alpha = n->at.swiglu.alpha;
     if (dt == DT_FLOAT16)
         alpha = ctvm_f16_to_f32(ctvm_f32_to_f16((float)alpha));
     else if (dt == DT_BFLOAT16)

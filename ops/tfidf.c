@@ -19,8 +19,9 @@
  * TF: y = count; IDF: y = count > 0 ? w[o] : 0; TFIDF: y = w[o] * count,
  * with w[o] = 1 when no weights are given.
  *
- * Normalised attributes: "tf_mode" (1 TF, 2 IDF, 3 TFIDF), "tf_rows" (N,
- * 1 for rank <= 1), "tf_cols" (C), "tf_out" (O). */
+ * Typed (Node.at.tfidf): mode (1 TF, 2 IDF, 3 TFIDF), rows (N, 1 for rank
+ * <= 1), cols (C), out (O), the gram lengths and skip count, and the
+ * counts, indexes, pool and weights pointing into the node's attributes. */
 #include <string.h>
 
 #include "ir/tensor.h"
@@ -51,7 +52,6 @@ int op_tfidf_infer(Graph *g, int node, Diag *d)
     int nc = 0, ni = 0, np = 0, nw = 0;
     const int64_t *cnt = attr_ints(n, "ngram_counts", &nc), *idx = attr_ints(n, "ngram_indexes", &ni);
     const int64_t *pool = attr_ints(n, "pool_int64s", &np);
-    (void)pool;
     const Attr *wa = node_attr(n, "weights");
     if (wa)
         nw = wa->n;
@@ -94,6 +94,10 @@ int op_tfidf_infer(Graph *g, int node, Diag *d)
         return -1;
     TfIdfAttrs *ta = &g->nodes[node].at.tfidf;
     ta->mode = m, ta->rows = rows, ta->cols = cols, ta->out = out;
+    ta->min_gram = mn, ta->max_gram = mx, ta->max_skip = skip;
+    ta->n_counts = nc, ta->n_indexes = ni, ta->n_pool = np, ta->n_weights = nw;
+    ta->counts = cnt, ta->indexes = idx, ta->pool = pool;
+    ta->weights = wa && wa->n ? wa->floats : NULL;
     opu_set_out(g, node, 0, DT_FLOAT32, s);
     return 0;
 }
@@ -137,13 +141,10 @@ int compute_tfidf(ComputeCtx *cx, int node, ComputeDef *def)
     const TfIdfAttrs *ta = &n->at.tfidf;
     int m = ta->mode;
     int64_t rows = ta->rows, cols = ta->cols, osz = ta->out;
-    int64_t mn = attr_int(n, "min_gram_length", 1), mx = attr_int(n, "max_gram_length", 1);
-    int64_t skip = attr_int(n, "max_skip_count", 0);
-    int nc = 0, ni = 0, np = 0;
-    const int64_t *cnt = attr_ints(n, "ngram_counts", &nc), *idx = attr_ints(n, "ngram_indexes", &ni);
-    const int64_t *pool = attr_ints(n, "pool_int64s", &np);
-    const Attr *wa = node_attr(n, "weights");
-    const float *w = wa && wa->n ? wa->floats : NULL;
+    int64_t mn = ta->min_gram, mx = ta->max_gram, skip = ta->max_skip;
+    int nc = ta->n_counts, np = ta->n_pool;
+    const int64_t *cnt = ta->counts, *idx = ta->indexes, *pool = ta->pool;
+    const float *w = ta->weights;
     LBuf *x = cx->buf_of(cx, n->in[0]), *y = cx->buf_of(cx, n->out[0]);
     LVar *r = lv_new(lb, "r"), *o = lv_new(lb, "o");
     Expr *yi = lx_add(lb, lx_muli(lb, lx_var(lb, r), osz), lx_var(lb, o));

@@ -28,6 +28,7 @@ int op_transpose_infer(Graph *g, int node, Diag *d)
         out.dims[i] = x->shape.dims[a];
     }
     node_set_ints(g, node, "perm", perm, rank);
+    memcpy(n->at.transpose.perm, perm, (size_t)rank * sizeof perm[0]);
     opu_set_out(g, node, 0, x->dtype, out);
     return 0;
 }
@@ -36,8 +37,7 @@ int op_transpose_eval(Graph *g, int node, Diag *d)
 {
     const Node *n = &g->nodes[node];
     Value *x = opu_in(g, node, 0), *yv = opu_out(g, node, 0);
-    int np;
-    const int64_t *perm = attr_ints(n, "perm", &np);
+    const int64_t *perm = n->at.transpose.perm;
     size_t es = dtype_size(x->dtype);
     if (dtype_is_packed(x->dtype))
         return OPS_EVAL_BY_COMPUTE;

@@ -42,8 +42,8 @@ int window_read(Graph *g, int node, Diag *d, int n, Window *w)
     return 0;
 }
 
-int window_resolve(Graph *g, int node, Diag *d, int n, const int64_t *in, const int64_t *kernel,
-                   int ceil_mode, Window *w)
+int window_infer(Graph *g, int node, Diag *d, int n, const int64_t *in, const int64_t *kernel, int ceil_mode,
+                 Window *w)
 {
     if (window_read(g, node, d, n, w))
         return -1;
@@ -104,7 +104,7 @@ int window_float_type_ok(DType t, int version)
     return t == DT_FLOAT32 || t == DT_FLOAT64 || t == DT_FLOAT16 || (t == DT_BFLOAT16 && version >= 22);
 }
 
-int window_conv_groups(Graph *g, int node, Diag *d, const Value *x, const Value *w, int64_t *group)
+int window_read_group(Graph *g, int node, Diag *d, const Value *x, const Value *w, int64_t *group)
 {
     int rank = x->shape.rank;
     if (w->shape.rank != rank)
@@ -121,7 +121,7 @@ int window_conv_groups(Graph *g, int node, Diag *d, const Value *x, const Value 
     return 0;
 }
 
-int window_kernel_match(Graph *g, int node, Diag *d, const Value *w, int ns)
+int window_read_kernel_match(Graph *g, int node, Diag *d, const Value *w, int ns)
 {
     int nk = 0;
     const int64_t *ks = attr_ints(&g->nodes[node], "kernel_shape", &nk);
@@ -133,7 +133,7 @@ int window_kernel_match(Graph *g, int node, Diag *d, const Value *w, int ns)
     return 0;
 }
 
-const int64_t *window_kernel_attr(Graph *g, int node, Diag *d, int ns)
+const int64_t *window_read_kernel(Graph *g, int node, Diag *d, int ns)
 {
     int nk = 0;
     const int64_t *ks = attr_ints(&g->nodes[node], "kernel_shape", &nk);
@@ -148,13 +148,15 @@ const int64_t *window_kernel_attr(Graph *g, int node, Diag *d, int ns)
     return ks;
 }
 
-int window_attrs(const Node *n, int ns, const int64_t **ks, const int64_t **st, const int64_t **dl,
-                 const int64_t **pd)
+void window_store(const Window *w, WindowAttrs *a)
 {
-    int k1 = 0, k2 = 0, k3 = 0, k4 = 0;
-    *ks = attr_ints(n, "kernel_shape", &k1);
-    *st = attr_ints(n, "strides", &k2);
-    *dl = attr_ints(n, "dilations", &k3);
-    *pd = attr_ints(n, "pads", &k4);
-    return ns >= 1 && *ks && *st && *dl && *pd && k1 == ns && k2 == ns && k3 == ns && k4 == 2 * ns;
+    memset(a, 0, sizeof *a);
+    a->n = w->n;
+    for (int i = 0; i < w->n; i++) {
+        a->kernel[i] = w->kernel[i];
+        a->strides[i] = w->strides[i];
+        a->dilations[i] = w->dilations[i];
+        a->pads[i] = w->pads[i];
+        a->pads[i + w->n] = w->pads[i + w->n];
+    }
 }

@@ -1,7 +1,8 @@
 /* window.h - the sliding-window geometry shared by Conv and the pools, for
  * any number of spatial axes (1-D, 2-D, 3-D, ...).
  *
- * Reads strides, dilations, pads and auto_pad of a node, resolves auto_pad
+ * Reads strides, dilations, pads and auto_pad of a node at inference (the
+ * window_read* and window_infer functions), resolves auto_pad
  * into explicit pads (ONNX order: the begins of every spatial axis, then
  * the ends) and computes the output extents, following the ONNX rules:
  *   NOTSET      out = floor_or_ceil((in + pb + pe - ek) / s) + 1, ek = (k-1)*d+1;
@@ -34,10 +35,11 @@ typedef struct Window {
 int window_read(Graph *g, int node, Diag *d, int n, Window *w);
 
 /* in: input extents; kernel: kernel extents (n of each). ceil_mode: 0 or 1.
- * Fills w and writes the normalised attributes back into the node
- * (kernel_shape, strides, dilations, pads; auto_pad becomes "NOTSET"). */
-int window_resolve(Graph *g, int node, Diag *d, int n, const int64_t *in, const int64_t *kernel,
-                   int ceil_mode, Window *w);
+ * Reads the window (window_read), resolves auto_pad, fills w and writes the
+ * normalised attributes back into the node (kernel_shape, strides,
+ * dilations, pads; auto_pad becomes "NOTSET"). */
+int window_infer(Graph *g, int node, Diag *d, int n, const int64_t *in, const int64_t *kernel, int ceil_mode,
+                 Window *w);
 
 /* Input x of a conv-like op must be [N, C, spatial...] with 1 to
  * WINDOW_MAX_AXES spatial axes; their count in *ns. */
@@ -50,19 +52,16 @@ int window_float_type_ok(DType t, int version);
 /* Weights w [M, C/group, k...] of a convolution over x [N, C, ...]: rank
  * equal to x's, `group` (attribute, default 1) dividing C and M, and C/group
  * input channels per group. The group in *group. */
-int window_conv_groups(Graph *g, int node, Diag *d, const Value *x, const Value *w, int64_t *group);
+int window_read_group(Graph *g, int node, Diag *d, const Value *x, const Value *w, int64_t *group);
 
 /* Optional kernel_shape of a node with weights w: ns values equal to the
  * weights' spatial dims. */
-int window_kernel_match(Graph *g, int node, Diag *d, const Value *w, int ns);
+int window_read_kernel_match(Graph *g, int node, Diag *d, const Value *w, int ns);
 
 /* Required kernel_shape (pools, MaxUnpool): ns values; NULL after an error. */
-const int64_t *window_kernel_attr(Graph *g, int node, Diag *d, int ns);
+const int64_t *window_read_kernel(Graph *g, int node, Diag *d, int ns);
 
-/* The normalised kernel_shape, strides, dilations (ns values each) and pads
- * (2*ns) written back by infer, for compute definitions: 0 when ns < 1 or
- * any is missing or has the wrong count. */
-int window_attrs(const Node *n, int ns, const int64_t **ks, const int64_t **st, const int64_t **dl,
-                 const int64_t **pd);
+/* The window of w as the typed attributes infer fills (ir/op_attrs.h). */
+void window_store(const Window *w, WindowAttrs *a);
 
 #endif

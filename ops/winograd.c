@@ -51,9 +51,8 @@ static int wino_dims(const Graph *g, int node, Wino *w)
     if (n->n_in < 2)
         return -1;
     const Value *x = &g->values[n->in[0]], *u = &g->values[n->in[1]];
-    int k = 0;
-    const int64_t *pd = attr_ints(n, "pads", &k);
-    if (!pd || k != 4 || x->shape.rank != 5 || u->shape.rank != 3 ||
+    const int64_t *pd = n->at.conv.win.pads;
+    if (n->at.conv.win.n != 2 || x->shape.rank != 5 || u->shape.rank != 3 ||
         (u->shape.dims[0] != 16 && u->shape.dims[0] != 36))
         return -1;
     *w = (Wino){.N = x->shape.dims[0], .ICb = x->shape.dims[1], .H = x->shape.dims[2], .W = x->shape.dims[3],
@@ -74,11 +73,25 @@ static int wino_dims(const Graph *g, int node, Wino *w)
     return 0;
 }
 
+/* The pads attribute (pass winograd's) into Node.at.conv, when present. */
+static void read_pads(Graph *g, int node)
+{
+    Node *n = &g->nodes[node];
+    int k = 0;
+    const int64_t *pd = attr_ints(n, "pads", &k);
+    if (!pd || k != 4)
+        return;
+    n->at.conv.win.n = 2;
+    for (int i = 0; i < 4; i++)
+        n->at.conv.win.pads[i] = pd[i];
+}
+
 int op_winograd_infer(Graph *g, int node, Diag *d)
 {
     Wino w;
     if (opu_check_arity(g, node, d, 2, 3, 1, 4))
         return -1;
+    read_pads(g, node);
     if (wino_dims(g, node, &w))
         return diag_error(d, g, node, "malformed WinogradConv (internal error)");
     int64_t y[5] = {w.N, w.OCb, w.OH, w.OW, w.L}, v[3] = {w.T, w.P, w.IC}, m[3] = {w.T, w.P, w.OC};

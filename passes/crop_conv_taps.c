@@ -41,11 +41,11 @@ static void crop_one(Graph *g, int i)
     if (n->n_in < 2 || n->in[1] < 0 || n->n_out < 1)
         return;
     const Value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]], *y = &g->values[n->out[0]];
-    int ns = w->shape.rank - 2, nk, nst, nd, np;
-    const int64_t *ks = attr_ints(n, "kernel_shape", &nk), *st = attr_ints(n, "strides", &nst);
-    const int64_t *dl = attr_ints(n, "dilations", &nd), *pd = attr_ints(n, "pads", &np);
-    if (!w->data || w->dtype != DT_FLOAT32 || x->dtype != DT_FLOAT32 || ns < 1 || ns > 3 || !ks || !st || !dl || !pd ||
-        nk != ns || nst != ns || nd != ns || np != 2 * ns || x->shape.rank != ns + 2 || y->shape.rank != ns + 2)
+    int ns = w->shape.rank - 2;
+    const WindowAttrs *wa = &n->at.conv.win;
+    const int64_t *ks = wa->kernel, *st = wa->strides, *dl = wa->dilations, *pd = wa->pads;
+    if (!w->data || w->dtype != DT_FLOAT32 || x->dtype != DT_FLOAT32 || ns < 1 || ns > 3 || wa->n != ns ||
+        x->shape.rank != ns + 2 || y->shape.rank != ns + 2)
         return;
     int64_t t0[3], t1[3], pads[6], kern[3], dil[3];
     int changed = 0;
@@ -91,6 +91,13 @@ static void crop_one(Graph *g, int i)
     node_set_ints(g, i, "kernel_shape", kern, ns);
     node_set_ints(g, i, "dilations", dil, ns);
     node_set_ints(g, i, "pads", pads, 2 * ns);
+    WindowAttrs *out = &g->nodes[i].at.conv.win;
+    for (int a = 0; a < ns; a++) {
+        out->kernel[a] = kern[a];
+        out->dilations[a] = dil[a];
+        out->pads[a] = pads[a];
+        out->pads[ns + a] = pads[ns + a];
+    }
     graph_count_uses(g);
 }
 

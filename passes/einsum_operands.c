@@ -59,7 +59,7 @@ int pass_einsum_operands(Graph *g, Diag *d)
         const Node *n = &g->nodes[i];
         if (n->dead || n->op != OP_EINSUM || n->n_in < 2 || n->n_in > EO_MAX_OPS || n->out[0] < 0)
             continue;
-        const char *eq = attr_string(n, "equation", NULL);
+        const char *eq = n->at.einsum.equation;
         char terms[EO_MAX_OPS][CTVM_MAX_RANK + 1], out[CTVM_MAX_RANK + 1];
         if (!eq || split_terms(eq, terms, EO_MAX_OPS, out) != n->n_in)
             continue;
@@ -99,7 +99,9 @@ int pass_einsum_operands(Graph *g, Diag *d)
         PassBuild b = {g, i, n->name};
         int tv = pb_transpose(&b, g->nodes[i].in[holder], tl, perm, -1);
         g->nodes[b.pos].in[holder] = tv; /* the Einsum, moved up past the Transpose */
-        node_set_string(g, b.pos, "equation", neq);
+        const char *kept = arena_strdup(g->arena, neq);
+        node_set_string(g, b.pos, "equation", kept);
+        g->nodes[b.pos].at.einsum.equation = kept; /* in step until infer_fold2 re-infers it */
         graph_count_uses(g);
         i = b.pos;
     }

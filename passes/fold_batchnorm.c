@@ -159,8 +159,8 @@ static int fold_gemm(Graph *g, int bn, int p, const BnParams *bp)
 {
     const Node *gm = &g->nodes[p];
     const Value *bv = node_input(g, gm, 1), *cv = node_input(g, gm, 2);
-    int transb = attr_int(gm, "transB", 0) != 0;
-    float beta = attr_float(gm, "beta", 1.0f);
+    int transb = gm->at.gemm.trans_b;
+    float beta = gm->at.gemm.beta;
     int64_t nn = bp->c, cnt = 0;
     if (!bv || !value_is_const(bv) || bv->shape.rank != 2 || bv->shape.dims[transb ? 0 : 1] != nn)
         return 0;
@@ -188,8 +188,10 @@ static int fold_gemm(Graph *g, int bn, int p, const BnParams *bp)
     pass_grow_inputs(g, p, 3);
     g->nodes[p].in[1] = wid;
     g->nodes[p].in[2] = cid;
-    if (!use_c)
+    if (!use_c) {
         node_set_float(g, p, "beta", 1.0f);
+        g->nodes[p].at.gemm.beta = 1.0f;
+    }
     take_output(g, bn, p);
     return 1;
 }
@@ -221,6 +223,7 @@ static int fold_matmul(Graph *g, int bn, int p, const BnParams *bp)
     node_set_float(g, p, "beta", 1.0f);
     node_set_int(g, p, "transA", 0);
     node_set_int(g, p, "transB", 0);
+    g->nodes[p].at.gemm = (GemmAttrs){.alpha = 1.0f, .beta = 1.0f};
     take_output(g, bn, p);
     return 1;
 }

@@ -224,11 +224,13 @@ static int conv_blocked(Lay *L, int node)
     const Value *xv = &g->values[x], *wv = &g->values[w];
     if (!is_plain4(g, x) || !wv->data || wv->dtype != DT_FLOAT32 || (b >= 0 && !g->values[b].data))
         return 0;
-    int k;
-    const int64_t *ks = attr_ints(n, "kernel_shape", &k), *pd = attr_ints(n, "pads", &k);
-    if (!ks || !pd)
+    if (n->at.conv.win.n != 2)
         return 0;
-    int64_t B = L->B, G = attr_int(n, "group", 1);
+    /* copies: inserting nodes below moves the node array */
+    const int64_t ks[2] = {n->at.conv.win.kernel[0], n->at.conv.win.kernel[1]};
+    const int64_t pd[4] = {n->at.conv.win.pads[0], n->at.conv.win.pads[1], n->at.conv.win.pads[2],
+                           n->at.conv.win.pads[3]};
+    int64_t B = L->B, G = n->at.conv.group;
     int64_t C = xv->shape.dims[1], OC = wv->shape.dims[0], KH = ks[0], KW = ks[1];
     int dwise = G > 1 && G == C && OC == C;
     float *merged = NULL;
@@ -325,6 +327,9 @@ static int conv_blocked(Lay *L, int node)
     n->at.conv.depthwise = dwise;
     node_set_ints(g, L->pos, "pads", pads, 4);
     node_set_int(g, L->pos, "group", dwise ? 1 : G);
+    for (int i = 0; i < 4; i++)
+        g->nodes[L->pos].at.conv.win.pads[i] = pads[i];
+    g->nodes[L->pos].at.conv.group = dwise ? 1 : G;
     blocked_out(L, L->pos, ydims);
     return 1;
 }
@@ -397,7 +402,7 @@ static int follow_concat(Lay *L, int node)
 {
     Graph *g = L->g;
     Node *n = &g->nodes[node];
-    if (attr_int(n, "axis", -1) != 1 || n->n_in < 1)
+    if (n->at.axis.axis != 1 || n->n_in < 1)
         return 0;
     int64_t cb = 0;
     for (int i = 0; i < n->n_in; i++) {
@@ -424,7 +429,7 @@ static void gemm_k_major(Lay *L, int node)
     Node *n = &g->nodes[node];
     int b = n->in[1];
     const Value *bv = &g->values[b];
-    if (!attr_int(n, "transB", 0) || !bv->data || bv->dtype != DT_FLOAT32 || bv->shape.rank != 2)
+    if (!n->at.gemm.trans_b || !bv->data || bv->dtype != DT_FLOAT32 || bv->shape.rank != 2)
         return;
     int64_t N = bv->shape.dims[0], K = bv->shape.dims[1], dims[2] = {K, N};
     float *t = malloc((size_t)(N * K) * sizeof(float));
@@ -440,6 +445,7 @@ static void gemm_k_major(Lay *L, int node)
     grow(L);
     g->nodes[node].in[1] = id;
     node_set_int(g, node, "transB", 0);
+    g->nodes[node].at.gemm.trans_b = 0;
 }
 
 /* The float32 recurrent layers (ops/rnn.c) with constant W [D,G*H,I] and

@@ -81,7 +81,7 @@ static int lower_one(Graph *g, int i)
     if (mask >= 0 && !mask_ok(&g->values[mask], T))
         return 0;
     /* default scale 1/sqrt(Dk), as the reference computes it (in double) */
-    float scale = node_attr(n, "scale") ? attr_float(n, "scale", 1.0f) : (float)(1.0 / sqrt((double)Dk));
+    float scale = n->at.attention.has_scale ? n->at.attention.scale : (float)(1.0 / sqrt((double)Dk));
     int64_t ydims[CTVM_MAX_RANK];
     memcpy(ydims, y->shape.dims, sizeof ydims);
     int qv = n->in[0], kv = n->in[1], vv = n->in[2], yv = n->out[0];
@@ -124,6 +124,7 @@ static int lower_one(Graph *g, int i)
     int p = pb_value(&L, "probs");
     int sid = pb_node(&L, "Softmax", 1, &s, p);
     node_set_int(g, sid, "axis", -1);
+    g->nodes[sid].at.softmax = (SoftmaxAttrs){.axis = -1}; /* as the attribute, until infer_fold2 resolves it */
     if (rank == 4) {
         int ins[2] = {p, vv};
         pb_node(&L, "MatMul", 2, ins, yv);

@@ -45,10 +45,9 @@ typedef struct Geo {
 
 static int geo_read(const Node *n, int ns, Geo *o)
 {
-    int c1, c2, c3, c4;
-    const int64_t *k = attr_ints(n, "kernel_shape", &c1), *s = attr_ints(n, "strides", &c2),
-                  *dl = attr_ints(n, "dilations", &c3), *pd = attr_ints(n, "pads", &c4);
-    if (ns < 1 || ns > 3 || !k || !s || !dl || !pd || c1 != ns || c2 != ns || c3 != ns || c4 != 2 * ns)
+    const WindowAttrs *wa = &n->at.conv.win;
+    const int64_t *k = wa->kernel, *s = wa->strides, *dl = wa->dilations, *pd = wa->pads;
+    if (ns < 1 || ns > 3 || wa->n != ns)
         return -1;
     memcpy(o->k, k, (size_t)ns * sizeof *k);
     memcpy(o->s, s, (size_t)ns * sizeof *s);
@@ -71,6 +70,12 @@ static int retarget(PassBuild *L, int x, int w, const int64_t *k, const int64_t 
     node_set_ints(g, node, "strides", s, 2);
     node_set_ints(g, node, "dilations", dl, 2);
     node_set_ints(g, node, "pads", pd, 4);
+    WindowAttrs *wa = &g->nodes[node].at.conv.win; /* in step until infer_fold2 re-infers it */
+    *wa = (WindowAttrs){.n = 2};
+    for (int i = 0; i < 2; i++)
+        wa->kernel[i] = k[i], wa->strides[i] = s[i], wa->dilations[i] = dl[i];
+    for (int i = 0; i < 4; i++)
+        wa->pads[i] = pd[i];
     pass_modern_version(g, node);
     L->pos++;
     graph_count_uses(g);
@@ -166,7 +171,7 @@ static void convtranspose(PassBuild *L, int node)
     if (geo_read(n, ns, &o))
         return;
     const int64_t *k = o.k, *s = o.s, *dl = o.dl, *pd = o.pd;
-    int64_t G = attr_int(n, "group", 1), N = x->shape.dims[0], C = x->shape.dims[1];
+    int64_t G = n->at.conv.group, N = x->shape.dims[0], C = x->shape.dims[1];
     int64_t MG = w->shape.dims[1], M = y->shape.dims[1], KK = 1, L_ = 1, rows, wn;
     if (G < 1 || C % G || M != MG * G)
         return;

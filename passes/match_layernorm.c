@@ -23,10 +23,10 @@
 static int mean_over_last_axes(const Graph *g, int r)
 {
     const Node *n = &g->nodes[r];
-    int na = 0;
-    const int64_t *ax = attr_ints(n, "axes", &na);
+    int na = n->at.reduce.n_axes;
+    const int64_t *ax = n->at.reduce.axes;
     int rank = g->values[n->in[0]].shape.rank;
-    if (!ax || na < 1 || attr_int(n, "keepdims", 1) != 1)
+    if (na < 1 || !n->at.reduce.keepdims)
         return -1;
     for (int k = 0; k < na; k++)
         if (ax[k] != rank - na + k)

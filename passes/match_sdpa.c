@@ -66,7 +66,7 @@ static int match_one(Graph *g, int m1)
         cur = g->nodes[sc].out[0];
     }
     int sm = next_op(g, cur, OP_SOFTMAX);
-    if (sm < 0 || attr_int(&g->nodes[sm], "axis", -1) != r - 1 || !shape_equal(&g->values[cur].shape, &sv->shape))
+    if (sm < 0 || g->nodes[sm].at.softmax.axis != r - 1 || !shape_equal(&g->values[cur].shape, &sv->shape))
         return 0;
     chain[nc++] = sm;
     int m2 = next_op(g, g->nodes[sm].out[0], OP_MATMUL);

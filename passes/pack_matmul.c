@@ -109,9 +109,9 @@ static int pack_one(Graph *g, int i, int64_t NB)
     if (a->dtype != DT_FLOAT32 || b->dtype != DT_FLOAT32 || y->dtype != DT_FLOAT32 || !b->data ||
         b->shape.rank != 2 || a->shape.rank < 2 || a->data)
         return 0;
-    int tb = gemm ? (int)attr_int(n, "transB", 0) : 0, cin = gemm && n->n_in > 2 ? n->in[2] : -1;
-    float alpha = gemm ? attr_float(n, "alpha", 1.0f) : 1.0f, beta = gemm ? attr_float(n, "beta", 1.0f) : 1.0f;
-    if (gemm && (attr_int(n, "transA", 0) || a->shape.rank != 2))
+    int tb = gemm ? n->at.gemm.trans_b : 0, cin = gemm && n->n_in > 2 ? n->in[2] : -1;
+    float alpha = gemm ? n->at.gemm.alpha : 1.0f, beta = gemm ? n->at.gemm.beta : 1.0f;
+    if (gemm && (n->at.gemm.trans_a || a->shape.rank != 2))
         return 0;
     if (cin >= 0 && beta == 0.0f)
         cin = -1;

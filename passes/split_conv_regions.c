@@ -111,14 +111,14 @@ static int crop_weights(Graph *g, int w, int64_t a0, int64_t a1, int64_t b0, int
 static void split_one(Graph *g, int i)
 {
     const Node *n = &g->nodes[i];
-    if (n->n_in < 2 || n->in[1] < 0 || n->n_out != 1 || attr_int(n, "group", 1) != 1)
+    if (n->n_in < 2 || n->in[1] < 0 || n->n_out != 1 || n->at.conv.group != 1)
         return;
     const Value *x = &g->values[n->in[0]], *w = &g->values[n->in[1]], *y = &g->values[n->out[0]];
-    int nk, nst, nd, np;
-    const int64_t *ks = attr_ints(n, "kernel_shape", &nk), *st = attr_ints(n, "strides", &nst);
-    const int64_t *dl = attr_ints(n, "dilations", &nd), *pd = attr_ints(n, "pads", &np);
+    /* copies: the nodes move as the regions are inserted */
+    const WindowAttrs wa = n->at.conv.win;
+    const int64_t *ks = wa.kernel, *st = wa.strides, *dl = wa.dilations, *pd = wa.pads;
     if (!w->data || w->dtype != DT_FLOAT32 || x->dtype != DT_FLOAT32 || w->shape.rank != 4 || x->shape.rank != 4 ||
-        y->shape.rank != 4 || !ks || !st || !dl || !pd || nk != 2 || nst != 2 || nd != 2 || np != 4 ||
+        y->shape.rank != 4 || wa.n != 2 ||
         ks[0] != w->shape.dims[2] || ks[1] != w->shape.dims[3] || (dl[0] <= 1 && dl[1] <= 1))
         return;
     Bands bh, bw;

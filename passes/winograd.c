@@ -71,13 +71,12 @@ static int rewrite(Graph *g, int node, int vl, int allow4)
         return 0;
     int x = n->in[0], w = n->in[1];
     const Value *xv = &g->values[x], *wv = &g->values[w], *yv = &g->values[n->out[0]];
-    int k1 = 0, k2 = 0, k3 = 0, k4 = 0;
-    const int64_t *ks = attr_ints(n, "kernel_shape", &k1), *st = attr_ints(n, "strides", &k2),
-                  *dl = attr_ints(n, "dilations", &k3), *pd = attr_ints(n, "pads", &k4);
-    if (!ks || !st || !dl || !pd || k1 != 2 || k2 != 2 || k3 != 2 || k4 != 4)
+    const WindowAttrs *wa = &n->at.conv.win;
+    const int64_t *ks = wa->kernel, *st = wa->strides, *dl = wa->dilations, *pd = wa->pads;
+    if (wa->n != 2)
         return 0;
     if (ks[0] != 3 || ks[1] != 3 || st[0] != 1 || st[1] != 1 || dl[0] != 1 || dl[1] != 1 ||
-        attr_int(n, "group", 1) != 1 || n->at.conv.depthwise)
+        n->at.conv.group != 1 || n->at.conv.depthwise)
         return 0;
     if (xv->dtype != DT_FLOAT32 || !wv->data || wv->dtype != DT_FLOAT32 || wv->shape.rank != 6 ||
         xv->shape.rank != 5 || yv->shape.rank != 5)
@@ -145,6 +144,8 @@ static int rewrite(Graph *g, int node, int vl, int allow4)
     n->in[0] = x;
     n->in[1] = u;
     node_set_ints(g, node, "pads", pads, 4);
+    for (int i = 0; i < 4; i++)
+        n->at.conv.win.pads[i] = pads[i];
     scratch(g, node, "wino_v", T, P, IC);
     scratch(g, node, "wino_m", T, P, OC);
     if (m == 4) /* whole output tiles, before the copy that fuses the epilogues */
