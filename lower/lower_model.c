@@ -74,6 +74,7 @@ void lower_ctx_init(LowerCtx *e, Graph *g, const CodegenOptions *o, Diag *d)
     e->cx.tuning = o ? o->tuning : NULL;
     e->cx.target = o ? o->target : NULL;
     e->cx.threads = o && o->threads > 1 ? o->threads : 1;
+    e->cx.reg_tile = sched_reg_tile;
     e->by_value = arena_array(g->arena, (size_t)g->n_values + 1, sizeof(LBuf *));
 }
 

@@ -89,11 +89,19 @@ struct ComputeCtx {
     int naive;
     /* The code-generation target (NULL: generic C) and the
      * team's size (>= 1), from the CodegenOptions: schedule/ chooses by
-     * them. Compute definitions stay target-free, with two exceptions
+     * them. Compute definitions stay target-free, with one exception
      * tests/unit/test_schedule_custom.c names: the slots of a per-thread
-     * scratch (ctvm.Sdpa) and the recurrent product's register tile. */
+     * scratch (ctvm.Sdpa), one per thread. */
     const struct Target *target;
     int threads;
+    /* The register tile of a matrix product a custom body builds itself
+     * (rnn.c's recurrent product: `rows` rows of a by `cols` columns of w
+     * stored in panels of `lanes` columns): *mr rows by *nr vectors of
+     * `lanes` (single columns when lanes is 1). Chosen by schedule/
+     * (sched_reg_tile, from the target's registers); NULL when folding,
+     * where the tile does not change a sum, only which sums live in
+     * registers. */
+    void (*reg_tile)(const ComputeCtx *cx, int64_t rows, int64_t cols, int64_t lanes, int64_t *mr, int64_t *nr);
 };
 
 #define X(e, name, fam, lo, hi, fl) int compute_##fam(ComputeCtx *cx, int node, ComputeDef *def);

@@ -60,7 +60,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ir/target.h"
 #include "ops/compute.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
@@ -430,7 +429,6 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     /* float32 may run in vectors along the gate axis when W and R are
        transposed (contiguous in g) and along j in the state updates */
     int lanes = t == LT_F32 && x->dtype == DT_FLOAT32;
-    int regs = cx->target && cx->target->n_vregs > 0 ? cx->target->n_vregs : 16;
     /* Stage: the input projection of all time steps as one batched GEMM,
        px[d, r, g] = Wb[d, g] + sum_i X[r, i] W[d, g, i] over the rows r of X
        (in X's own layout). Code generation schedules it like Gemm into the
@@ -486,27 +484,16 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
             ps_->sched_vector_only = 1;
         }
     }
-    /* the product tiles: NR vectors (scalar: NR columns) by MR rows, with
-       the registers left after NR values of R and a broadcast h */
+    /* the product tiles: NR vectors (scalar: NR columns) by MR rows, as
+       the schedule sizes them for the target's registers */
     /* R in panels of Lp gate columns (pass layout, float32 constants) or as
        ONNX stores it (Lp = 1); per direction and gate, HP panels of H rows */
     int64_t Lp = ra->r_panels > 1 ? ra->r_panels : 1, HP = (H + Lp - 1) / Lp;
     Mm mm = {.lb = lb, .t = t, .w = rwb, .bias = bb, .out = px, .a = px, .as = H, .os = GH, .M = B, .K = H,
              .N = H, .L = Lp};
-    if (mm.L > 1) {
-        /* enough batch entries: 2 vectors by as many rows as registers
-           allow; a few (a matrix-vector product when B is 1): more vectors
-           per row, so that several sums are in flight */
-        int64_t ncols = H / mm.L;
-        mm.NR = B >= 4 ? 2 : B == 1 ? 8 : (regs - 1) / (B + 1);
-        mm.NR = mm.NR > ncols ? ncols : mm.NR;
-        mm.NR = mm.NR < 1 ? 1 : mm.NR;
-        mm.MR = B >= 4 ? (regs - mm.NR - 1) / mm.NR : B;
-    } else {
-        mm.NR = 4;
-        mm.MR = 3;
-    }
-    mm.MR = mm.MR > 8 ? 8 : mm.MR < 1 ? 1 : mm.MR;
+    mm.MR = mm.NR = 1;
+    if (cx->reg_tile)
+        cx->reg_tile(cx, B, H, mm.L, &mm.MR, &mm.NR);
     Stmt *top[16];
     int nt = 0;
     if (yb && slb) { /* steps past a sequence's length stay 0 */

@@ -32,6 +32,27 @@ int sched_threads(const ComputeCtx *cx)
     return cx->threads > 1 ? cx->threads : 1;
 }
 
+void sched_reg_tile(const ComputeCtx *cx, int64_t rows, int64_t cols, int64_t lanes, int64_t *mr, int64_t *nr)
+{
+    int64_t regs = cx->target && cx->target->n_vregs > 0 ? cx->target->n_vregs : 16, m, n;
+    if (lanes > 1) {
+        /* NR vectors by MR rows, with the registers left after NR values of
+           w and a broadcast of a. Enough rows: 2 vectors by as many rows as
+           registers allow; a few (a matrix-vector product when there is one
+           row): more vectors per row, so that several sums are in flight */
+        int64_t ncols = cols / lanes;
+        n = rows >= 4 ? 2 : rows == 1 ? 8 : (regs - 1) / (rows + 1);
+        n = n > ncols ? ncols : n;
+        n = n < 1 ? 1 : n;
+        m = rows >= 4 ? (regs - n - 1) / n : rows;
+    } else {
+        n = 4;
+        m = 3;
+    }
+    *nr = n;
+    *mr = m > 8 ? 8 : m < 1 ? 1 : m;
+}
+
 /* Apply epilogue node `epi`, whose input `from` is the running value `cur`
  * over stage `st`'s axes (which are the output dims). */
 static Expr *apply_epilogue(ComputeCtx *cx, const ComputeStage *st, int epi, int from, Expr *cur)

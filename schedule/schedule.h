@@ -17,6 +17,10 @@
 int sched_vl(const ComputeCtx *cx);
 int sched_threads(const ComputeCtx *cx);
 
+/* ComputeCtx.reg_tile: the register tile of a custom body's matrix
+ * product, from the target's vector registers. */
+void sched_reg_tile(const ComputeCtx *cx, int64_t rows, int64_t cols, int64_t lanes, int64_t *mr, int64_t *nr);
+
 /* Loop nest of the group anchored at `anchor`; NULL after an error. */
 Stmt *schedule_group(ComputeCtx *cx, int anchor);
 
