@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/read_text.h"
+
 /* ONNX attribute names the infer functions normalise and the passes set on
  * the ONNX nodes they build. */
 static const char *const ONNX_NAMES[] = {
@@ -35,25 +37,6 @@ static int allowed(const char *name, size_t len)
         if (strlen(ONNX_NAMES[i]) == len && !strncmp(ONNX_NAMES[i], name, len))
             return 1;
     return 0;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    if (s)
-        s[n] = 0;
-    fclose(f);
-    return s;
 }
 
 /* The third argument of the call whose '(' is at p: a string literal in
@@ -94,7 +77,7 @@ static int scan_dir(const char *dir, int *calls)
             continue;
         char path[512];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        char *src = slurp(path);
+        char *src = read_text(path);
         assert_non_null(src);
         static const char *const FNS[] = {"node_set_int(", "node_set_ints(", "node_set_float(", "node_set_string("};
         for (int k = 0; k < 4; k++)

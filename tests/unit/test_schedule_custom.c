@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "tests/unit/read_text.h"
+
 #include <dirent.h>
 #include <math.h>
 #include <string.h>
@@ -23,21 +25,6 @@
 #include "schedule/schedule_custom.h"
 
 /* ---- ops/ is target-free ---- */
-
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = 0;
-    fclose(f);
-    return s;
-}
 
 /* Names that pick for a target in ops/: the target's numbers, the thread
  * count, loop kinds. The target and thread count reach ops/ only through

@@ -23,6 +23,8 @@
 
 #include <cmocka.h>
 
+#include "tests/unit/read_text.h"
+
 static const char *const LOOKUPS[] = {"attr_int", "attr_float", "attr_string", "attr_ints", "attr_floats",
                                       "node_attr"};
 #define N_LOOKUPS (int)(sizeof LOOKUPS / sizeof LOOKUPS[0])
@@ -73,25 +75,6 @@ static void blank(char *s)
                 return;
         }
     }
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-        free(s);
-        s = NULL;
-    }
-    if (s)
-        s[n] = 0;
-    fclose(f);
-    return s;
 }
 
 /* The function a column-0 line defines: the identifier before its first
@@ -211,7 +194,7 @@ static void load_sources(void)
             assert_true(n_files < MAX_FILES);
             Src *s = &files[n_files++];
             snprintf(s->path, sizeof s->path, "%s/%s", DIRS[i], e->d_name);
-            s->text = slurp(s->path);
+            s->text = read_text(s->path);
             assert_non_null(s->text);
             blank(s->text);
         }

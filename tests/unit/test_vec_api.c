@@ -36,6 +36,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "tests/unit/read_text.h"
+
 #include "emit_c/emit.h"
 #include "tests/unit/cc_run.h"
 
@@ -206,21 +208,6 @@ static int have_compiler(const VecConfig *k)
     return 1;
 }
 
-static char *read_file_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    size_t got = fread(s, 1, (size_t)n, f);
-    s[got] = 0;
-    fclose(f);
-    return s;
-}
-
 /* runtime + header + templates/ctvm_vec_math.h + body + the end of the
  * header's ISA region, as emit_c lays them out. The runtime's unused
  * static inline helpers (ctvm_mini, ...) would trip clang's
@@ -249,8 +236,8 @@ static char *program(const char *header, const char *pre, const char *body)
 /* vec_api_check_typed.c, then vec_api_check.c (whose main calls check_typed) */
 static char *check_program_text(void)
 {
-    char *typed = read_file_text("tests/unit/vec_api_check_typed.c");
-    char *main_part = read_file_text("tests/unit/vec_api_check.c");
+    char *typed = read_text("tests/unit/vec_api_check_typed.c");
+    char *main_part = read_text("tests/unit/vec_api_check.c");
     if (!typed || !main_part)
         fprintf(stderr, "test_vec_api: cannot read tests/unit/vec_api_check*.c (run from the repository root)\n");
     assert_non_null(typed);
