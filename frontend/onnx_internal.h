@@ -31,6 +31,7 @@ typedef struct OnnxLoadCtx {
     Diag *d;
     int is_subgraph;  /* names not defined here are values of an enclosing graph */
     int depth;        /* subgraph nesting depth */
+    int64_t ms_opset; /* the com.microsoft opset the model imports, 0 if none */
 } OnnxLoadCtx;
 
 /* onnx_load.c: the body of a control-flow attribute as a Graph in the

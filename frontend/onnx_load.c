@@ -4,13 +4,18 @@
  *    bytes with protobuf-c and check that they are a model
  *    (ir_version, a graph with nodes and outputs) - random bytes often
  *    decode as an empty message, so decoding alone proves nothing;
- * 2. the default-domain opset (1 to onnx_max_opset());
+ * 2. the default-domain opset (1 to onnx_max_opset()), and the
+ *    com.microsoft one, if imported;
  * 3. initializers become constant Values, decoded straight into their data;
  * 4. runtime inputs, --input-shapes overrides, static-shape check;
  * 5. nodes in file order; every input must already be defined (the file
  *    must be topologically sorted); "" names an omitted optional input;
  *    each default-domain node gets the version of its operator in force
- *    at the opset, which ctvm must implement (ir/op_table.h);
+ *    at the opset, which ctvm must implement (ir/op_table.h); a
+ *    com.microsoft node of ir/ms_op_table.h gets its version in that
+ *    domain's opset (it stays OP_UNKNOWN: inference lowers it, see
+ *    passes/lower_msquant.c); other domains' nodes are left to inference
+ *    to refuse by name;
  * 6. declared output and value_info shapes within limits; graph outputs,
  *    in order (the main graph's distinct and not its inputs).
  * Every failure reports one error and frees everything made so far. */
@@ -24,6 +29,7 @@
 #include "onnx_internal.h"
 #include "onnx_limits.h"
 #include "onnx_tensor.h"
+#include "ir/ms_op_table.h"
 #include "proto_limits.h"
 
 static int check_model(OnnxLoadCtx *c, const Onnx__ModelProto *m)
@@ -56,6 +62,8 @@ static int read_opset(OnnxLoadCtx *c, const Onnx__ModelProto *m)
     int found = 0;
     for (size_t i = 0; i < m->n_opset_import; i++) {
         const Onnx__OperatorSetIdProto *op = m->opset_import[i];
+        if (op->domain && strcmp(op->domain, CTVM_MS_DOMAIN) == 0)
+            c->ms_opset = op->has_version && op->version > 0 ? op->version : 0;
         if (!is_default_domain(op->domain))
             continue;
         found = 1;
@@ -154,6 +162,23 @@ static int resolve_version(OnnxLoadCtx *c, int id)
     return 0;
 }
 
+/* A com.microsoft operator ctvm imports: its version in force at the
+ * model's com.microsoft opset. */
+static int resolve_ms_version(OnnxLoadCtx *c, int id, MsOpKind k)
+{
+    Node *n = &c->g->nodes[id];
+    if (c->ms_opset <= 0)
+        return diag_error(c->d, c->g, id,
+                          "operator %s of domain '%s': the model imports no opset for domain '%s'",
+                          n->op_type, CTVM_MS_DOMAIN, CTVM_MS_DOMAIN);
+    if (c->ms_opset < ms_op_since(k))
+        return diag_error(c->d, c->g, id,
+                          "operator %s does not exist at %s opset %lld (introduced at opset %d)",
+                          n->op_type, CTVM_MS_DOMAIN, (long long)c->ms_opset, ms_op_since(k));
+    n->version = ms_op_since(k); /* each has one version so far */
+    return 0;
+}
+
 static int add_node(OnnxLoadCtx *c, const Onnx__NodeProto *np)
 {
     Graph *g = c->g;
@@ -174,6 +199,9 @@ static int add_node(OnnxLoadCtx *c, const Onnx__NodeProto *np)
     if (!is_default_domain(np->domain)) {
         n->domain = arena_strdup(g->arena, np->domain);
         n->op = OP_UNKNOWN; /* only the default domain's ops are known */
+        MsOpKind k = ms_op_kind(np->domain, np->op_type);
+        if (k != MS_UNKNOWN && resolve_ms_version(c, id, k))
+            return -1;
     }
     if (strncmp(np->op_type, "ctvm.", 5) == 0)
         n->op = OP_UNKNOWN; /* ctvm's internal operators are made by passes only */
@@ -272,7 +300,7 @@ int onnx_subgraph_load(OnnxLoadCtx *parent, int node_id, const Onnx__GraphProto 
                           "subgraphs (If/Loop/Scan bodies) nested more than %d deep (ctvm's "
                           "limit)", ONNX_MAX_SUBGRAPH_DEPTH);
     OnnxLoadCtx c = {.g = graph_new_sub(parent->g), .base_dir = parent->base_dir, .d = parent->d,
-                     .is_subgraph = 1, .depth = parent->depth + 1};
+                     .is_subgraph = 1, .depth = parent->depth + 1, .ms_opset = parent->ms_opset};
     if (gp->name)
         c.g->name = arena_strdup(c.g->arena, gp->name);
     size_t expected = gp->n_initializer + gp->n_input + 2 * gp->n_node + 16;

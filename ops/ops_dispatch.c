@@ -3,6 +3,10 @@
 #include "ops/ops.h"
 #include "ops/ops_fold.h"
 
+#include <string.h>
+
+#include "ir/ms_op_table.h"
+
 typedef int (*OpFn)(Graph *g, int node, Diag *d);
 
 static const OpFn INFER[OP_COUNT] = {
@@ -20,6 +24,9 @@ static const OpFn EVAL[OP_COUNT] = {
 static int unknown(Graph *g, int node, Diag *d)
 {
     const Node *n = &g->nodes[node];
+    if (n->domain && strcmp(n->domain, CTVM_MS_DOMAIN) == 0)
+        return diag_error(d, g, node, "operator %s of domain '%s' is not supported (ctvm imports these "
+                          "%s operators: %s)", n->op_type, n->domain, CTVM_MS_DOMAIN, ms_op_list());
     if (n->domain && *n->domain)
         return diag_error(d, g, node, "operator %s of domain '%s' is not supported",
                           n->op_type, n->domain);

@@ -14,7 +14,9 @@
  * CTVM_MAX_NUMEL elements (the generated C indexes with int), so no later
  * stage multiplies dims that overflow; folding is capped by opu_fold_reserve.
  * If, Loop and Scan are expanded into straight-line nodes where they stand
- * (passes/control_flow.c), which are then inferred like any other.
+ * (passes/control_flow.c), which are then inferred like any other; so are
+ * the com.microsoft operators ctvm imports, rewritten into standard ones
+ * where they stand once their inputs are known (passes/lower_msquant.c).
  * Ends with graph_count_uses. */
 #include <stdio.h>
 
@@ -23,6 +25,7 @@
 #include "ops/ops_fold.h"
 #include "ops/op_util.h"
 #include "passes/control_flow.h"
+#include "passes/lower_msquant.h"
 #include "passes/passes.h"
 
 /* Value vid (made by node, or -1 for a graph input) indexable by the
@@ -110,6 +113,8 @@ static int infer_node(Graph *g, int i, const CodegenOptions *cg, Diag *d)
         return 1;
     if (cf_is_control(g->nodes[i].op))
         return cf_expand(g, i, cg, d, infer_node);
+    if (msq_kind(g, i) != MS_UNKNOWN) /* 0 done: slot i now holds the first new node */
+        return check_inputs(g, i, d) || msq_lower(g, i, d) ? -1 : 0;
     if (check_inputs(g, i, d) || ops_infer(g, i, d) || dyn_infer(g, i, d))
         return -1;
     for (int k = 0; k < g->nodes[i].n_out; k++)

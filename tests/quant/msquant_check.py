@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""msquant_check.py - ctvm's com.microsoft quantized operators (passes/
+lower_msquant.c) against ONNX Runtime on the same files.
+
+  quant-venv/bin/python tests/quant/msquant_check.py [--ctvm-run PATH] [--zoo] [--keep DIR] [GROUPS...]
+
+Builds small models with onnx.helper (one model per group, one output per
+case, seeded inputs), runs each through ONNX Runtime (1 thread) and through
+`ctvm-run --output`, and compares every output:
+  - uint8/int8 outputs: within one quantization step on every element and
+    equal on at least 99.9% of them;
+  - float32 outputs of the integer products: |err| <= 1e-5 * max|ref| (their
+    int32 sums are exact; only the scale products round);
+  - DynamicQuantizeMatMul: A is quantized at run time, where a tie in the
+    rounding of one element may fall the other way: within one step of A
+    times |B| in the column;
+  - DynamicQuantizeLSTM: ctvm runs a float LSTM over the dequantized weights,
+    ORT quantizes X and H at every step; ctvm's error against ORT must stay
+    within ORT's own gap between its int8 LSTM and the float LSTM the
+    weights were quantized from (both printed).
+--zoo also runs the ORT-quantized zoo models (resnet18_qop, mobilenet_v2_qop,
+bert_mini_qop, lstm_bidir_dyn; zoo/export_quant.py) and prints their figures,
+failing only when an output is further off than the model-level bound given
+with each. Exit status 1 when any check fails."""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+MS = "com.microsoft"
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ZOO = os.path.join(os.environ.get("CTVM_CACHE", os.path.expanduser("~/.cache/ctvm/models")), "zoo")
+NP2ONNX = {np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8, np.float32: TensorProto.FLOAT,
+           np.int32: TensorProto.INT32}
+
+
+class Model:
+    """One test model: graph inputs (with their data), initializers, nodes,
+    outputs, each output with its check."""
+
+    def __init__(self, name, seed):
+        self.name = name
+        self.rng = np.random.default_rng(seed)
+        self.inputs, self.feeds, self.inits, self.nodes, self.outputs, self.checks = [], {}, [], [], [], {}
+        self.n = 0
+
+    def uniq(self, base):
+        self.n += 1
+        return "%s_%d" % (base, self.n)
+
+    def input(self, base, dtype, shape, lo=None, hi=None):
+        name = self.uniq(base)
+        if dtype == np.float32:
+            data = self.rng.standard_normal(shape).astype(np.float32)
+        else:
+            info = np.iinfo(dtype)
+            data = self.rng.integers(info.min if lo is None else lo, (info.max if hi is None else hi) + 1,
+                                     shape).astype(dtype)
+        self.inputs.append(helper.make_tensor_value_info(name, NP2ONNX[dtype], list(shape)))
+        self.feeds[name] = data
+        return name
+
+    def const(self, base, value, dtype):
+        name = self.uniq(base)
+        self.inits.append(numpy_helper.from_array(np.asarray(value, dtype=dtype), name))
+        return name
+
+    def node(self, op, ins, attrs=None, domain=MS, n_out=1):
+        outs = [self.uniq(op) for _ in range(n_out)]
+        self.nodes.append(helper.make_node(op, ins, outs, domain=domain, **(attrs or {})))
+        return outs[0] if n_out == 1 else outs
+
+    def output(self, name, check, case):
+        self.outputs.append(helper.make_empty_tensor_value_info(name))
+        self.checks[name] = (check, case)
+
+    def save(self, folder):
+        g = helper.make_graph(self.nodes, self.name, self.inputs, self.outputs, self.inits)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid(MS, 1)])
+        m.ir_version = 8
+        path = os.path.join(folder, self.name + ".onnx")
+        onnx.save(m, path)
+        np.savez(os.path.join(folder, self.name + "_inputs.npz"), **self.feeds)
+        return path
+
+
+def qparams(m, dtype, scale=None):
+    """A scalar scale and zero point of dtype (float32 scale in [0.01, 0.1))."""
+    s = scale if scale is not None else float(m.rng.uniform(0.01, 0.1))
+    info = np.iinfo(dtype)
+    z = int(m.rng.integers(info.min // 2 + (info.max + 1) // 4, info.max // 2 + (info.max + 1) // 4))
+    return m.const("s", np.float32(s), np.float32), m.const("z", z, dtype)
+
+
+# ---- groups: each builds one model ------------------------------------------------------------
+
+def group_eltwise(m):
+    for dt, tag in ((np.uint8, "u8"), (np.int8, "s8")):
+        for op in ("QLinearAdd", "QLinearMul"):
+            for sa, sb in (((2, 3, 4, 5), (1, 3, 1, 5)), ((3, 7), (7,)), ((4, 1, 6), (5, 1))):
+                a, b = m.input("a", dt, sa), m.input("b", dt, sb)
+                ins = [a, *qparams(m, dt), b, *qparams(m, dt), *qparams(m, dt, 0.05 if op == "QLinearAdd" else 0.2)]
+                m.output(m.node(op, ins), "q8", "%s %s %s x %s" % (op, tag, sa, sb))
+        for op, attrs in (("QLinearSigmoid", {}), ("QLinearLeakyRelu", {"alpha": 0.1}), ("QLinearLeakyRelu", {})):
+            x = m.input("x", dt, (2, 5, 9))
+            ys = (1.0 / 256 if op == "QLinearSigmoid" else None)
+            ins = [x, *qparams(m, dt), *qparams(m, dt, ys)]
+            m.output(m.node(op, ins, attrs), "q8", "%s %s %s" % (op, tag, attrs))
+        # zero points omitted (0 of the type)
+        x = m.input("x", dt, (3, 8))
+        m.output(m.node("QLinearSigmoid", [x, m.const("s", np.float32(0.05), np.float32), "",
+                                            m.const("s", np.float32(1 / 256.0), np.float32), ""]), "q8",
+                 "QLinearSigmoid %s without zero points" % tag)
+
+
+def group_softmax(m):
+    for dt, tag in ((np.uint8, "u8"), (np.int8, "s8")):
+        yz = 0 if dt == np.uint8 else -128
+        for shape, opset, axis in (((2, 3, 10), 13, -1), ((4, 6, 5), 13, 1), ((2, 3, 4), 12, 1),
+                                   ((5, 17), 12, -1), ((3, 4, 7), 11, -1)):
+            x = m.input("x", dt, shape)
+            ins = [x, *qparams(m, dt), m.const("s", np.float32(1 / 256.0), np.float32), m.const("z", yz, dt)]
+            m.output(m.node("QLinearSoftmax", ins, {"opset": opset, "axis": axis}), "q8",
+                     "QLinearSoftmax %s %s opset %d axis %d" % (tag, shape, opset, axis))
+
+
+def group_concat(m):
+    for dt, tag in ((np.uint8, "u8"), (np.int8, "s8")):
+        a, b, c = m.input("a", dt, (2, 3, 4)), m.input("b", dt, (2, 5, 4)), m.input("c", dt, (2, 1, 4))
+        ins = [*qparams(m, dt), a, *qparams(m, dt), b, *qparams(m, dt), c, *qparams(m, dt)]
+        m.output(m.node("QLinearConcat", ins, {"axis": 1}), "q8", "QLinearConcat %s differing scales" % tag)
+        ys, yz = qparams(m, dt)
+        a, b = m.input("a", dt, (3, 2)), m.input("b", dt, (3, 4))
+        ins = [ys, yz, a, ys, yz, b, ys, yz]
+        m.output(m.node("QLinearConcat", ins, {"axis": -1}), "q8", "QLinearConcat %s equal scales (integer)" % tag)
+
+
+def group_pool(m):
+    for dt, tag in ((np.uint8, "u8"), (np.int8, "s8")):
+        for attrs in ({"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "strides": [2, 2], "count_include_pad": 0},
+                      {"kernel_shape": [3, 3], "pads": [1, 0, 1, 2], "count_include_pad": 1},
+                      {"kernel_shape": [2, 3], "strides": [2, 2], "ceil_mode": 1},
+                      {"kernel_shape": [3, 3], "auto_pad": "SAME_UPPER"}):
+            x = m.input("x", dt, (1, 5, 9, 8))
+            m.output(m.node("QLinearAveragePool", [x, *qparams(m, dt), *qparams(m, dt)], attrs), "q8",
+                     "QLinearAveragePool %s %s" % (tag, attrs))
+        x = m.input("x", dt, (2, 7, 6, 4))  # N H W C
+        m.output(m.node("QLinearAveragePool", [x, *qparams(m, dt), *qparams(m, dt)],
+                        {"kernel_shape": [3, 2], "pads": [1, 1, 1, 0], "channels_last": 1}), "q8",
+                 "QLinearAveragePool %s channels_last" % tag)
+        x = m.input("x", dt, (2, 6, 5, 7))
+        m.output(m.node("QLinearGlobalAveragePool", [x, *qparams(m, dt), *qparams(m, dt)]), "q8",
+                 "QLinearGlobalAveragePool %s" % tag)
+        x = m.input("x", dt, (2, 5, 3, 6))
+        m.output(m.node("QLinearGlobalAveragePool", [x, *qparams(m, dt), *qparams(m, dt)], {"channels_last": 1}),
+                 "q8", "QLinearGlobalAveragePool %s channels_last" % tag)
+
+
+def weight(m, dt, shape, per_col_axis=None, n=None):
+    """A constant quantized weight with its scale and zero point (int8: zero
+    point 0, as ORT's quantizer; uint8: a real zero point)."""
+    info = np.iinfo(dt)
+    w = m.rng.integers(info.min, info.max + 1, shape).astype(dt)
+    cnt = () if per_col_axis is None else (n,)
+    s = m.rng.uniform(0.002, 0.02, cnt).astype(np.float32)
+    z = np.zeros(cnt, dt) if dt == np.int8 else m.rng.integers(100, 156, cnt).astype(dt)
+    return m.const("w", w, dt), m.const("ws", s, np.float32), m.const("wz", z, dt)
+
+
+def group_gemm(m):
+    M, K, N = 5, 37, 11
+    for adt, bdt, ta, tb, alpha, per_col, with_c, quant_out in (
+            (np.uint8, np.int8, 0, 1, 1.0, True, True, True),
+            (np.uint8, np.int8, 0, 0, 1.0, False, True, True),
+            (np.int8, np.int8, 1, 1, 0.5, True, True, True),
+            (np.uint8, np.uint8, 0, 1, 1.0, True, False, True),
+            (np.int8, np.int8, 0, 1, 1.0, False, True, False),
+            (np.uint8, np.int8, 1, 0, 2.0, True, False, False)):
+        a = m.input("a", adt, (K, M) if ta else (M, K))
+        w, ws, wz = weight(m, bdt, (N, K) if tb else (K, N), 0 if per_col else None, N)
+        ins = [a, *qparams(m, adt), w, ws, wz]
+        ins.append(m.const("c", m.rng.integers(-3000, 3000, (N,)).astype(np.int32), np.int32) if with_c else "")
+        out_dt = adt if quant_out else np.float32
+        if quant_out:
+            ins += list(qparams(m, adt, 2.0))
+        m.output(m.node("QGemm", ins, {"transA": ta, "transB": tb, "alpha": alpha}),
+                 "q8" if quant_out else "float",
+                 "QGemm %s x %s transA %d transB %d alpha %g %s%s -> %s" % (
+                     np.dtype(adt).name, np.dtype(bdt).name, ta, tb, alpha, "per-column" if per_col else "per-tensor",
+                     " with C" if with_c else "", np.dtype(out_dt).name))
+
+
+def group_matmul(m):
+    K, N = 29, 13
+    for adt, bdt, shape, per_col, bias in ((np.uint8, np.int8, (2, 3, K), True, True),
+                                           (np.int8, np.int8, (4, K), False, False),
+                                           (np.uint8, np.uint8, (3, K), True, True)):
+        a = m.input("a", adt, shape)
+        w, ws, wz = weight(m, bdt, (K, N), 0 if per_col else None, N)
+        s, z = qparams(m, adt)
+        ins = [a, w, s, ws, z, wz]
+        if bias:
+            ins.append(m.const("bias", m.rng.standard_normal(N).astype(np.float32), np.float32))
+        m.output(m.node("MatMulIntegerToFloat", ins), "float",
+                 "MatMulIntegerToFloat %s x %s A %s %s%s" % (np.dtype(adt).name, np.dtype(bdt).name, shape,
+                                                            "per-column" if per_col else "per-tensor",
+                                                            " bias" if bias else ""))
+    for bdt, shape, per_col, bias in ((np.int8, (2, 3, K), True, True), (np.uint8, (5, K), False, True),
+                                      (np.int8, (6, K), False, False)):
+        a = m.input("a", np.float32, shape)
+        w, ws, wz = weight(m, bdt, (K, N), 0 if per_col else None, N)
+        ins = [a, w, ws, wz]
+        if bias:
+            ins.append(m.const("bias", m.rng.standard_normal(N).astype(np.float32), np.float32))
+        case = "DynamicQuantizeMatMul %s A %s %s%s" % (np.dtype(bdt).name, shape, "per-column" if per_col else
+                                                       "per-tensor", " bias" if bias else "")
+        m.output(m.node("DynamicQuantizeMatMul", ins), ("dynmm", a, w, ws, wz), case)
+
+
+def group_lstm(m):
+    """DynamicQuantizeLSTM; each case also gets ORT's float LSTM over the
+    float weights the int8 ones were quantized from (the reference gap)."""
+    S, B, I, H = 6, 2, 10, 8
+    for dirn, per_col, dt in (("bidirectional", True, np.int8), ("forward", False, np.int8),
+                              ("reverse", True, np.uint8)):
+        D = 2 if dirn == "bidirectional" else 1
+        x = m.input("x", np.float32, (S, B, I))
+        h0, c0 = m.input("h0", np.float32, (D, B, H)), m.input("c0", np.float32, (D, B, H))
+        ins_q, ins_f = [x], [x]
+        for rows in (I, H):
+            wf = (m.rng.standard_normal((D, rows, 4 * H)) * 0.4).astype(np.float32)
+            axes = (1,) if per_col else (1, 2)
+            lo, hi = wf.min(axis=axes, keepdims=True), wf.max(axis=axes, keepdims=True)
+            if dt == np.int8:
+                s = np.maximum(np.abs(lo), np.abs(hi)) / 127.0
+                z = np.zeros_like(s)
+            else:
+                s = (hi - lo) / 255.0
+                z = np.round(-lo / s)
+            q = np.clip(np.round(wf / s) + z, np.iinfo(dt).min, np.iinfo(dt).max).astype(dt)
+            sq = s.reshape(D, -1).astype(np.float32)
+            zq = z.reshape(D, -1).astype(dt)
+            if not per_col:
+                sq, zq = sq.reshape(D), zq.reshape(D)
+            ins_q += [m.const("w", q, dt)]
+            ins_f += [m.const("wf", np.transpose(wf, (0, 2, 1)), np.float32)]
+            ins_q_params = (m.const("ws", sq, np.float32), m.const("wz", zq, dt))
+            if rows == I:
+                wparams = ins_q_params
+            else:
+                rparams = ins_q_params
+        bias = m.const("b", (m.rng.standard_normal((D, 8 * H)) * 0.1).astype(np.float32), np.float32)
+        ins_q += [bias, "", h0, c0, "", *wparams, *rparams]
+        ins_f += [bias, "", h0, c0]
+        attrs = {"hidden_size": H, "direction": dirn}
+        yq = m.node("DynamicQuantizeLSTM", ins_q, attrs, n_out=3)
+        yf = m.node("LSTM", ins_f, attrs, domain="", n_out=3)
+        case = "DynamicQuantizeLSTM %s %s %s" % (dirn, np.dtype(dt).name, "per-column" if per_col else "per-tensor")
+        for k, what in enumerate(("Y", "Y_h", "Y_c")):
+            m.output(yq[k], ("lstm", yf[k]), "%s %s" % (case, what))
+            m.outputs.append(helper.make_empty_tensor_value_info(yf[k]))
+            m.checks[yf[k]] = ("ref", case)
+
+
+GROUPS = {"eltwise": group_eltwise, "softmax": group_softmax, "concat": group_concat, "pool": group_pool,
+          "gemm": group_gemm, "matmul": group_matmul, "lstm": group_lstm}
+
+
+# ---- running and comparing --------------------------------------------------------------------
+
+def ort_run(path, feeds):
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    return dict(zip([o.name for o in s.get_outputs()], s.run(None, feeds)))
+
+
+def ctvm_run(ctvm, path, inputs_npz, out_npz):
+    r = subprocess.run([ctvm, path, "--inputs", inputs_npz, "--output", out_npz], capture_output=True, text=True)
+    if r.returncode != 0:
+        return None, (r.stderr or r.stdout).strip()
+    return dict(np.load(out_npz)), ""
+
+
+def check_q8(ref, got):
+    d = np.abs(got.astype(np.int64) - ref.astype(np.int64))
+    eq = float((d == 0).mean())
+    return d.max() <= 1 and eq >= 0.999, "max diff %d steps, equal %.4f%%" % (d.max(), 100 * eq)
+
+
+def check_float(ref, got):
+    d = np.abs(got.astype(np.float64) - ref)
+    bound = 1e-5 * np.abs(ref).max()
+    return d.max() <= bound, "max |err| %.3g (bound %.3g)" % (d.max(), bound)
+
+
+def check_dynmm(ref, got, feeds, consts, a, w, ws, wz):
+    """One step of A's run-time quantization, times |B - b_zp| * b_scale summed over K."""
+    x = feeds[a]
+    step = (max(0.0, x.max()) - min(0.0, x.min())) / 255.0
+    wq = consts[w].astype(np.float64) - consts[wz].astype(np.float64)
+    bound = step * (np.abs(wq) * consts[ws]).max(axis=0).max() + 1e-5 * np.abs(ref).max()
+    d = np.abs(got.astype(np.float64) - ref)
+    return d.max() <= bound, "max |err| %.3g (bound: one step of A in one term %.3g)" % (d.max(), bound)
+
+
+def compare(m, ref, got, consts):
+    ok_all = True
+    for name, (check, case) in m.checks.items():
+        if check == "ref":
+            continue
+        if name not in got:
+            print("FAIL %s: no output %s" % (case, name))
+            ok_all = False
+            continue
+        r, g = ref[name], got[name]
+        if r.dtype != g.dtype or r.shape != g.shape:
+            ok, msg = False, "ctvm %s %s, ORT %s %s" % (g.dtype, g.shape, r.dtype, r.shape)
+        elif check == "q8":
+            ok, msg = check_q8(r, g)
+        elif check == "float":
+            ok, msg = check_float(r, g)
+        elif check[0] == "dynmm":
+            ok, msg = check_dynmm(r, g, m.feeds, consts, *check[1:])
+        else:  # lstm: within ORT's own int8-vs-float gap
+            err = np.abs(g.astype(np.float64) - r).max()
+            gap = np.abs(ref[check[1]].astype(np.float64) - r).max()
+            ok, msg = err <= gap, "max |ctvm - ORT| %.3g, ORT int8 vs float gap %.3g" % (err, gap)
+        print("%s %s: %s" % ("ok  " if ok else "FAIL", case, msg))
+        ok_all = ok_all and ok
+    return ok_all
+
+
+def run_group(name, ctvm, folder):
+    m = Model(name, 2200 + sum(map(ord, name)))
+    GROUPS[name](m)
+    path = m.save(folder)
+    ref = ort_run(path, m.feeds)
+    got, err = ctvm_run(ctvm, path, os.path.join(folder, name + "_inputs.npz"),
+                        os.path.join(folder, name + "_ctvm.npz"))
+    if got is None:
+        print("FAIL group %s: ctvm-run failed: %s" % (name, err))
+        return False
+    consts = {t.name: numpy_helper.to_array(t) for t in m.inits}
+    return compare(m, ref, got, consts)
+
+
+# zoo model -> the figures to print and the bound that fails the run
+ZOO_MODELS = ["resnet18_qop", "mobilenet_v2_qop", "bert_mini_qop", "lstm_bidir_dyn"]
+
+
+def run_zoo(name, ctvm, folder):
+    d = os.path.join(ZOO, name)
+    if not os.path.exists(os.path.join(d, "model.onnx")):
+        print("skip %s: not exported (zoo/export_quant.py)" % name)
+        return True
+    feeds = dict(np.load(os.path.join(d, "inputs.npz")))
+    ref = ort_run(os.path.join(d, "model.onnx"), feeds)
+    got, err = ctvm_run(ctvm, os.path.join(d, "model.onnx"), os.path.join(d, "inputs.npz"),
+                        os.path.join(folder, name + "_ctvm.npz"))
+    if got is None:
+        print("FAIL %s: ctvm-run failed: %s" % (name, err))
+        return False
+    ok_all = True
+    for k, r in ref.items():
+        g = got[k].astype(np.float64)
+        e = np.abs(g - r)
+        rel = e.max() / max(np.abs(r).max(), 1e-30)
+        # a model-level bound: the int8 forms differ from ORT by a few output steps at most
+        ok = rel <= 0.05 and g.shape == r.shape
+        print("%s %s %s: max |err| %.4g (%.2f%% of max|ref|), mean |err| %.3g, equal %.1f%%, argmax agrees %s" % (
+            "ok  " if ok else "FAIL", name, k, e.max(), 100 * rel, e.mean(), 100 * (e == 0).mean(),
+            bool((g.reshape(g.shape[0], -1).argmax(-1) == r.reshape(r.shape[0], -1).argmax(-1)).all())))
+        ok_all = ok_all and ok
+    return ok_all
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("groups", nargs="*", help="groups to run (default all): " + " ".join(GROUPS))
+    ap.add_argument("--ctvm-run", default=os.path.join(REPO, "build", "ctvm-run"))
+    ap.add_argument("--zoo", action="store_true", help="also the zoo's ORT-quantized models")
+    ap.add_argument("--keep", help="write the models and outputs here")
+    args = ap.parse_args()
+    folder = args.keep or tempfile.mkdtemp(prefix="msquant_")
+    os.makedirs(folder, exist_ok=True)
+    ok = True
+    for g in args.groups or GROUPS:
+        ok = run_group(g, args.ctvm_run, folder) and ok
+    if args.zoo:
+        for z in ZOO_MODELS:
+            ok = run_zoo(z, args.ctvm_run, folder) and ok
+    print("msquant: %s" % ("all passed" if ok else "FAILED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
