@@ -2,7 +2,8 @@
 """gen_op_list.py - writes docs/OPERATORS.md: every default-domain ONNX
 operator of the pinned release (ir/onnx_op_history.inc) with the versions
 ctvm implements and the ops/ family file that holds it (ir/op_table.h), and
-the operators ctvm does not implement. Reads only the two headers, so any
+the operators ctvm does not implement; then the com.microsoft operators of ONNX
+Runtime that ctvm imports (ir/ms_op_table.h). Reads only the headers, so any
 python3 runs it:
     python3 tools/gen_op_list.py > docs/OPERATORS.md
 """
@@ -49,6 +50,13 @@ def main():
         out.write("| %s | %s | %s | %s |\n" % (name, ", ".join(str(v) for v in vs), mark, fam))
     out.write("\n%d of %d operators implemented.\n\nNot implemented: %s.\n"
               % (len(hist) - len(missing), len(hist), ", ".join(missing) or "none"))
+    ms = re.findall(r'X\(\w+,\s*"(\w+)",\s*(\d+)\)', read("ir/ms_op_table.h"))
+    out.write("\n## com.microsoft (ONNX Runtime's operators)\n\nFrom ir/ms_op_table.h: the operators "
+              "onnxruntime.quantization writes in QOperator and dynamic modes. Inference rewrites each into "
+              "the standard operators above where it stands (passes/lower_msquant.c says which); any other "
+              "com.microsoft operator is refused by name.\n\n| operator | com.microsoft version |\n|---|---|\n")
+    for name, since in sorted(ms):
+        out.write("| %s | %s |\n" % (name, since))
 
 
 if __name__ == "__main__":
