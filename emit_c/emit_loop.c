@@ -512,6 +512,23 @@ static void vcast(Em *m, const Expr *e)
     fputc(')', m->f);
 }
 
+/* an 8-bit operand of a dot product (ctvm_vq): a load of 4*VL bytes, or
+   one 4-byte group broadcast (lx_bcast_group) */
+static void dot_operand(Em *m, const Expr *e)
+{
+    if (e->kind == EX_BCAST && e->a->kind == EX_LOAD && e->a->lanes == 4) {
+        fputs("ctvm_vbcast4_q(", m->f);
+        vaddr(m, e->a->buf, e->a->a, e->a->type);
+        fputc(')', m->f);
+    } else if (e->kind == EX_LOAD) {
+        fputs("ctvm_vload_q(", m->f);
+        vaddr(m, e->buf, e->a, e->type);
+        fputc(')', m->f);
+    } else {
+        vexpr(m, e);
+    }
+}
+
 static void vexpr(Em *m, const Expr *e)
 {
     FILE *f = m->f;
@@ -549,9 +566,9 @@ static void vexpr(Em *m, const Expr *e)
         fprintf(f, "ctvm_vdot_%s(", e->b->type == LT_U8 ? "u8i8" : "i8i8");
         vexpr(m, e->a);
         fputs(", ", f);
-        vexpr(m, e->b);
+        dot_operand(m, e->b);
         fputs(", ", f);
-        vexpr(m, e->c);
+        dot_operand(m, e->c);
         fputc(')', f);
         return;
     case EX_BIN: vbin(m, e); return;

@@ -40,6 +40,14 @@ Expr *lx_bcast(LoopBuilder *lb, Expr *scalar, int lanes)
     return e;
 }
 
+Expr *lx_bcast_group(LoopBuilder *lb, Expr *group, int lanes)
+{
+    assert(lx_lanes(group) == 4 && lanes % 4 == 0);
+    Expr *e = node(lb, EX_BCAST, group->type, lanes);
+    e->a = group;
+    return e;
+}
+
 static Expr *widen(LoopBuilder *lb, Expr *e, int lanes)
 {
     return lx_lanes(e) == 1 && lanes > 1 ? lx_bcast(lb, e, lanes) : e;

@@ -22,6 +22,9 @@ int lx_lanes(const Expr *e);
  * conversion node follows */
 Expr *lx_vload(LoopBuilder *lb, LBuf *buf, Expr *index0, int lanes, LType t);
 Expr *lx_bcast(LoopBuilder *lb, Expr *scalar, int lanes);
+/* `group` (4 lanes of 8-bit elements) repeated to `lanes` lanes: the
+   input operand of a dot product, one 32-bit group broadcast */
+Expr *lx_bcast_group(LoopBuilder *lb, Expr *group, int lanes);
 /* elementwise on vectors of the same lanes (a scalar operand is broadcast
  * first); comparisons give LT_BOOL masks */
 Expr *lx_vbin(LoopBuilder *lb, BinOp op, Expr *a, Expr *b);

@@ -120,13 +120,96 @@ static int cast_ok(LType f, LType t)
     return 1; /* float32 and the 32-bit class both ways */
 }
 
-static int expr_ok(const Expr *e, const LVar *v);
+/* ---- dot products (EX_DOT) ----
+ * acc + x[i]*w[j] + x[i+1]*w[j+1] + x[i+2]*w[j+2] + x[i+3]*w[j+3] in int32,
+ * x and w 8-bit loads widened to int32, x's index not moving with the lane
+ * and w's moving by 4 a lane (the blocked integer conv and GEMM of
+ * ops/qconvnchwc.c, weights packed 4 input channels to an output lane):
+ * per lane one 4-way dot product of the broadcast group x[i..i+3] and the
+ * lane's group of w, EX_DOT. */
+typedef struct Dot {
+    const Expr *acc, *x, *w; /* acc: the other addend; x, w: the q = 0 loads */
+} Dot;
 
-static int expr_ok(const Expr *e, const LVar *v)
+static const Expr *load8(const Expr *e)
+{
+    if (e->kind == EX_CAST && e->type == LT_I32)
+        e = e->a;
+    return e->kind == EX_LOAD && (e->buf->dtype == DT_UINT8 || e->buf->dtype == DT_INT8) ? e : NULL;
+}
+
+static int flatten_sum(const Expr *e, const Expr **leaf, int *n)
+{
+    if (e->kind == EX_BIN && e->op == BO_ADD && e->type == LT_I32)
+        return flatten_sum(e->a, leaf, n) && flatten_sum(e->b, leaf, n);
+    if (*n >= 4)
+        return 0;
+    leaf[(*n)++] = e;
+    return 1;
+}
+
+/* index b - index a, when a constant */
+static int const_diff(LoopBuilder *lb, const Expr *a, const Expr *b, int64_t *d)
+{
+    Expr *c = lx_canon_index(lb, lx_sub(lb, (Expr *)b, (Expr *)a));
+    if (c->kind != EX_INT)
+        return 0;
+    *d = c->i;
+    return 1;
+}
+
+static int match_dot_sum(LoopBuilder *lb, const Expr *sum, const LVar *v, Dot *dot)
+{
+    const Expr *leaf[4];
+    int n = 0;
+    if (!flatten_sum(sum, leaf, &n) || n != 4)
+        return 0;
+    for (int q = 0; q < 4; q++) {
+        const Expr *p = leaf[q], *a, *b, *x, *w;
+        int64_t c = 0, dx, dw;
+        if (p->kind != EX_BIN || p->op != BO_MUL || p->type != LT_I32 || !(a = load8(p->a)) || !(b = load8(p->b)))
+            return 0;
+        x = lx_uses_var(a->a, v) ? b : a;
+        w = x == a ? b : a;
+        if (lx_uses_var(x->a, v) || w->buf->dtype != DT_INT8 || !lx_affine(w->a, v, &c) || c != 4)
+            return 0;
+        if (q == 0) {
+            dot->x = x;
+            dot->w = w;
+            continue;
+        }
+        if (x->buf != dot->x->buf || w->buf != dot->w->buf || !const_diff(lb, dot->x->a, x->a, &dx) ||
+            !const_diff(lb, dot->w->a, w->a, &dw) || dx != q || dw != q)
+            return 0;
+    }
+    return 1;
+}
+
+static int match_dot(LoopBuilder *lb, const Expr *e, const LVar *v, Dot *dot)
+{
+    if (e->kind != EX_BIN || e->op != BO_ADD || e->type != LT_I32)
+        return 0;
+    if (match_dot_sum(lb, e->b, v, dot)) {
+        dot->acc = e->a;
+        return 1;
+    }
+    if (match_dot_sum(lb, e->a, v, dot)) {
+        dot->acc = e->b;
+        return 1;
+    }
+    return 0;
+}
+
+static int expr_ok(LoopBuilder *lb, const Expr *e, const LVar *v);
+
+static int expr_ok(LoopBuilder *lb, const Expr *e, const LVar *v)
 {
     if (!lx_uses_var(e, v)) /* uniform: broadcast (bools only as a select's condition) */
         return rep(e->type) != LT_COUNT && e->type != LT_BOOL;
     LType t = e->type;
+    Dot dot;
+    if (lb && match_dot(lb, e, v, &dot)) /* lb NULL: dots are not looked for */
+        return expr_ok(lb, dot.acc, v);
     switch (e->kind) {
     case EX_LOAD:
         return storage(e->buf->dtype) != LT_COUNT && contiguous(e->a, v);
@@ -159,11 +242,11 @@ static int expr_ok(const Expr *e, const LVar *v)
         /* a uniform bool operand would need a mask broadcast */
         if ((!lx_uses_var(e->a, v) && e->a->type == LT_BOOL) || (!lx_uses_var(e->b, v) && e->b->type == LT_BOOL))
             return 0;
-        return expr_ok(e->a, v) && expr_ok(e->b, v);
+        return expr_ok(lb, e->a, v) && expr_ok(lb, e->b, v);
     }
     case EX_CALL: {
         LType a = e->a->type;
-        if (!expr_ok(e->a, v))
+        if (!expr_ok(lb, e->a, v))
             return 0;
         if (a == LT_F32)
             return vcall_f32(e->fn);
@@ -175,23 +258,23 @@ static int expr_ok(const Expr *e, const LVar *v)
             return e->fn == CO_NOT;
         return 0;
     }
-    case EX_CAST: return cast_ok(e->a->type, t) && expr_ok(e->a, v);
+    case EX_CAST: return cast_ok(e->a->type, t) && expr_ok(lb, e->a, v);
     case EX_SELECT:
         if (rep(t) == LT_COUNT || t == LT_BOOL)
             return 0;
-        if (lx_uses_var(e->c, v) && !expr_ok(e->c, v))
+        if (lx_uses_var(e->c, v) && !expr_ok(lb, e->c, v))
             return 0;
-        return expr_ok(e->a, v) && expr_ok(e->b, v);
+        return expr_ok(lb, e->a, v) && expr_ok(lb, e->b, v);
     default: return 0;
     }
 }
 
-static int stmt_ok(const Stmt *s, const LVar *v)
+static int stmt_ok(LoopBuilder *lb, const Stmt *s, const LVar *v)
 {
     switch (s->kind) {
     case ST_SEQ:
         for (int i = 0; i < s->n; i++)
-            if (!stmt_ok(s->items[i], v))
+            if (!stmt_ok(lb, s->items[i], v))
                 return 0;
         return 1;
     case ST_STORE: {
@@ -200,16 +283,16 @@ static int stmt_ok(const Stmt *s, const LVar *v)
             return 0;
         if (s->buf->dtype == DT_BOOL && s->value->type != LT_BOOL)
             return 0;
-        return lx_uses_var(s->value, v) ? expr_ok(s->value, v) : rep(s->value->type) != LT_COUNT;
+        return lx_uses_var(s->value, v) ? expr_ok(lb, s->value, v) : rep(s->value->type) != LT_COUNT;
     }
-    case ST_IF: return !s->else_body && !lx_uses_var(s->cond, v) && stmt_ok(s->body, v);
+    case ST_IF: return !s->else_body && !lx_uses_var(s->cond, v) && stmt_ok(lb, s->body, v);
     default: return 0;
     }
 }
 
 int lp_vector_legal(const Stmt *body, const LVar *v)
 {
-    return stmt_ok(body, v);
+    return stmt_ok(NULL, body, v); /* (dot products only in loops of the vector width) */
 }
 
 /* index with v = 0 (the first lane's index), in canonical form */
@@ -272,6 +355,12 @@ static Expr *vexpr(Vec *c, Expr *e, const LVar *v)
     if (!lx_uses_var(e, v))
         return bcast(c, e);
     LType t = e->type;
+    Dot dot;
+    if (match_dot(lb, e, v, &dot)) {
+        Expr *xg = lx_vload(lb, dot.x->buf, lane0(c, dot.x->a, v), 4, storage(dot.x->buf->dtype));
+        Expr *wq = lx_vload(lb, dot.w->buf, lane0(c, dot.w->a, v), 4 * c->vl, LT_I8);
+        return lx_dot(lb, vexpr(c, (Expr *)dot.acc, v), lx_bcast_group(lb, xg, 4 * c->vl), wq);
+    }
     switch (e->kind) {
     case EX_LOAD: {
         LType st = storage(e->buf->dtype);
@@ -358,7 +447,7 @@ static Stmt *walk(Vec *c, Stmt *s)
     switch (s->kind) {
     case ST_FOR:
         if (s->loop == LOOP_VECTORIZE) {
-            if (c->vl > 1 && s->extent == c->vl && stmt_ok(s->body, s->var))
+            if (c->vl > 1 && s->extent == c->vl && stmt_ok(c->lb, s->body, s->var))
                 return vstmt(c, s->body, s->var);
             return ls_for(c->lb, s->var, s->extent, LOOP_SERIAL, walk(c, s->body));
         }

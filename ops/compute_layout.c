@@ -1,7 +1,8 @@
 /* compute_layout.c - the layout copies of ops/layout.c: ctvm.Pack (plain to
  * channel blocks, zero lanes past the channels), ctvm.Unpack (back) and
- * ctvm.PadHW (zero border on dims 2 and 3). One copy stage each; on blocked
- * tensors the lanes are the innermost axis, so PadHW vectorizes. */
+ * ctvm.PadHW (border on dims 2 and 3: zeros, or its second input's value).
+ * One copy stage each; on blocked tensors the lanes are the innermost axis,
+ * so PadHW vectorizes. */
 #include "ops/compute.h"
 
 int compute_layout(ComputeCtx *cx, int node, ComputeDef *def)
@@ -10,6 +11,7 @@ int compute_layout(ComputeCtx *cx, int node, ComputeDef *def)
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
     LBuf *xb = cx->buf_of(cx, n->in[0]);
+    Expr *zero = x->dtype == DT_FLOAT32 ? lx_float(lb, 0.0) : lx_zero(lb, lt_of_dtype(x->dtype));
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     s->out_is_node_output = 1;
     Expr *ax[CTVM_MAX_RANK];
@@ -20,7 +22,7 @@ int compute_layout(ComputeCtx *cx, int node, ComputeDef *def)
         Expr *c = lx_add(lb, lx_muli(lb, ax[1], B), ax[4]);
         Expr *xi[4] = {ax[0], c, ax[2], ax[3]};
         Expr *load = lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi));
-        s->body = C % B ? lx_select(lb, lx_bin(lb, BO_LT, c, lx_int(lb, C)), load, lx_float(lb, 0.0)) : load;
+        s->body = C % B ? lx_select(lb, lx_bin(lb, BO_LT, c, lx_int(lb, C)), load, zero) : load;
     } else if (n->op == OP_UNPACK) {
         int64_t B = x->shape.dims[4];
         Expr *xi[5] = {ax[0], lx_bin(lb, BO_DIV, ax[1], lx_int(lb, B)), ax[2], ax[3],
@@ -37,7 +39,12 @@ int compute_layout(ComputeCtx *cx, int node, ComputeDef *def)
         int64_t H = x->shape.dims[2], W = x->shape.dims[3];
         Expr *cond = compute_bound(cx, lx_int(lb, 1), xi[2], p[0], H - 1 + p[2], H);
         cond = compute_bound(cx, cond, xi[3], p[1], W - 1 + p[3], W);
-        s->body = lx_select(lb, cond, lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi)), lx_float(lb, 0.0));
+        Expr *pad = zero;
+        if (n->n_in > 1 && n->in[1] >= 0) {
+            pad = compute_const_scalar(cx, n->in[1]);
+            pad = pad ? lx_cast(lb, zero->type, pad) : lx_load(lb, cx->buf_of(cx, n->in[1]), lx_int(lb, 0));
+        }
+        s->body = lx_select(lb, cond, lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi)), pad);
     }
     s->finalize = lx_var(lb, s->acc);
     return 0;

@@ -334,6 +334,176 @@ static int conv_blocked(Lay *L, int node)
     return 1;
 }
 
+/* ---- integer convolution (ConvInteger -> ctvm.QConvNCHWc) ---- */
+
+/* 1 when v is absent or a constant whose elements are all zero. */
+static int zero_or_absent(const Graph *g, int v)
+{
+    if (v < 0)
+        return 1;
+    const Value *z = &g->values[v];
+    int64_t ne = 0;
+    if (!z->data || (z->dtype != DT_INT8 && z->dtype != DT_UINT8) || !shape_numel(&z->shape, &ne))
+        return 0;
+    for (int64_t i = 0; i < ne; i++)
+        if (((const uint8_t *)z->data)[i])
+            return 0;
+    return 1;
+}
+
+/* The uint8 input of an integer convolution in blocks of IB lanes: its
+ * blocked twin (ctvm.DynamicQuantizeLinear kept blocked: follow_dynquant),
+ * or a ctvm.Pack of the plain tensor. */
+static int qconv_input(Lay *L, int x, int64_t *IB)
+{
+    Graph *g = L->g;
+    if (L->twin[x] >= 0 && g->values[L->twin[x]].dtype == DT_UINT8) {
+        *IB = g->values[L->twin[x]].shape.dims[4];
+        return L->twin[x];
+    }
+    const int64_t *d = g->values[x].shape.dims;
+    *IB = d[1] <= 4 || L->B < 4 ? 4 : L->B; /* 3-channel images: one group of 4 */
+    int64_t dims[5] = {d[0], cdiv(d[1], *IB), d[2], d[3], *IB};
+    int t = new_value(L, arena_printf(g->arena, "%s_blk", g->values[x].name), 5, dims);
+    g->values[t].dtype = DT_UINT8;
+    int id = insert(L, "ctvm.Pack", "pack", 1, &x, t);
+    g->nodes[id].at.layout.block = *IB;
+    return t;
+}
+
+/* ConvInteger with uint8 x, constant int8 weights whose zero point is 0, a
+ * per-tensor x zero point and one group becomes ctvm.QConvNCHWc
+ * (ops/qconvnchwc.c): input blocked and padded with its zero point (so a
+ * padded tap adds (xz - xz) * w = 0 and the inner loops test no bounds),
+ * weights packed 4 input channels to an output lane, their per-channel sums
+ * for the zero point's term. A Cast to float32 that is the product's only
+ * reader is folded in (the contract's epilogue chain starts with it): the
+ * node then writes the Cast's value, blocked, and the float32 Mul / Add /
+ * Relu after it stay blocked and fuse as usual. */
+static int qconv_blocked(Lay *L, int node)
+{
+    Graph *g = L->g;
+    Node *n = &g->nodes[node];
+    int x = n->in[0], w = n->in[1], xz = n->n_in > 2 ? n->in[2] : -1, wz = n->n_in > 3 ? n->in[3] : -1;
+    const Value *xv = &g->values[x], *wv = &g->values[w];
+    const ConvAttrs *ca = &n->at.qlinear.conv;
+    if (xv->dtype != DT_UINT8 || xv->shape.rank != 4 || wv->dtype != DT_INT8 || !wv->data || wv->shape.rank != 4 ||
+        ca->win.n != 2 || ca->group != 1 || !zero_or_absent(g, wz) || n->at.qlinear.per_axis[2] ||
+        (xz >= 0 && g->values[xz].dtype != DT_UINT8))
+        return 0;
+    int64_t ks[2] = {ca->win.kernel[0], ca->win.kernel[1]}, st[2] = {ca->win.strides[0], ca->win.strides[1]};
+    int64_t dl[2] = {ca->win.dilations[0], ca->win.dilations[1]};
+    int64_t pd[4] = {ca->win.pads[0], ca->win.pads[1], ca->win.pads[2], ca->win.pads[3]};
+    /* the output: the Cast's float32 value when a Cast is the only reader */
+    int y = n->out[0], cast = pass_sole_consumer(g, y), out_float = 0;
+    if (cast >= 0 && g->nodes[cast].op == OP_CAST && g->values[g->nodes[cast].out[0]].dtype == DT_FLOAT32 &&
+        !g->values[y].is_output)
+        out_float = 1;
+    else
+        cast = -1;
+    int64_t B = L->B, IB, C = xv->shape.dims[1], OC = wv->shape.dims[0];
+    int xin = qconv_input(L, x, &IB);
+    if (xz < 0) {
+        uint8_t zero = 0;
+        xz = graph_add_const(g, pass_unique_name(g, "qconv_zero_point"), DT_UINT8, shape_make(0, NULL), &zero);
+        grow(L);
+    }
+    if (pd[0] || pd[1] || pd[2] || pd[3]) {
+        Shape s = g->values[xin].shape;
+        s.dims[2] += pd[0] + pd[2];
+        s.dims[3] += pd[1] + pd[3];
+        int padded = new_value(L, arena_printf(g->arena, "%s_pad", g->values[x].name), 5, s.dims);
+        g->values[padded].dtype = DT_UINT8;
+        int ins[2] = {xin, xz};
+        int id = insert(L, "ctvm.PadHW", "pad", 2, ins, padded);
+        for (int i = 0; i < 4; i++)
+            g->nodes[id].at.layout.pads[i] = pd[i];
+        xin = padded;
+    }
+    /* weights [OCb, ICb, KH, KW, IB/4, B*4] and their per-channel sums */
+    int64_t OCb = cdiv(OC, B), ICb = g->values[xin].shape.dims[1], KH = ks[0], KW = ks[1];
+    int64_t wdims[6] = {OCb, ICb, KH, KW, IB / 4, B * 4}, nw = OCb * ICb * KH * KW * IB * B;
+    int8_t *P = calloc((size_t)nw, 1);
+    int32_t *S = calloc((size_t)(OCb * B), sizeof(int32_t));
+    if (!P || !S) {
+        free(P);
+        free(S);
+        return -1;
+    }
+    const int8_t *W = g->values[w].data;
+    for (int64_t oc = 0; oc < OC; oc++)
+        for (int64_t ic = 0; ic < C; ic++)
+            for (int64_t kh = 0; kh < KH; kh++)
+                for (int64_t kw = 0; kw < KW; kw++) {
+                    int8_t v = W[((oc * C + ic) * KH + kh) * KW + kw];
+                    int64_t blk = (((oc / B * ICb + ic / IB) * KH + kh) * KW + kw) * (IB / 4) + ic % IB / 4;
+                    P[(blk * B + oc % B) * 4 + ic % 4] = v;
+                    S[oc] += v;
+                }
+    int wp = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_packed", g->values[w].name)),
+                             DT_INT8, shape_make(6, wdims), P);
+    int64_t ns = OCb * B;
+    int ws = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_sum", g->values[w].name)),
+                             DT_INT32, shape_make(1, &ns), S);
+    free(P);
+    free(S);
+    grow(L);
+    n = &g->nodes[L->pos];
+    const int64_t *yd = g->values[y].shape.dims;
+    int64_t ydims[5] = {yd[0], OCb, yd[2], yd[3], B};
+    n->op = OP_QCONV_NCHWC;
+    n->op_type = "ctvm.QConvNCHWc";
+    pass_grow_inputs(g, L->pos, 4);
+    n = &g->nodes[L->pos];
+    n->in[0] = xin;
+    n->in[1] = wp;
+    n->in[2] = xz;
+    n->in[3] = ws;
+    n->n_in = 4;
+    node_set_ints(g, L->pos, "kernel_shape", ks, 2);
+    node_set_ints(g, L->pos, "strides", st, 2);
+    node_set_ints(g, L->pos, "dilations", dl, 2);
+    n = &g->nodes[L->pos];
+    memset(&n->at, 0, sizeof n->at);
+    n->at.conv.win.n = 2;
+    for (int i = 0; i < 2; i++) {
+        n->at.conv.win.kernel[i] = ks[i];
+        n->at.conv.win.strides[i] = st[i];
+        n->at.conv.win.dilations[i] = dl[i];
+    }
+    n->at.conv.group = 1;
+    n->at.conv.out_float = out_float;
+    if (cast >= 0) /* moved down by the nodes inserted before the convolution */
+        cast += L->pos - node;
+    if (cast >= 0) { /* the node now writes the Cast's value; the int32 one is gone */
+        n->out[0] = g->nodes[cast].out[0];
+        g->nodes[cast].dead = 1;
+    }
+    blocked_out(L, L->pos, ydims);
+    g->values[g->nodes[L->pos].out[0]].dtype = out_float ? DT_FLOAT32 : DT_INT32;
+    return 1;
+}
+
+/* DynamicQuantizeLinear of a blocked float32 value whose channels fill the
+ * blocks (no padding lanes, which would join its min and max) stays
+ * blocked: its uint8 output becomes a blocked twin that an integer
+ * convolution reads directly. Its min/max pass is over all elements in any
+ * order, and its scale and zero point outputs are scalars. Only with
+ * blocks of whole 4-byte groups (the dot product's). */
+static int follow_dynquant(Lay *L, int node)
+{
+    Graph *g = L->g;
+    Node *n = &g->nodes[node];
+    int x = n->in[0];
+    if (x < 0 || L->twin[x] < 0 || L->B % 4 || g->values[x].shape.rank != 4 ||
+        g->values[x].shape.dims[1] % L->B)
+        return 0;
+    n->in[0] = L->twin[x];
+    blocked_out(L, node, g->values[L->twin[x]].shape.dims);
+    g->values[g->nodes[node].out[0]].dtype = DT_UINT8;
+    return 1;
+}
+
 /* ---- ops that follow their input's layout ---- */
 
 static int follow_unary(Lay *L, int node)
@@ -349,6 +519,12 @@ static int follow_unary(Lay *L, int node)
     n->in[0] = L->twin[x];
     blocked_out(L, node, g->values[L->twin[x]].shape.dims);
     return 1;
+}
+
+static int one_element(const Value *v)
+{
+    int64_t ne = 0;
+    return v->dtype == DT_FLOAT32 && shape_numel(&v->shape, &ne) && ne == 1 && v->shape.rank <= 4;
 }
 
 static int follow_binary(Lay *L, int node)
@@ -369,6 +545,8 @@ static int follow_binary(Lay *L, int node)
             blk[i] = L->twin[v];
         else if (g->values[v].data)
             blk[i] = pack_const(L, v, ys, pad);
+        else if (one_element(&g->values[v]))
+            blk[i] = v; /* a run-time scalar (a dynamic quantization's scale) broadcasts to any layout */
         else if (is_plain4(g, v) && shape_equal(&g->values[v].shape, ys))
             blk[i] = get_blocked(L, v);
         else
@@ -517,6 +695,10 @@ static int rnn_weights(Lay *L, int node)
 static int rewrite(Lay *L, int node)
 {
     const Node *n = &L->g->nodes[node];
+    if (n->op == OP_CONVINTEGER && n->n_out == 1)
+        return qconv_blocked(L, node);
+    if (n->op == OP_DYNAMICQUANTIZELINEAR && n->n_in == 1)
+        return follow_dynquant(L, node);
     if (n->n_out != 1 || n->out[0] < 0 || !is_plain4(L->g, n->out[0]))
         return 0;
     switch (n->op) {

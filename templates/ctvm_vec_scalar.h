@@ -181,6 +181,8 @@ static CTVM_INLINE ctvm_vb ctvm_vset1_8(int8_t x) { return (uint8_t)x; }
 static CTVM_INLINE ctvm_vd ctvm_vset1_f64(double x) { return x; }
 static CTVM_INLINE ctvm_vl ctvm_vset1_64(int64_t x) { return x; }
 static CTVM_INLINE ctvm_vq ctvm_vset1_q(int8_t x) { return (uint32_t)(uint8_t)x * 0x01010101u; }
+/* the 4 bytes at p in every 32-bit group (the input side of a dot product) */
+static CTVM_INLINE ctvm_vq ctvm_vbcast4_q(const void *p) { return ctvm_vload_q(p); }
 static CTVM_INLINE ctvm_vi ctvm_vzero_i32(void) { return 0; }
 
 /* int32 arithmetic, wrapping */

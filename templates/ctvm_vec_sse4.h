@@ -201,6 +201,13 @@ static CTVM_INLINE ctvm_vl ctvm_vset1_64(int64_t x)
     return r;
 }
 static CTVM_INLINE ctvm_vq ctvm_vset1_q(int8_t x) { return _mm_set1_epi8(x); }
+/* the 4 bytes at p in every 32-bit group (the input side of a dot product) */
+static CTVM_INLINE ctvm_vq ctvm_vbcast4_q(const void *p)
+{
+    int32_t t;
+    __builtin_memcpy(&t, p, 4);
+    return _mm_set1_epi32(t);
+}
 static CTVM_INLINE ctvm_vi ctvm_vzero_i32(void) { return _mm_setzero_si128(); }
 
 /* int32 arithmetic, wrapping */

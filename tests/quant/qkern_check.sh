@@ -1,0 +1,35 @@
+#!/bin/sh
+# qkern_check.sh - integer convolutions (ConvInteger and the contract's
+# Cast -> Mul -> Add [-> Relu] -> QuantizeLinear chain) on odd shapes,
+# ctvm against ONNX Runtime on the same files (tests/quant/qkern_models.py
+# makes them): int32 outputs must be equal, uint8 ones within one step and
+# >= 99.9% equal. Also checks that the blocked int8 kernel (EX_DOT) was used
+# where it applies. Exit status 1 on any mismatch.
+# Usage: tests/quant/qkern_check.sh [CTVM_RUN] (default build/ctvm-run);
+# PY (default ~/.cache/ctvm/quant-venv/bin/python), CFLAGS_QK (gcc flags of
+# the generated code, default -O2 -march=native).
+set -u
+RUN=${1:-build/ctvm-run}
+PY=${PY:-$HOME/.cache/ctvm/quant-venv/bin/python}
+CFLAGS_QK=${CFLAGS_QK:--O2 -march=native}
+HERE=$(dirname "$0")
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+"$PY" "$HERE/qkern_models.py" "$TMP" >/dev/null || { echo "qkern_check: making the models failed"; exit 1; }
+fail=0
+for d in "$TMP"/*/; do
+    c=$(basename "$d")
+    if ! "$RUN" "$d/model.onnx" --inputs "$d/inputs.npz" --output "$d/out.npz" --cflags "$CFLAGS_QK" \
+        --keep "$d/build" >"$d/log" 2>&1; then
+        echo "$c: ctvm-run failed"; cat "$d/log"; fail=1; continue
+    fi
+    if ! r=$("$PY" "$HERE/qkern_compare.py" "$d/out.npz" "$d/ref.npz"); then fail=1; fi
+    dot=$(grep -c ' = ctvm_vdot_u8i8(' "$d/build/model.c")
+    case $c in
+    grp4|depthwise) ;;
+    *) [ "$dot" -gt 0 ] || { echo "$c: no dot product in the generated code"; fail=1; } ;;
+    esac
+    echo "$c: $r (dot products: $dot)"
+done
+[ $fail = 0 ] && echo "qkern_check: all passed"
+exit $fail

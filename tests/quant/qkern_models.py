@@ -1,0 +1,83 @@
+"""qkern_models.py - small ConvInteger models on odd shapes and their ONNX
+Runtime outputs, for tests/quant/qkern_check.sh.
+
+Usage: qkern_models.py OUTDIR. For each case writes OUTDIR/<case>/model.onnx,
+inputs.npz and ref.npz (ORT's outputs on the same file). Cases: int32
+output (ConvInteger alone: must equal ORT exactly), and the contract's chain
+ConvInteger -> Cast -> Mul -> Add [-> Relu] -> QuantizeLinear (uint8: within
+one step of ORT). Channels off the 4 and 16 grids, pads, strides 2,
+dilation, 1x1, 7x7 on 3 channels, groups and depthwise (these two stay on
+the generic path but must still be right)."""
+import os
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+CASES = [
+    # name, N, C, H, W, OC, k, stride, pad, dil, group, chain, xz
+    ("c3_k7_s2", 1, 3, 23, 21, 20, 7, 2, 3, 1, 1, True, 7),
+    ("c13_k3_p1", 1, 13, 9, 11, 19, 3, 1, 1, 1, 1, False, 130),
+    ("c16_k3_p1_relu", 1, 16, 10, 10, 16, 3, 1, 1, 1, 1, True, 0),
+    ("c40_k1", 2, 40, 7, 6, 33, 1, 1, 0, 1, 1, True, 255),
+    ("c24_k1_s2", 1, 24, 9, 9, 40, 1, 2, 0, 1, 1, False, 3),
+    ("c32_k3_s2_p1", 1, 32, 15, 13, 64, 3, 2, 1, 1, 1, True, 128),
+    ("c20_k3_d2_p2", 1, 20, 12, 12, 17, 3, 1, 2, 2, 1, False, 77),
+    ("c17_k5_p0_asym", 1, 17, 8, 14, 5, 5, 1, 0, 1, 1, True, 201),
+    ("grp4", 1, 16, 8, 8, 32, 3, 1, 1, 1, 4, True, 9),
+    ("depthwise", 1, 24, 9, 9, 24, 3, 1, 1, 1, 24, True, 100),
+]
+
+
+def make(case, rng):
+    name, N, C, H, W, OC, k, s, p, d, g, chain, xz = case
+    x = rng.integers(0, 256, size=(N, C, H, W), dtype=np.uint8)
+    w = rng.integers(-128, 128, size=(OC, C // g, k, k), dtype=np.int8)
+    inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.array(xz, np.uint8), "xz"),
+             numpy_helper.from_array(np.array(0, np.int8), "wz")]
+    conv = helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["acc"], kernel_shape=[k, k], strides=[s, s],
+                            pads=[p, p, p, p], dilations=[d, d], group=g)
+    nodes = [conv]
+    out_name, out_type = "acc", TensorProto.INT32
+    if chain:
+        scale = (rng.random(OC).astype(np.float32) * 2e-4 + 1e-5).reshape(1, OC, 1, 1)
+        bias = (rng.standard_normal(OC).astype(np.float32) * 0.5).reshape(1, OC, 1, 1)
+        inits += [numpy_helper.from_array(scale, "scale"), numpy_helper.from_array(bias, "bias"),
+                  numpy_helper.from_array(np.array(0.02, np.float32), "ys"),
+                  numpy_helper.from_array(np.array(60, np.uint8), "yz")]
+        nodes += [helper.make_node("Cast", ["acc"], ["accf"], to=TensorProto.FLOAT),
+                  helper.make_node("Mul", ["accf", "scale"], ["scaled"]),
+                  helper.make_node("Add", ["scaled", "bias"], ["biased"])]
+        last = "biased"
+        if "relu" in name:
+            nodes.append(helper.make_node("Relu", ["biased"], ["act"]))
+            last = "act"
+        nodes.append(helper.make_node("QuantizeLinear", [last, "ys", "yz"], ["y"]))
+        out_name, out_type = "y", TensorProto.UINT8
+    graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.UINT8, [N, C, H, W])],
+                              [helper.make_tensor_value_info(out_name, out_type, [None, None, None, None])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model, x, out_name
+
+
+def main():
+    out = sys.argv[1]
+    rng = np.random.default_rng(22)
+    for case in CASES:
+        model, x, out_name = make(case, rng)
+        d = os.path.join(out, case[0])
+        os.makedirs(d, exist_ok=True)
+        path = os.path.join(d, "model.onnx")
+        onnx.save(model, path)
+        np.savez(os.path.join(d, "inputs.npz"), x=x)
+        sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        np.savez(os.path.join(d, "ref.npz"), **{out_name: sess.run(None, {"x": x})[0]})
+        print(case[0], "int32" if out_name == "acc" else "uint8")
+
+
+if __name__ == "__main__":
+    main()
