@@ -67,6 +67,16 @@ golden_model() { # dir target [more ctvm-run options]
 for t in $TARGETS; do
   check "small_cnn matches PyTorch [$t]" golden_model golden/small_cnn "$t"
 done
+# int8 small_cnn (QDQ, onnxruntime.quantization; golden/make_small_cnn_int8.py):
+# within one output quantization step (1/255) of ONNX Runtime, on every target and
+# on the dot-product targets beside their fallbacks (aarch64-dotprod under
+# qemu-aarch64, whose default CPU has dotprod; x86_64-avx512-vnni where the CPU has it)
+INT8_TARGETS=$TARGETS
+[[ " $CROSS_TARGETS " == *" aarch64 "* ]] && INT8_TARGETS="$INT8_TARGETS aarch64-dotprod"
+grep -qw avx512_vnni /proc/cpuinfo && INT8_TARGETS="$INT8_TARGETS x86_64-avx512-vnni"
+for t in $INT8_TARGETS; do
+  check "small_cnn_int8 matches ORT within one step [$t]" golden_model golden/small_cnn_int8 "$t" --rtol 0 --atol 0.0039216
+done
 # RNN/GRU/LSTM with constant weights (the float32 fast path of ops/rnn.c) at
 # sizes that leave tails everywhere (golden/make_small_rnn.py, ONNX Runtime's
 # outputs); ~3-6 s a target (mostly gcc), so: scalar, the widest host ISA and
