@@ -5,10 +5,20 @@
 
 static const Target TARGETS[] = {
     {"x86_64-avx512", "avx512", "templates/ctvm_vec_avx512.h", 16, 32, "-mavx512f -mfma", "x86_64", "gcc", NULL, 0, 1, 1},
+    /* AVX-512 with VNNI (Cascade Lake, Ice Lake and later, Zen 4): ctvm_vdot_u8i8 is
+       one vpdpbusd. The flag is required (the header cannot enable VNNI itself: not
+       every AVX-512 CPU has it), so it is in the stamp's Build line. */
+    {"x86_64-avx512-vnni", "avx512", "templates/ctvm_vec_avx512.h", 16, 32, "-mavx512f -mfma -mavx512vnni", "x86_64",
+     "gcc", NULL, 0, 0, 1},
     {"x86_64-avx2", "avx2", "templates/ctvm_vec_avx2.h", 8, 16, "-mavx2 -mfma", "x86_64", "gcc", NULL, 0, 1, 1},
     {"x86_64-sse4", "sse4", "templates/ctvm_vec_sse4.h", 4, 16, "-msse4.1", "x86_64", "gcc", NULL, 0, 1, 0},
     {"aarch64", "neon", "templates/ctvm_vec_neon.h", 4, 32, "", "aarch64", "aarch64-linux-gnu-gcc",
      "qemu-aarch64", 0, 1, 1},
+    /* ARMv8.2-A with the dot-product extension (Cortex-A55/A75/A76 and later,
+       Neoverse, Apple M): ctvm_vdot_* are one SDOT. The flag is required (the
+       header cannot enable dotprod itself), so it is in the stamp's Build line. */
+    {"aarch64-dotprod", "neon", "templates/ctvm_vec_neon.h", 4, 32, "-march=armv8.2-a+dotprod", "aarch64",
+     "aarch64-linux-gnu-gcc", "qemu-aarch64", 0, 0, 1},
     {"armv7-neon", "neon", "templates/ctvm_vec_neon.h", 4, 16, "-mfpu=neon-vfpv4 -mfloat-abi=hard", "arm",
      "arm-linux-gnueabihf-gcc", "qemu-arm", 0, 1, 1},
     {"riscv64", "scalar", "templates/ctvm_vec_scalar.h", 1, 32, "", "riscv64", "riscv64-linux-gnu-gcc",
@@ -82,6 +92,6 @@ int target_runs_natively(const Target *t)
 
 const char *target_names(void)
 {
-    return "native|x86_64-avx512|x86_64-avx2|x86_64-sse4|aarch64|armv7-neon|riscv64|cortex-m7|generic "
+    return "native|x86_64-avx512|x86_64-avx512-vnni|x86_64-avx2|x86_64-sse4|aarch64|aarch64-dotprod|armv7-neon|riscv64|cortex-m7|generic "
            "(aliases avx512, avx2, sse4, neon, scalar, cortex-m)";
 }

@@ -505,6 +505,18 @@ static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32(ctvm_vf x)
     }
     return r;
 }
+/* to the nearest int32, ties to even (QuantizeLinear's rounding), saturating:
+ * x >= 2^31 gives INT32_MAX, x < -2^31 INT32_MIN, NaN 0 (as AArch64's
+ * FCVTNS).
+ * vcvtps2dq rounds by MXCSR: to nearest even in the default mode, which the
+ * generated code assumes throughout; it gives INT_MIN out of range and for
+ * NaN, fixed up here. */
+static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32_rne(ctvm_vf x)
+{
+    __m256i r = _mm256_cvtps_epi32(x);
+    r = _mm256_xor_si256(r, _mm256_castps_si256(_mm256_cmp_ps(x, _mm256_set1_ps(2147483648.0f), _CMP_GE_OQ)));
+    return _mm256_and_si256(r, _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_ORD_Q)));
+}
 static CTVM_INLINE ctvm_vf ctvm_vfloor(ctvm_vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
 static CTVM_INLINE ctvm_vf ctvm_vceil(ctvm_vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
 static CTVM_INLINE ctvm_vf ctvm_vtrunc(ctvm_vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }

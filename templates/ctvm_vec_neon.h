@@ -619,6 +619,16 @@ static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32(ctvm_vf x)
     }
     return vcvtq_s32_f32(x);
 }
+/* to the nearest int32, ties to even (QuantizeLinear's rounding), saturating:
+ * x >= 2^31 gives INT32_MAX, x < -2^31 INT32_MIN, NaN 0 (as AArch64's
+ * FCVTNS).
+ * AArch64: FCVTNS is exactly that; ARMv7: VCVT (toward zero, saturating,
+ * NaN 0) of ctvm_vround's integer. */
+#if defined(__aarch64__)
+static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32_rne(ctvm_vf x) { return vcvtnq_s32_f32(x); }
+#else
+static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32_rne(ctvm_vf x) { return vcvtq_s32_f32(ctvm_vround(x)); }
+#endif
 #if defined(__aarch64__)
 static CTVM_INLINE ctvm_vf ctvm_vfloor(ctvm_vf x) { return vrndmq_f32(x); }
 static CTVM_INLINE ctvm_vf ctvm_vceil(ctvm_vf x) { return vrndpq_f32(x); }

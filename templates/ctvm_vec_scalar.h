@@ -272,6 +272,15 @@ static CTVM_INLINE ctvm_vf ctvm_vcvt_i32_f32(ctvm_vi a) { return (float)a; }
 static CTVM_INLINE ctvm_vf ctvm_vcvt_u32_f32(ctvm_vi a) { return (float)(uint32_t)a; }
 /* toward zero; out of range exactly as the scalar code's (int32_t)(int64_t)x */
 static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32(ctvm_vf x) { return (int32_t)(int64_t)x; }
+/* to the nearest int32, ties to even (QuantizeLinear's rounding), saturating:
+ * x >= 2^31 gives INT32_MAX, x < -2^31 INT32_MIN, NaN 0 (as AArch64's
+ * FCVTNS) */
+static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32_rne(ctvm_vf x)
+{
+    /* float compares and one in-range conversion: no libgcc call on a
+       single-precision FPU (Cortex-M), no undefined conversion */
+    return x >= 2147483648.0f ? INT32_MAX : x >= -2147483648.0f ? (int32_t)ctvm_vround(x) : x == x ? INT32_MIN : 0;
+}
 static CTVM_INLINE ctvm_vf ctvm_vfloor(ctvm_vf x) { return floorf(x); }
 static CTVM_INLINE ctvm_vf ctvm_vceil(ctvm_vf x) { return ceilf(x); }
 static CTVM_INLINE ctvm_vf ctvm_vtrunc(ctvm_vf x) { return truncf(x); }
@@ -335,7 +344,45 @@ static CTVM_INLINE ctvm_vh ctvm_vcvt_f32_bf16(ctvm_vf x)
 }
 
 /* acc + sum over the lane's 4 bytes of a[j] * b[j], exact, wrapping in int32:
- * a unsigned and b signed (u8i8), or both signed (i8i8) */
+ * a unsigned and b signed (u8i8), or both signed (i8i8).
+ * On an Arm core with the DSP extension (Cortex-M4/M7/M33/M55, and any
+ * ARMv6+ A/R core: __ARM_FEATURE_DSP and the SIMD32 intrinsics of ACLE's
+ * arm_acle.h), little-endian: bytes 0,2 and 1,3 (rotated down by 8) are
+ * extended to halfword pairs by UXTB16 / SXTB16 and multiplied and summed
+ * into acc by two SMLADs (exact: each product fits int16, SMLAD adds the two
+ * and acc modulo 2^32; it only sets the Q flag on overflow). Elsewhere, plain
+ * C on the bytes. */
+#if defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32) && !defined(__ARM_BIG_ENDIAN)
+#include <arm_acle.h>
+#define CTVM_SCALAR_SMLAD 1
+/* bytes 1,3 of x extended to halfwords: one SXTB16 / UXTB16 with ROR #8
+ * (ACLE has no rotating form and gcc 12 does not fold a rotate into it) */
+static CTVM_INLINE int16x2_t ctvm_vscalar_sxtb16_ror8(uint32_t x)
+{
+    int16x2_t r;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+    return r;
+}
+static CTVM_INLINE int16x2_t ctvm_vscalar_uxtb16_ror8(uint32_t x)
+{
+    int16x2_t r;
+    __asm__("uxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+    return r;
+}
+static CTVM_INLINE ctvm_vi ctvm_vdot_u8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
+{
+    int16x2_t a02 = (int16x2_t)__uxtb16(a), a13 = ctvm_vscalar_uxtb16_ror8(a);
+    int16x2_t b02 = __sxtb16((int8x4_t)b), b13 = ctvm_vscalar_sxtb16_ror8(b);
+    return __smlad(a13, b13, __smlad(a02, b02, acc));
+}
+static CTVM_INLINE ctvm_vi ctvm_vdot_i8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
+{
+    int16x2_t a02 = __sxtb16((int8x4_t)a), a13 = ctvm_vscalar_sxtb16_ror8(a);
+    int16x2_t b02 = __sxtb16((int8x4_t)b), b13 = ctvm_vscalar_sxtb16_ror8(b);
+    return __smlad(a13, b13, __smlad(a02, b02, acc));
+}
+#else
+#define CTVM_SCALAR_SMLAD 0
 static CTVM_INLINE ctvm_vi ctvm_vdot_u8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
 {
     const uint8_t *pa = (const uint8_t *)&a, *pb = (const uint8_t *)&b;
@@ -354,6 +401,7 @@ static CTVM_INLINE ctvm_vi ctvm_vdot_i8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
         s += (uint32_t)(((int32_t)pa[j] - (pa[j] & 0x80 ? 256 : 0)) * ((int32_t)pb[j] - (pb[j] & 0x80 ? 256 : 0)));
     return (int32_t)s;
 }
+#endif
 
 #if defined(__clang__)
 #pragma clang diagnostic pop

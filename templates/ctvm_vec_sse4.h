@@ -490,6 +490,18 @@ static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32(ctvm_vf x)
     }
     return r;
 }
+/* to the nearest int32, ties to even (QuantizeLinear's rounding), saturating:
+ * x >= 2^31 gives INT32_MAX, x < -2^31 INT32_MIN, NaN 0 (as AArch64's
+ * FCVTNS).
+ * cvtps2dq rounds by MXCSR: to nearest even in the default mode, which the
+ * generated code assumes throughout; it gives INT_MIN out of range and for
+ * NaN, fixed up here. */
+static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32_rne(ctvm_vf x)
+{
+    __m128i r = _mm_cvtps_epi32(x);
+    r = _mm_xor_si128(r, _mm_castps_si128(_mm_cmpge_ps(x, _mm_set1_ps(2147483648.0f)))); /* INT_MIN -> INT_MAX */
+    return _mm_and_si128(r, _mm_castps_si128(_mm_cmpord_ps(x, x)));                       /* NaN -> 0 */
+}
 static CTVM_INLINE ctvm_vf ctvm_vfloor(ctvm_vf x) { return _mm_round_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
 static CTVM_INLINE ctvm_vf ctvm_vceil(ctvm_vf x) { return _mm_round_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
 static CTVM_INLINE ctvm_vf ctvm_vtrunc(ctvm_vf x) { return _mm_round_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }

@@ -67,6 +67,16 @@ golden_model() { # dir target [more ctvm-run options]
 for t in $TARGETS; do
   check "small_cnn matches PyTorch [$t]" golden_model golden/small_cnn "$t"
 done
+# int8 small_cnn (QDQ, onnxruntime.quantization; golden/make_small_cnn_int8.py):
+# within one output quantization step (1/255) of ONNX Runtime, on every target and
+# on the dot-product targets beside their fallbacks (aarch64-dotprod under
+# qemu-aarch64, whose default CPU has dotprod; x86_64-avx512-vnni where the CPU has it)
+INT8_TARGETS=$TARGETS
+[[ " $CROSS_TARGETS " == *" aarch64 "* ]] && INT8_TARGETS="$INT8_TARGETS aarch64-dotprod"
+grep -qw avx512_vnni /proc/cpuinfo && INT8_TARGETS="$INT8_TARGETS x86_64-avx512-vnni"
+for t in $INT8_TARGETS; do
+  check "small_cnn_int8 matches ORT within one step [$t]" golden_model golden/small_cnn_int8 "$t" --rtol 0 --atol 0.0039216
+done
 # RNN/GRU/LSTM with constant weights (the float32 fast path of ops/rnn.c) at
 # sizes that leave tails everywhere (golden/make_small_rnn.py, ONNX Runtime's
 # outputs); ~3-6 s a target (mostly gcc), so: scalar, the widest host ISA and
@@ -442,6 +452,8 @@ check "cortex-m7: --arena caller leaves no arena in RAM" mcu '^RAM: +0 bytes.*' 
 check "cortex-m7: small_cnn runs on qemu mps2-an500 and matches PyTorch" bash tests/mcu/run_m7.sh
 check "cortex-m7: --arena caller --weights-section runs on qemu mps2-an500 and matches PyTorch" \
   bash tests/mcu/run_m7.sh --arena caller --weights-section .ctvm_weights
+check "cortex-m7: int8 small_cnn (QDQ) runs on qemu mps2-an500 and matches ORT within one step" \
+  bash tests/mcu/run_m7.sh --int8
 
 # --- bad input: clear error, non-zero exit, no output file -----------------------
 refuse() { # name file expected-text [extra args]

@@ -11,7 +11,12 @@
 #    that CPU), so the model links without a C library;
 #  - prints flash (read-only allocated sections: text, rodata, and the
 #    weights wherever they were placed) and RAM (writable ones: data, bss,
-#    the static arena) in bytes, and the caller's workspace for --arena caller.
+#    the static arena) in bytes, and the caller's workspace for --arena caller;
+#  - names the soft-double helpers the object calls (libgcc's __aeabi_d* and
+#    __aeabi_*2d, libm functions that have a float twin): double arithmetic
+#    in software on a single-precision FPU;
+#  - ends with one line for scripts: "mcu_size: flash F ram R soft_double N"
+#    (F counts .data's initial values, R a caller's workspace).
 # Exit 1 when the build fails or a symbol comes from elsewhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,14 +39,18 @@ libm=$($CC "${CPU[@]}" -print-file-name=libm.a)
 arm-none-eabi-nm -g --defined-only "$libgcc" 2>/dev/null | awk 'NF==3{print $3}' | sort -u > "$T/libgcc.syms"
 arm-none-eabi-nm -g --defined-only "$libm" 2>/dev/null | awk 'NF==3{print $3}' | sort -u > "$T/libm.syms"
 [ -s "$T/libgcc.syms" ] && [ -s "$T/libm.syms" ] || { echo "mcu_size: cannot read $libgcc or $libm" >&2; exit 1; }
-bad=0; needs=()
+bad=0; needs=(); dbl=()
 for s in $(arm-none-eabi-nm -u "$T/model.o" | awk '{print $2}'); do
   if grep -qx "$s" "$T/libgcc.syms"; then needs+=("$s(libgcc)")
   elif grep -qx "$s" "$T/libm.syms"; then needs+=("$s(libm)")
   else needs+=("$s(NOT libgcc/libm)"); bad=1
   fi
+  # double precision in software on a single-precision FPU: libgcc's
+  # __aeabi_d* / __aeabi_*2d helpers, and libm functions with a float twin
+  if [[ $s =~ ^__aeabi_(d.*|.*2d)$ ]] || grep -qx "${s}f" "$T/libm.syms"; then dbl+=("$s"); fi
 done
 echo "undefined symbols: ${needs[*]:-none}"
+echo "soft-double: ${dbl[*]:-none}"
 
 # flash = allocated read-only sections, RAM = allocated writable ones
 # (readelf -S -W: [Nr] Name Type Addr Off Size ES Flg ...)
@@ -58,7 +67,12 @@ done < <(readelf -S -W "$T/model.o" | sed -n 's/^ *\[ *[0-9]*\] //p')
 echo "flash: $flash bytes (text + rodata + weights; .data adds its $data bytes of initial values)"
 echo "RAM:   $((data + bss)) bytes (data $data + bss $bss, including the static arena)"
 ws=$(sed -n 's/^#define model_WORKSPACE_SIZE \([0-9]*\)/\1/p' "$T/model.c" | head -1)
-grep -q '^int model_run(' "$T/model.c" \
-  && echo "arena: ${ws:-?} bytes, static (in RAM above)" \
-  || echo "arena: ${ws:-?} bytes, provided by the caller to model_run_ws (not in RAM above)"
+if grep -q '^int model_run(' "$T/model.c"; then
+  echo "arena: ${ws:-?} bytes, static (in RAM above)"; ram=$((data + bss))
+else
+  echo "arena: ${ws:-?} bytes, provided by the caller to model_run_ws (not in RAM above)"; ram=$((data + bss + ${ws:-0}))
+fi
+# one line for scripts (tests/mcu/run_m7.sh --int8): flash with .data's
+# initial values, RAM with a caller's workspace
+echo "mcu_size: flash $((flash + data)) ram $ram soft_double ${#dbl[@]}"
 exit $bad

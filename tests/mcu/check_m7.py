@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """check_m7.py - compare what the Cortex-M7 firmware printed under QEMU
-(tests/mcu/run_m7.sh, main_m7.c) with the PyTorch reference:
+(tests/mcu/run_m7.sh, main_m7.c) with the reference (PyTorch, or ORT for int8):
 
     check_m7.py qemu.log outputs.npz KEY [RTOL ATOL]
 
@@ -34,7 +34,7 @@ def main():
         sys.exit(f"check_m7: expected out[0..{ref.size - 1}], got indices {sorted(got)}")
     out = np.array([got[i] for i in range(ref.size)], dtype=np.float32)
     for i, (o, r) in enumerate(zip(out, ref)):
-        print(f"  out[{i}] = {o:.9g}  (PyTorch {r:.9g})")
+        print(f"  out[{i}] = {o:.9g}  (reference {r:.9g})")
     if not np.all(np.isfinite(out)):
         print("check_m7: FAIL, non-finite output")
         return 1

@@ -94,20 +94,21 @@ __attribute__((noreturn)) void Reset_Handler(void)
     semi_exit(rc == 0);
 }
 
-/* Cortex-M7 system exceptions; no interrupt is enabled, so no IRQ vectors */
-typedef void (*vector_t)(void);
-__attribute__((section(".vectors"), used)) static const vector_t vectors[16] = {
-    (vector_t)__stack_top, /* initial MSP */
-    Reset_Handler,
-    Fault_Handler, /* NMI */
-    Fault_Handler, /* HardFault */
-    Fault_Handler, /* MemManage */
-    Fault_Handler, /* BusFault */
-    Fault_Handler, /* UsageFault */
-    0, 0, 0, 0,    /* reserved */
-    Fault_Handler, /* SVCall */
-    Fault_Handler, /* DebugMonitor */
-    0,             /* reserved */
-    Fault_Handler, /* PendSV */
-    Fault_Handler, /* SysTick */
+/* Cortex-M7 system exceptions; no interrupt is enabled, so no IRQ vectors.
+   Entries as addresses (uintptr_t), so ISO C (-pedantic) allows the stack
+   pointer beside the handlers. */
+__attribute__((section(".vectors"), used)) static const uintptr_t vectors[16] = {
+    (uintptr_t)__stack_top, /* initial MSP */
+    (uintptr_t)Reset_Handler,
+    (uintptr_t)Fault_Handler, /* NMI */
+    (uintptr_t)Fault_Handler, /* HardFault */
+    (uintptr_t)Fault_Handler, /* MemManage */
+    (uintptr_t)Fault_Handler, /* BusFault */
+    (uintptr_t)Fault_Handler, /* UsageFault */
+    0, 0, 0, 0,               /* reserved */
+    (uintptr_t)Fault_Handler, /* SVCall */
+    (uintptr_t)Fault_Handler, /* DebugMonitor */
+    0,                        /* reserved */
+    (uintptr_t)Fault_Handler, /* PendSV */
+    (uintptr_t)Fault_Handler, /* SysTick */
 };

@@ -53,69 +53,86 @@ typedef struct VecConfig {
     const char *isa;    /* CTVM_ISA */
     int vl;             /* CTVM_VL */
     const char *needs;  /* another tool that must be installed (clang's cross binutils and libc) */
+    const char *link;   /* extra flags and files for the linked check program only (bare metal) */
 } VecConfig;
 
 #define QEMU_A64 "qemu-aarch64 -L /usr/aarch64-linux-gnu"
 #define QEMU_ARM "qemu-arm -L /usr/arm-linux-gnueabihf"
 #define QEMU_RV64 "qemu-riscv64 -L /usr/riscv64-linux-gnu"
+/* Cortex-M7 firmware on QEMU's mps2-an500 board, printing by semihosting to stdout
+   (tests/mcu: startup, linker script, newlib's _write) */
+#define QEMU_M7                                                                                                     \
+    "qemu-system-arm -M mps2-an500 -nographic -monitor none -serial null -chardev stdio,id=semi "                \
+    "-semihosting-config enable=on,target=native,chardev=semi "                                                     \
+    "-kernel"
+#define M7_CPU "-mcpu=cortex-m7 -mthumb -mfloat-abi=hard"
+#define M7_LINK                                                                                                     \
+    "-nostartfiles --specs=nosys.specs -T tests/mcu/mps2_an500.ld "                                              \
+    "tests/mcu/startup_m7.c tests/mcu/semihost_io.c"
 #define ARM_VFPV4 "-mfpu=neon-vfpv4 -mfloat-abi=hard"
 #define ARM_NEON "-mfpu=neon -mfloat-abi=hard" /* no VFPv4: vfma becomes vmla */
 
 static const VecConfig CONFIGS[] = {
-    {"generic gcc", "templates/ctvm_vec_scalar.h", "gcc", "", CPU_ANY, "", "scalar", 1, NULL},
-    {"x86_64-sse4 gcc", "templates/ctvm_vec_sse4.h", "gcc", "-msse4.1", CPU_SSE41, "", "sse4", 4, NULL},
-    {"x86_64-avx2 gcc", "templates/ctvm_vec_avx2.h", "gcc", "-mavx2 -mfma", CPU_AVX2_FMA, "", "avx2", 8, NULL},
-    {"x86_64-avx512 gcc", "templates/ctvm_vec_avx512.h", "gcc", "-mavx512f", CPU_AVX512F, "", "avx512", 16, NULL},
-    {"aarch64 gcc", "templates/ctvm_vec_neon.h", "aarch64-linux-gnu-gcc", "", CPU_FOREIGN, QEMU_A64, "neon", 4, NULL},
+    {"generic gcc", "templates/ctvm_vec_scalar.h", "gcc", "", CPU_ANY, "", "scalar", 1, NULL, NULL},
+    {"x86_64-sse4 gcc", "templates/ctvm_vec_sse4.h", "gcc", "-msse4.1", CPU_SSE41, "", "sse4", 4, NULL, NULL},
+    {"x86_64-avx2 gcc", "templates/ctvm_vec_avx2.h", "gcc", "-mavx2 -mfma", CPU_AVX2_FMA, "", "avx2", 8, NULL, NULL},
+    {"x86_64-avx512 gcc", "templates/ctvm_vec_avx512.h", "gcc", "-mavx512f", CPU_AVX512F, "", "avx512", 16, NULL, NULL},
+    {"aarch64 gcc", "templates/ctvm_vec_neon.h", "aarch64-linux-gnu-gcc", "", CPU_FOREIGN, QEMU_A64, "neon", 4, NULL, NULL},
     {"armv7 neon-vfpv4 gcc", "templates/ctvm_vec_neon.h", "arm-linux-gnueabihf-gcc", ARM_VFPV4, CPU_FOREIGN,
-     QEMU_ARM, "neon", 4, NULL},
+     QEMU_ARM, "neon", 4, NULL, NULL},
     {"armv7 neon gcc", "templates/ctvm_vec_neon.h", "arm-linux-gnueabihf-gcc", ARM_NEON, CPU_FOREIGN, QEMU_ARM,
-     "neon", 4, NULL},
+     "neon", 4, NULL, NULL},
     {"riscv64 gcc", "templates/ctvm_vec_scalar.h", "riscv64-linux-gnu-gcc", "", CPU_FOREIGN, QEMU_RV64, "scalar", 1,
-     NULL},
-    {"x86_64-sse4 gcc (in-file ISA)", "templates/ctvm_vec_sse4.h", "gcc", "", CPU_SSE41, "", "sse4", 4, NULL},
-    {"x86_64-avx2 gcc (in-file ISA)", "templates/ctvm_vec_avx2.h", "gcc", "", CPU_AVX2_FMA, "", "avx2", 8, NULL},
-    {"x86_64-avx512 gcc (in-file ISA)", "templates/ctvm_vec_avx512.h", "gcc", "", CPU_AVX512F, "", "avx512", 16, NULL},
+     NULL, NULL},
+    {"x86_64-sse4 gcc (in-file ISA)", "templates/ctvm_vec_sse4.h", "gcc", "", CPU_SSE41, "", "sse4", 4, NULL, NULL},
+    {"x86_64-avx2 gcc (in-file ISA)", "templates/ctvm_vec_avx2.h", "gcc", "", CPU_AVX2_FMA, "", "avx2", 8, NULL, NULL},
+    {"x86_64-avx512 gcc (in-file ISA)", "templates/ctvm_vec_avx512.h", "gcc", "", CPU_AVX512F, "", "avx512", 16, NULL, NULL},
     {"aarch64 +nosimd gcc (in-file ISA)", "templates/ctvm_vec_neon.h", "aarch64-linux-gnu-gcc", "-march=armv8-a+nosimd",
-     CPU_FOREIGN, QEMU_A64, "neon", 4, NULL},
+     CPU_FOREIGN, QEMU_A64, "neon", 4, NULL, NULL},
     /* Debian armhf's default -mfpu=vfpv3-d16: the header enables neon-vfpv4 */
     {"armv7 gcc (in-file ISA)", "templates/ctvm_vec_neon.h", "arm-linux-gnueabihf-gcc", "", CPU_FOREIGN, QEMU_ARM,
-     "neon", 4, NULL},
-    {"generic clang", "templates/ctvm_vec_scalar.h", "clang", "", CPU_ANY, "", "scalar", 1, NULL},
-    {"x86_64-sse4 clang", "templates/ctvm_vec_sse4.h", "clang", "-msse4.1", CPU_SSE41, "", "sse4", 4, NULL},
-    {"x86_64-avx2 clang", "templates/ctvm_vec_avx2.h", "clang", "-mavx2 -mfma", CPU_AVX2_FMA, "", "avx2", 8, NULL},
-    {"x86_64-avx512 clang", "templates/ctvm_vec_avx512.h", "clang", "-mavx512f", CPU_AVX512F, "", "avx512", 16, NULL},
+     "neon", 4, NULL, NULL},
+    {"generic clang", "templates/ctvm_vec_scalar.h", "clang", "", CPU_ANY, "", "scalar", 1, NULL, NULL},
+    {"x86_64-sse4 clang", "templates/ctvm_vec_sse4.h", "clang", "-msse4.1", CPU_SSE41, "", "sse4", 4, NULL, NULL},
+    {"x86_64-avx2 clang", "templates/ctvm_vec_avx2.h", "clang", "-mavx2 -mfma", CPU_AVX2_FMA, "", "avx2", 8, NULL, NULL},
+    {"x86_64-avx512 clang", "templates/ctvm_vec_avx512.h", "clang", "-mavx512f", CPU_AVX512F, "", "avx512", 16, NULL, NULL},
     {"aarch64 clang", "templates/ctvm_vec_neon.h", "clang --target=aarch64-linux-gnu", "", CPU_FOREIGN, QEMU_A64,
-     "neon", 4, "aarch64-linux-gnu-gcc"},
+     "neon", 4, "aarch64-linux-gnu-gcc", NULL},
     {"armv7 neon-vfpv4 clang", "templates/ctvm_vec_neon.h", "clang --target=arm-linux-gnueabihf", ARM_VFPV4,
-     CPU_FOREIGN, QEMU_ARM, "neon", 4, "arm-linux-gnueabihf-gcc"},
+     CPU_FOREIGN, QEMU_ARM, "neon", 4, "arm-linux-gnueabihf-gcc", NULL},
     {"armv7 neon clang", "templates/ctvm_vec_neon.h", "clang --target=arm-linux-gnueabihf", ARM_NEON, CPU_FOREIGN,
-     QEMU_ARM, "neon", 4, "arm-linux-gnueabihf-gcc"},
+     QEMU_ARM, "neon", 4, "arm-linux-gnueabihf-gcc", NULL},
     {"riscv64 clang", "templates/ctvm_vec_scalar.h", "clang --target=riscv64-linux-gnu", "", CPU_FOREIGN, QEMU_RV64,
-     "scalar", 1, "riscv64-linux-gnu-gcc"},
-    {"x86_64-sse4 clang (in-file ISA)", "templates/ctvm_vec_sse4.h", "clang", "", CPU_SSE41, "", "sse4", 4, NULL},
-    {"x86_64-avx2 clang (in-file ISA)", "templates/ctvm_vec_avx2.h", "clang", "", CPU_AVX2_FMA, "", "avx2", 8, NULL},
+     "scalar", 1, "riscv64-linux-gnu-gcc", NULL},
+    {"x86_64-sse4 clang (in-file ISA)", "templates/ctvm_vec_sse4.h", "clang", "", CPU_SSE41, "", "sse4", 4, NULL, NULL},
+    {"x86_64-avx2 clang (in-file ISA)", "templates/ctvm_vec_avx2.h", "clang", "", CPU_AVX2_FMA, "", "avx2", 8, NULL, NULL},
     {"x86_64-avx512 clang (in-file ISA)", "templates/ctvm_vec_avx512.h", "clang", "", CPU_AVX512F, "", "avx512", 16,
-     NULL},
+     NULL, NULL},
     /* the typed API's optional instructions: F16C, VNNI (AVX-512 and AVX), aarch64 dotprod and i8mm */
     {"x86_64-sse4 gcc +f16c", "templates/ctvm_vec_sse4.h", "gcc", "-msse4.1 -mf16c", CPU_AVX2_FMA, "", "sse4", 4,
-     NULL},
+     NULL, NULL},
     {"x86_64-avx2 gcc +f16c", "templates/ctvm_vec_avx2.h", "gcc", "-mavx2 -mfma -mf16c", CPU_AVX2_FMA, "", "avx2", 8,
-     NULL},
+     NULL, NULL},
     {"x86_64-avx2 gcc +avx512vnni", "templates/ctvm_vec_avx2.h", "gcc", "-mavx2 -mfma -mavx512vl -mavx512vnni",
-     CPU_AVX512VNNI, "", "avx2", 8, NULL},
+     CPU_AVX512VNNI, "", "avx2", 8, NULL, NULL},
     {"x86_64-avx2 gcc +avxvnni", "templates/ctvm_vec_avx2.h", "gcc", "-mavx2 -mfma -mavxvnni", CPU_AVXVNNI, "",
-     "avx2", 8, NULL},
+     "avx2", 8, NULL, NULL},
     {"x86_64-avx512 gcc +vnni", "templates/ctvm_vec_avx512.h", "gcc", "-mavx512f -mavx512vnni", CPU_AVX512VNNI, "",
-     "avx512", 16, NULL},
+     "avx512", 16, NULL, NULL},
     {"x86_64-avx512 clang +vnni", "templates/ctvm_vec_avx512.h", "clang", "-mavx512f -mavx512vnni", CPU_AVX512VNNI,
-     "", "avx512", 16, NULL},
+     "", "avx512", 16, NULL, NULL},
     {"aarch64 +dotprod gcc", "templates/ctvm_vec_neon.h", "aarch64-linux-gnu-gcc", "-march=armv8.2-a+dotprod",
-     CPU_FOREIGN, QEMU_A64, "neon", 4, NULL},
+     CPU_FOREIGN, QEMU_A64, "neon", 4, NULL, NULL},
     {"aarch64 +dotprod+i8mm gcc", "templates/ctvm_vec_neon.h", "aarch64-linux-gnu-gcc",
-     "-march=armv8.2-a+dotprod+i8mm", CPU_FOREIGN, QEMU_A64, "neon", 4, NULL},
+     "-march=armv8.2-a+dotprod+i8mm", CPU_FOREIGN, QEMU_A64, "neon", 4, NULL, NULL},
     {"aarch64 +dotprod clang", "templates/ctvm_vec_neon.h", "clang --target=aarch64-linux-gnu",
-     "-march=armv8.2-a+dotprod", CPU_FOREIGN, QEMU_A64, "neon", 4, "aarch64-linux-gnu-gcc"},
+     "-march=armv8.2-a+dotprod", CPU_FOREIGN, QEMU_A64, "neon", 4, "aarch64-linux-gnu-gcc", NULL},
+    /* the scalar header's Arm DSP dot products (SMLAD through ACLE): the cortex-m7
+       target's build on an emulated Cortex-M7, and an ARMv7-A core's */
+    {"cortex-m7 gcc (DSP, qemu-system-arm)", "templates/ctvm_vec_scalar.h", "arm-none-eabi-gcc", M7_CPU, CPU_FOREIGN,
+     QEMU_M7, "scalar", 1, NULL, M7_LINK},
+    {"armv7 scalar gcc (DSP)", "templates/ctvm_vec_scalar.h", "arm-linux-gnueabihf-gcc", "", CPU_FOREIGN, QEMU_ARM,
+     "scalar", 1, NULL, NULL},
 };
 #define NCONFIGS ((int)(sizeof CONFIGS / sizeof CONFIGS[0]))
 
@@ -145,7 +162,7 @@ static const char *const API[] = {
     "ctvm_vcvt_i32_f32(", "ctvm_vcvt_u32_f32(", "ctvm_vcvt_f32_i32(", "ctvm_vfloor(", "ctvm_vceil(",
     "ctvm_vtrunc(", "ctvm_vcvt_f16_f32(", "ctvm_vcvt_f32_f16(", "ctvm_vcvt_bf16_f32(", "ctvm_vcvt_f32_bf16(",
     "ctvm_vcvt_f32_f64(", "ctvm_vcvt_f64_f32(", "ctvm_vcvt_i32_64(", "ctvm_vcvt_u32_64(", "ctvm_vcvt_64_i32(",
-    "ctvm_vdot_u8i8(", "ctvm_vdot_i8i8(",
+    "ctvm_vdot_u8i8(", "ctvm_vdot_i8i8(", "ctvm_vcvt_f32_i32_rne(",
 };
 
 static int host_can_run(int cpu)
@@ -260,8 +277,8 @@ static void run_config(const VecConfig *k)
     const char *types = ctvm_embedded_find("runtime_min/ctvm_types.h");
     assert_non_null(types);
     char *text = program(k->header, types, body);
-    char flags[256];
-    snprintf(flags, sizeof flags, "-O2 %s", k->flags);
+    char flags[512];
+    snprintf(flags, sizeof flags, "-O2 %s %s", k->flags, k->link ? k->link : "");
     CcDir c;
     assert_int_equal(cc_dir_open(&c), 0);
     int rc = cc_compile_ex(&c, text, k->cc, flags, 0, 1);
@@ -310,13 +327,14 @@ static void run_config(const VecConfig *k)
     if (p)
         sscanf(p, "isa %31s VL %d checks %ld fails %ld", isa, &vl, &checks, &fails);
     long typed = -1;
-    int dot_u8i8 = -1, dot_i8i8 = -1;
+    int dot_u8i8 = -1, dot_i8i8 = -1, smlad = -1;
     p = strstr(out, "typed checks ");
     if (p)
-        sscanf(p, "typed checks %ld fails %*d dot_u8i8 %d dot_i8i8 %d", &typed, &dot_u8i8, &dot_i8i8);
+        sscanf(p, "typed checks %ld fails %*d dot_u8i8 %d dot_i8i8 %d smlad %d", &typed, &dot_u8i8, &dot_i8i8,
+               &smlad);
     printf("    %-24s vexp %.3g  vtanh %.3g  vsigmoid %.3g  verf %.3g  vexpm1 %.3g  vlog %.3g  vlog1p %.3g  "
-           "(%ld checks, %ld typed, 1-instruction dot u8i8 %d i8i8 %d%s%s)\n",
-           k->label, e[0], e[1], e[2], e[3], e[4], e[5], e[6], checks, typed, dot_u8i8, dot_i8i8, prefix[0] ? ", under " : "",
+           "(%ld checks, %ld typed, 1-instruction dot u8i8 %d i8i8 %d, SMLAD %d%s%s)\n",
+           k->label, e[0], e[1], e[2], e[3], e[4], e[5], e[6], checks, typed, dot_u8i8, dot_i8i8, smlad, prefix[0] ? ", under " : "",
            prefix[0] ? tool : "");
     if (status != 0 || fails != 0)
         fputs(out, stdout);
@@ -332,6 +350,8 @@ static void run_config(const VecConfig *k)
         assert_int_equal(dot_u8i8, 1);
     if (strstr(k->label, "+dotprod"))
         assert_int_equal(dot_i8i8, 1);
+    /* the scalar header takes SMLAD exactly where the core has the DSP extension */
+    assert_int_equal(smlad, strstr(k->label, "(DSP") ? 1 : 0);
     for (int i = 0; i < NF; i++)
         if (!(e[i] >= 0 && e[i] <= bound[i]))
             fail_msg("%s: %s max relative error %.3g, bound %.3g", k->label, names[i], e[i], bound[i]);
@@ -388,7 +408,7 @@ static void test_missing_flags_error(void **state)
          "aarch64/armv7-neon: compile for ARM with NEON"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        VecConfig k = {cases[i].message, cases[i].header, cases[i].cc, cases[i].flags, CPU_ANY, "", "", 0, NULL};
+        VecConfig k = {cases[i].message, cases[i].header, cases[i].cc, cases[i].flags, CPU_ANY, "", "", 0, NULL, NULL};
 #if !defined(__x86_64__) && !defined(__i386__)
         if (strcmp(cases[i].cc, "gcc") == 0 || strcmp(cases[i].cc, "clang") == 0)
             continue; /* host flags would differ */
@@ -433,7 +453,7 @@ static void test_partial_flags(void **state)
     };
 #if defined(__x86_64__) || defined(__i386__)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        VecConfig k = {cases[i].flags, cases[i].header, cases[i].cc, cases[i].flags, CPU_ANY, "", "", 0, NULL};
+        VecConfig k = {cases[i].flags, cases[i].header, cases[i].cc, cases[i].flags, CPU_ANY, "", "", 0, NULL, NULL};
         if (!have_compiler(&k))
             continue;
         char *text = program(cases[i].header, "", "int main(void) { return CTVM_VL > 0 ? 0 : 1; }\n");
@@ -450,6 +470,76 @@ static void test_partial_flags(void **state)
 #else
     (void)cases;
 #endif
+}
+
+/* The cortex-m7 target's int8 inner loop and requantization, as
+ * arm-none-eabi-gcc -O2 -mcpu=cortex-m7 -mthumb -mfloat-abi=hard compiles
+ * them from the scalar header: the dot-product loop is SMLADs (two per 4
+ * byte pairs, on SXTB16/UXTB16 with the ROR #8 folded in), and neither it
+ * nor the float32 -> int32 -> uint8 epilogue calls anything (no libgcc
+ * helper: no soft double, no __aeabi_f2lz). The objdump output of each
+ * function is counted. */
+static void test_m7_dsp_object(void **state)
+{
+    (void)state;
+    static const char body[] =
+        "int32_t dot_u8i8(const uint8_t *a, const int8_t *b, int n);\n"
+        "int32_t dot_u8i8(const uint8_t *a, const int8_t *b, int n)\n"
+        "{ int32_t acc = 0; int k; for (k = 0; k < n; k += 4) acc = ctvm_vdot_u8i8(acc, ctvm_vload_q(a + k), "
+        "ctvm_vload_q(b + k)); return acc; }\n"
+        "int32_t dot_i8i8(const int8_t *a, const int8_t *b, int n);\n"
+        "int32_t dot_i8i8(const int8_t *a, const int8_t *b, int n)\n"
+        "{ int32_t acc = 0; int k; for (k = 0; k < n; k += 4) acc = ctvm_vdot_i8i8(acc, ctvm_vload_q(a + k), "
+        "ctvm_vload_q(b + k)); return acc; }\n"
+        "void requant_u8(const int32_t *acc, uint8_t *o, int n, float s, int32_t zp);\n"
+        "void requant_u8(const int32_t *acc, uint8_t *o, int n, float s, int32_t zp)\n"
+        "{ int i; for (i = 0; i < n; i++) { float v = ctvm_vmul(ctvm_vcvt_i32_f32(acc[i]), s);\n"
+        "  v = ctvm_vmin(ctvm_vmax(v, (float)(0 - zp)), (float)(255 - zp));\n"
+        "  o[i] = ctvm_vcvt_i32_u8_sat(ctvm_vadd_i32(ctvm_vcvt_f32_i32_rne(v), zp)); } }\n";
+    VecConfig k = {"cortex-m7", "templates/ctvm_vec_scalar.h", "arm-none-eabi-gcc", M7_CPU, CPU_FOREIGN, "", "scalar",
+                   1, NULL, NULL};
+    if (!have_compiler(&k))
+        return;
+    char *text = program(k.header, "", body);
+    CcDir c;
+    assert_int_equal(cc_dir_open(&c), 0);
+    int rc = cc_compile_ex(&c, text, k.cc, "-O2 " M7_CPU, 1, 1);
+    free(text);
+    if (rc != 0) {
+        cc_dir_close(&c);
+        fail_msg("cortex-m7: the dot-product object does not compile");
+    }
+    /* per function: SMLADs, calls (bl/blx), and every undefined symbol */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "arm-none-eabi-objdump -d %s/t.o | awk '/^[0-9a-f]+ <.*>:$/ {f=$2} "
+             "/\\tsmlad\\t/ {s[f]++} /\\tbl(x)?\\t/ {b[f]++} "
+             "END {for (g in s) print \"smlad\", g, s[g]; for (g in b) print \"call\", g, b[g]}'; "
+             "arm-none-eabi-nm -u %s/t.o | awk '{print \"undef\", $2}'",
+             c.dir, c.dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char line[256], out[4096] = "";
+    int smlad_u = 0, smlad_i = 0, bad = 0;
+    while (fgets(line, sizeof line, p)) {
+        char kind[16], fn[128];
+        int n = 0;
+        strncat(out, line, sizeof out - strlen(out) - 1);
+        if (sscanf(line, "%15s %127s %d", kind, fn, &n) < 2)
+            continue;
+        if (!strcmp(kind, "smlad") && !strcmp(fn, "<dot_u8i8>:"))
+            smlad_u = n;
+        else if (!strcmp(kind, "smlad") && !strcmp(fn, "<dot_i8i8>:"))
+            smlad_i = n;
+        else if (!strcmp(kind, "call") || !strcmp(kind, "undef"))
+            bad++;
+    }
+    pclose(p);
+    cc_dir_close(&c);
+    printf("    cortex-m7 object: SMLAD in dot_u8i8 %d, dot_i8i8 %d; calls or undefined symbols %d\n", smlad_u,
+           smlad_i, bad);
+    if (smlad_u < 2 || smlad_i < 2 || bad)
+        fail_msg("cortex-m7: expected SMLADs in both dot loops and no call or undefined symbol:\n%s", out);
 }
 
 /* Every embedded header: include guard, CTVM_VL, CTVM_ISA, the whole API. */
@@ -479,7 +569,7 @@ static void test_embedded_headers(void **state)
 
 int main(void)
 {
-    struct CMUnitTest tests[NCONFIGS + 4];
+    struct CMUnitTest tests[NCONFIGS + 5];
     int n = 0;
     for (int i = 0; i < NCONFIGS; i++) {
         struct CMUnitTest t = {CONFIGS[i].label, test_check, NULL, NULL, (void *)&CONFIGS[i]};
@@ -490,6 +580,7 @@ int main(void)
         cmocka_unit_test(test_missing_flags_error),
         cmocka_unit_test(test_partial_flags),
         cmocka_unit_test(test_embedded_headers),
+        cmocka_unit_test(test_m7_dsp_object),
     };
     for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
         tests[n++] = rest[i];

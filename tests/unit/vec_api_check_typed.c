@@ -591,6 +591,31 @@ static int32_t r_f32_i32(float x)
     return (int32_t)(int64_t)v; /* what emit_c prints for a float -> int32 cast */
 }
 static float r_rint(float x) { return rintf(x); } /* ties to even in the default mode */
+/* to the nearest int32, ties to even, saturating, NaN 0: from the float's
+ * bits in exact integer arithmetic (no libm, no FPU rounding mode) */
+static int32_t r_rne_i32(float x)
+{
+    uint32_t b = f32_bits(x), e = (b >> 23) & 255u;
+    uint64_t m = (b & 0x7fffffu) | (e ? 0x800000u : 0u), q;
+    int neg = (b >> 31) != 0, sh = 150 - (int)e; /* |x| = m * 2^-sh */
+    if (e == 255)
+        return (b & 0x7fffffu) ? 0 : neg ? INT32_MIN : INT32_MAX;
+    if (e == 0)
+        sh = 149;
+    if (sh <= 0)
+        q = sh < -8 ? (uint64_t)1 << 40 : m << -sh; /* an integer; beyond 2^31 from sh -8 on */
+    else if (sh > 40)
+        q = 0;
+    else {
+        uint64_t rem = m & (((uint64_t)1 << sh) - 1), half = (uint64_t)1 << (sh - 1);
+        q = m >> sh;
+        if (rem > half || (rem == half && (q & 1)))
+            q++;
+    }
+    if (neg)
+        return q >= 2147483648u ? INT32_MIN : -(int32_t)q;
+    return q >= 2147483648u ? INT32_MAX : (int32_t)q;
+}
 static float r_floor(float x) { return floorf(x); }
 static float r_ceil(float x) { return ceilf(x); }
 static float r_trunc(float x) { return truncf(x); }
@@ -628,11 +653,12 @@ static void check_float_conversions(void)
     while (i < TN)
         FA[i++] = bits_f32(trand());
     for (i = 0; i < TN; i += CTVM_VL) {
-        int32_t t[CTVM_VL];
+        int32_t t[CTVM_VL], rn[CTVM_VL];
         float fi[CTVM_VL], fu[CTVM_VL], o[4][CTVM_VL];
         double d[CTVM_VL];
         ctvm_vf x = ctvm_vload(FA + i);
         ctvm_vstore_i32(t, ctvm_vcvt_f32_i32(x));
+        ctvm_vstore_i32(rn, ctvm_vcvt_f32_i32_rne(x));
         ctvm_vstore(fi, ctvm_vcvt_i32_f32(ctvm_vload_i32(TA + i)));
         ctvm_vstore(fu, ctvm_vcvt_u32_f32(ctvm_vload_i32(TA + i)));
         ctvm_vstore(o[0], ctvm_vround(x));
@@ -644,6 +670,7 @@ static void check_float_conversions(void)
             float f = FA[i + l];
             volatile float vi = (float)TA[i + l], vu = (float)(uint32_t)TA[i + l];
             tcheck("vcvt_f32_i32", f32_bits(f), 0, t[l], r_f32_i32(f));
+            tcheck("vcvt_f32_i32_rne", f32_bits(f), 0, rn[l], r_rne_i32(f));
             tcheckf("vcvt_i32_f32", TA[i + l], fi[l], vi);
             tcheckf("vcvt_u32_f32", (uint32_t)TA[i + l], fu[l], vu);
             tcheck_rounding("vround", f, o[0][l], r_rint);
@@ -731,14 +758,20 @@ static void check_dot(void)
 {
     static uint8_t qa[TN + 64], qb[TN + 64];
     int i, l, j, r;
-    for (r = 0; r < 6; r++) {
+    static int32_t acc_near[TN / 4 + 64];
+    for (i = 0; i < TN / 4 + 64; i++) /* within 2^18 of INT32_MAX or INT32_MIN: every sum can wrap */
+        acc_near[i] = i % 2 ? INT32_MIN + (int32_t)(trand() % 262144u) : INT32_MAX - (int32_t)(trand() % 262144u);
+    for (r = 0; r < 9; r++) {
+        /* accumulators: the edge and random values of TA, or (r >= 6) all near the limits */
+        const int32_t *acc0 = r >= 6 ? acc_near : TA;
         for (i = 0; i < TN + 64; i++) {
             uint32_t u = trand();
             /* r 0: 255 * -128 everywhere (the int16 saturation trap), r 1: -128 * -128,
-               r 2: 255 * 127, then random bytes with many extremes */
-            if (r < 3) {
-                qa[i] = r == 1 ? 0x80 : 255;
-                qb[i] = r == 2 ? 127 : 0x80;
+               r 2: 255 * 127, r 3-5: random bytes with many extremes, r 6-8: 0-2 again
+               on accumulators near INT32_MAX / INT32_MIN (the sum wraps, as vpdpbusd's) */
+            if (r % 6 < 3) {
+                qa[i] = r % 6 == 1 ? 0x80 : 255;
+                qb[i] = r % 6 == 2 ? 127 : 0x80;
             } else {
                 qa[i] = u % 3 == 0 ? (uint8_t)(u >> 8) : (u >> 9) & 1 ? 255 : 0x80;
                 qb[i] = u % 5 == 0 ? (uint8_t)(u >> 16) : (u >> 11) & 1 ? 127 : 0x80;
@@ -747,23 +780,59 @@ static void check_dot(void)
         for (i = 0; i + 4 * CTVM_VL <= TN; i += 4 * CTVM_VL) {
             int32_t ou[CTVM_VL], os[CTVM_VL];
             int off = 1 + (i / (4 * CTVM_VL)) % 7; /* unaligned */
-            ctvm_vi acc = ctvm_vload_i32(TA + i / 4);
+            ctvm_vi acc = ctvm_vload_i32(acc0 + i / 4);
             ctvm_vq a = ctvm_vload_q(qa + i + off), b = ctvm_vload_q(qb + i + off + 1);
             ctvm_vstore_i32(ou, ctvm_vdot_u8i8(acc, a, b));
             ctvm_vstore_i32(os, ctvm_vdot_i8i8(acc, a, b));
             for (l = 0; l < CTVM_VL; l++) {
-                long long su = TA[i / 4 + l], ss = TA[i / 4 + l];
+                long long su = acc0[i / 4 + l], ss = acc0[i / 4 + l];
                 for (j = 0; j < 4; j++) {
                     int ua = qa[i + off + 4 * l + j], sa = ua < 128 ? ua : ua - 256;
                     int ub = qb[i + off + 1 + 4 * l + j], sb = ub < 128 ? ub : ub - 256;
                     su += (long long)ua * sb;
                     ss += (long long)sa * sb;
                 }
-                tcheck("vdot_u8i8", r, TA[i / 4 + l], ou[l], as_i32((uint32_t)((unsigned long long)su & 0xffffffffu)));
-                tcheck("vdot_i8i8", r, TA[i / 4 + l], os[l], as_i32((uint32_t)((unsigned long long)ss & 0xffffffffu)));
+                tcheck("vdot_u8i8", r, acc0[i / 4 + l], ou[l], as_i32((uint32_t)((unsigned long long)su & 0xffffffffu)));
+                tcheck("vdot_i8i8", r, acc0[i / 4 + l], os[l], as_i32((uint32_t)((unsigned long long)ss & 0xffffffffu)));
             }
         }
     }
+}
+
+/* ---- the requantization epilogue (int32 accumulator -> u8 / s8) ----
+ * QuantizeLinear's saturate(round_half_even(acc * scale) + zero_point) on
+ * the vector API, as the int8 kernels chain it: int32 -> float32, times the
+ * scale, clamped in float32 to [qmin - zp, qmax - zp] (integers, so the
+ * clamp commutes with the rounding and the int32 sum below cannot wrap),
+ * rounded to the nearest int32 (ties to even), plus zp, narrowed with
+ * saturation. Checked against the float32 product rounded in exact integer
+ * arithmetic (r_rne_i32), the zero point added in 64 bits and clamped.
+ * Scales 0.5 and 0.25 put many products on .5 ties, of both signs; the
+ * accumulators include INT32_MIN / INT32_MAX and the saturation edges. */
+static void check_requant(void)
+{
+    static const float scales[] = {0.5f, 0.25f, 1.0f, 1.0f / 3.0f, 0.0078125f, 3.0517578e-5f, 0.0123f, 1e6f};
+    static const int zps[][2] = {{0, 0}, {128, -128}, {1, 127}, {255, -1}, {3, 5}}; /* u8, s8 */
+    size_t si, zi;
+    int i, l, sg;
+    for (si = 0; si < sizeof scales / sizeof scales[0]; si++)
+        for (zi = 0; zi < sizeof zps / sizeof zps[0]; zi++)
+            for (sg = 0; sg < 2; sg++) { /* sg 0: uint8 output, 1: int8 */
+                int zp = zps[zi][sg], qmin = sg ? -128 : 0, qmax = sg ? 127 : 255;
+                ctvm_vf sc = ctvm_vset1(scales[si]), lo = ctvm_vset1((float)(qmin - zp)), hi = ctvm_vset1((float)(qmax - zp));
+                for (i = 0; i < TN; i += CTVM_VL) {
+                    uint8_t o[CTVM_VL];
+                    ctvm_vf v = ctvm_vmul(ctvm_vcvt_i32_f32(ctvm_vload_i32(TA + i)), sc);
+                    ctvm_vi q = ctvm_vadd_i32(ctvm_vcvt_f32_i32_rne(ctvm_vmin(ctvm_vmax(v, lo), hi)), ctvm_vset1_i32(zp));
+                    ctvm_vstore_8(o, sg ? ctvm_vcvt_i32_i8_sat(q) : ctvm_vcvt_i32_u8_sat(q));
+                    for (l = 0; l < CTVM_VL; l++) {
+                        volatile float acc = (float)TA[i + l], prod = acc * scales[si];
+                        long long want = (long long)r_rne_i32(prod) + zp;
+                        want = want < qmin ? qmin : want > qmax ? qmax : want;
+                        tcheck(sg ? "requant_s8" : "requant_u8", TA[i + l], (long long)(si * 100 + zi), sg ? (int8_t)o[l] : o[l], want);
+                    }
+                }
+            }
 }
 
 static void check_typed(void)
@@ -781,6 +850,12 @@ static void check_typed(void)
     check_float_conversions();
     check_half_conversions();
     check_dot();
-    printf("typed checks %ld fails %ld dot_u8i8 %d dot_i8i8 %d\n", typed_checks, typed_fails, CTVM_HAS_DOT_U8I8,
-           CTVM_HAS_DOT_I8I8);
+    check_requant();
+#ifdef CTVM_SCALAR_SMLAD
+#define SMLAD_USED CTVM_SCALAR_SMLAD
+#else
+#define SMLAD_USED 0
+#endif
+    printf("typed checks %ld fails %ld dot_u8i8 %d dot_i8i8 %d smlad %d\n", typed_checks, typed_fails,
+           CTVM_HAS_DOT_U8I8, CTVM_HAS_DOT_I8I8, SMLAD_USED);
 }
