@@ -597,6 +597,15 @@ static CTVM_INLINE ctvm_vh ctvm_vcvt_f32_bf16(ctvm_vf x)
  * (exact: no product pair reaches pmaddwd's one overflow). */
 #if defined(__AVXVNNI__)
 #define CTVM_VAVX2_DPBUSD(acc, a, b) _mm256_dpbusd_avx_epi32(acc, a, b)
+#elif defined(__AVX512VNNI__) && defined(__AVX512VL__) && defined(__GNUC__)
+/* one register for the sum, as in ctvm_vec_avx512.h (gcc 12 copies it
+   around every _mm256_dpbusd_epi32) */
+static CTVM_INLINE __m256i ctvm_vavx2_dpbusd(__m256i acc, __m256i a, __m256i b)
+{
+    __asm__("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "vm"(b));
+    return acc;
+}
+#define CTVM_VAVX2_DPBUSD(acc, a, b) ctvm_vavx2_dpbusd(acc, a, b)
 #elif defined(__AVX512VNNI__) && defined(__AVX512VL__)
 #define CTVM_VAVX2_DPBUSD(acc, a, b) _mm256_dpbusd_epi32(acc, a, b)
 #endif
