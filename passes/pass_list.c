@@ -5,6 +5,7 @@
 
 const PassInfo CTVM_PASSES[] = {
     {"infer_fold", NULL, pass_infer_fold},       /* shapes, constant folding */
+    {"promote_half", pass_promote_half, NULL},   /* float16/bfloat16 arithmetic in float32 */
     {"drop_identity", pass_drop_identity, NULL}, /* Identity, Dropout */
     {"fold_batchnorm", pass_fold_batchnorm, NULL},
     {"match_layernorm", pass_match_layernorm, NULL}, /* LayerNorm written out -> LayerNormalization */
