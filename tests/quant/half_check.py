@@ -14,6 +14,7 @@ Prints one line per model with max|err| / max|ref|; exits 1 on a mismatch.
 Run with a python that has onnxruntime (the quant venv):
   ~/.cache/ctvm/quant-venv/bin/python tests/quant/half_check.py [--emit build/ctvm-emit] [NAMES...]"""
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -23,8 +24,8 @@ import tempfile
 
 import numpy as np
 
-HALF_REL = 1e-2  # float16 eps 2^-11 relative, accumulated over ~20 layers
-BF16_REL = 5e-2  # bfloat16 weights: 2^-8 relative each
+HALF_REL = 3e-3  # a few float16 ulps (2^-11 relative) of the largest output; ctvm 6e-4 at most
+BF16_REL = 1e-1  # bfloat16 weights (2^-9 relative each) through ~50 layers: 4e-2 at most
 ATOL, RTOL = 1e-4, 1e-3
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CACHE = os.environ.get("CTVM_CACHE") or os.path.expanduser("~/.cache/ctvm/models")
@@ -82,10 +83,15 @@ def rel_err(got, ref):
 
 
 def check(emit, name):
+    """(ok, report line) for zoo model `name`."""
     d = os.path.join(CACHE, "zoo", name)
     meta = json.load(open(os.path.join(d, "meta.json")))
-    with tempfile.TemporaryDirectory(prefix="ctvm-half-") as work:
-        got, feed = ctvm_run(emit, d, work)
+    try:
+        with tempfile.TemporaryDirectory(prefix="ctvm-half-") as work:
+            got, feed = ctvm_run(emit, d, work)
+    except subprocess.CalledProcessError as ex:  # a failed emit, build or run is a failure too
+        err = (ex.stderr or b"").decode(errors="replace").strip().splitlines()
+        return False, "%-18s FAIL  %s: %s" % (name, os.path.basename(ex.cmd[0]), err[-1] if err else ex.returncode)
     ok, parts = True, []
     ref = ort_run(os.path.join(d, "model.onnx"), feed)
     for k, y in got.items():
@@ -105,24 +111,25 @@ def check(emit, name):
             good = rel <= BF16_REL
             ok &= good
             parts.append("%s vs ORT float32 original %.2e%s" % (k, rel, "" if good else " MISMATCH (> %g)" % BF16_REL))
-    print("%-18s %s  %s" % (name, "ok  " if ok else "FAIL", "; ".join(parts)), flush=True)
-    return ok
+    return ok, "%-18s %s  %s" % (name, "ok  " if ok else "FAIL", "; ".join(parts))
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("names", nargs="*")
     ap.add_argument("--emit", default=os.path.join(ROOT, "build", "ctvm-emit"))
+    ap.add_argument("--jobs", "-j", type=int, default=2, help="models built at once (gcc dominates)")
     a = ap.parse_args()
     zd = os.path.join(CACHE, "zoo")
     names = a.names or sorted(n for n in os.listdir(zd) if n.endswith(("_fp16", "_bf16")))
+    if not names:
+        print("half: no float16 / bfloat16 zoo models under %s (zoo/export_quant.py makes them)" % zd)
+        return 1
     fails = 0
-    for n in names:
-        try:
-            fails += not check(a.emit, n)
-        except Exception as ex:  # a failed emit, build or run is a failure too
-            print("%-18s FAIL  %s" % (n, str(ex).strip()[:300]), flush=True)
-            fails += 1
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as ex:
+        for ok, line in ex.map(lambda n: check(a.emit, n), names):
+            print(line, flush=True)
+            fails += not ok
     print("half: %d passed, %d failed" % (len(names) - fails, fails))
     return 1 if fails else 0
 
