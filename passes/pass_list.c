@@ -7,6 +7,7 @@ const PassInfo CTVM_PASSES[] = {
     {"quant_canon", pass_quant_canon, NULL},     /* QDQ / QLinear -> integer core + float epilogue (before folding) */
     {"quant_moves", pass_quant_moves, NULL},     /* data movement between DQ and Q on the integers */
     {"infer_fold", NULL, pass_infer_fold},       /* shapes, constant folding */
+    {"promote_half", pass_promote_half, NULL},   /* float16/bfloat16 arithmetic in float32 */
     {"drop_identity", pass_drop_identity, NULL}, /* Identity, Dropout */
     {"fold_batchnorm", pass_fold_batchnorm, NULL},
     {"match_layernorm", pass_match_layernorm, NULL}, /* LayerNorm written out -> LayerNormalization */

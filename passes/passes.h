@@ -19,6 +19,7 @@
 int pass_quant_canon(Graph *g, Diag *d);    /* QDQ Conv/MatMul/Gemm, QLinearConv/MatMul -> ConvInteger/MatMulInteger + float epilogue */
 int pass_quant_moves(Graph *g, Diag *d);    /* data movement between DQ and Q of equal parameters on the integers */
 int pass_infer_fold(Graph *g, const CodegenOptions *cg, Diag *d); /* shapes + constant folding, topological */
+int pass_promote_half(Graph *g, Diag *d);    /* float16/bfloat16 arithmetic computed in float32 */
 int pass_drop_identity(Graph *g, Diag *d);   /* Identity, inference-mode Dropout */
 int pass_fold_batchnorm(Graph *g, Diag *d);  /* BatchNormalization into Conv/Gemm, or to Mul+Add */
 int pass_lower_conv(Graph *g, Diag *d);     /* 1-D/3-D Conv as 2-D, ConvTranspose as MatMul + Col2Im */
