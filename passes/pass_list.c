@@ -4,6 +4,8 @@
 #include "passes.h"
 
 const PassInfo CTVM_PASSES[] = {
+    {"quant_canon", pass_quant_canon, NULL},     /* QDQ / QLinear -> integer core + float epilogue (before folding) */
+    {"quant_moves", pass_quant_moves, NULL},     /* data movement between DQ and Q on the integers */
     {"infer_fold", NULL, pass_infer_fold},       /* shapes, constant folding */
     {"drop_identity", pass_drop_identity, NULL}, /* Identity, Dropout */
     {"fold_batchnorm", pass_fold_batchnorm, NULL},

@@ -16,6 +16,8 @@
 #include "ir/diag.h"
 #include "ir/graph.h"
 
+int pass_quant_canon(Graph *g, Diag *d);    /* QDQ Conv/MatMul/Gemm, QLinearConv/MatMul -> ConvInteger/MatMulInteger + float epilogue */
+int pass_quant_moves(Graph *g, Diag *d);    /* data movement between DQ and Q of equal parameters on the integers */
 int pass_infer_fold(Graph *g, const CodegenOptions *cg, Diag *d); /* shapes + constant folding, topological */
 int pass_drop_identity(Graph *g, Diag *d);   /* Identity, inference-mode Dropout */
 int pass_fold_batchnorm(Graph *g, Diag *d);  /* BatchNormalization into Conv/Gemm, or to Mul+Add */
