@@ -308,6 +308,13 @@ static int compute_quantize(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
+Expr *compute_quantize_expr(ComputeCtx *cx, int node, Expr *x, const Shape *xs, LVar *const *axes)
+{
+    const Node *n = &cx->g->nodes[node];
+    Expr *q = lx_div(cx->lb, lx_cast(cx->lb, LT_F32, x), qparam(cx, n, n->in[1], xs, axes, LT_F32));
+    return quantize_tail(cx, n, xs, axes, q, LT_F32);
+}
+
 static int compute_dequantize(ComputeCtx *cx, int node, ComputeDef *def)
 {
     LoopBuilder *lb = cx->lb;

@@ -170,6 +170,7 @@ static void blocked_out(Lay *L, int node, const int64_t *dims)
     Graph *g = L->g;
     int y = g->nodes[node].out[0];
     int t = new_value(L, arena_printf(g->arena, "%s_blk", g->values[y].name), 5, dims);
+    g->values[t].dtype = g->values[y].dtype; /* uint8 after a QuantizeLinear kept blocked */
     g->nodes[node].out[0] = t;
     g->values[t].producer = node;
     L->twin[y] = t;
@@ -506,6 +507,26 @@ static int follow_dynquant(Lay *L, int node)
 
 /* ---- ops that follow their input's layout ---- */
 
+/* A per-tensor QuantizeLinear to uint8/int8 of a blocked float32 value, or
+ * a DequantizeLinear of a blocked integer one, stays blocked: so the
+ * quantized result of one integer convolution feeds the next one (and a
+ * residual Add) without Unpack / Pack. Padding lanes stay finite. */
+static int follow_quant(Lay *L, int node)
+{
+    Graph *g = L->g;
+    Node *n = &g->nodes[node];
+    int x = n->in[0], y = n->out[0];
+    DType yt = g->values[y].dtype;
+    if (x < 0 || L->twin[x] < 0 || !shape_equal(&g->values[x].shape, &g->values[y].shape) || !pass_quant_per_tensor(g, n))
+        return 0;
+    if (n->op == OP_QUANTIZELINEAR ? yt != DT_UINT8 && yt != DT_INT8 : yt != DT_FLOAT32)
+        return 0;
+    n->in[0] = L->twin[x];
+    blocked_out(L, node, g->values[L->twin[x]].shape.dims);
+    g->values[g->nodes[node].out[0]].dtype = yt;
+    return 1;
+}
+
 static int follow_unary(Lay *L, int node)
 {
     Graph *g = L->g;
@@ -535,7 +556,7 @@ static int follow_binary(Lay *L, int node)
     const Shape *ys = &g->values[n->out[0]].shape;
     int ta = L->twin[a] >= 0 && shape_equal(&g->values[a].shape, ys);
     int tb = L->twin[b] >= 0 && shape_equal(&g->values[b].shape, ys);
-    if (!ta && !tb)
+    if ((!ta && !tb) || g->values[n->out[0]].dtype != DT_FLOAT32)
         return 0;
     int ops[2] = {a, b}, blk[2];
     float pad = n->op == OP_DIV ? 1.0f : 0.0f;
@@ -699,6 +720,8 @@ static int rewrite(Lay *L, int node)
         return qconv_blocked(L, node);
     if (n->op == OP_DYNAMICQUANTIZELINEAR && n->n_in == 1)
         return follow_dynquant(L, node);
+    if ((n->op == OP_QUANTIZELINEAR || n->op == OP_DEQUANTIZELINEAR) && n->n_out == 1 && n->out[0] >= 0)
+        return follow_quant(L, node);
     if (n->n_out != 1 || n->out[0] < 0 || !is_plain4(L->g, n->out[0]))
         return 0;
     switch (n->op) {
