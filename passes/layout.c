@@ -722,6 +722,9 @@ static int rewrite(Lay *L, int node)
         return follow_dynquant(L, node);
     if ((n->op == OP_QUANTIZELINEAR || n->op == OP_DEQUANTIZELINEAR) && n->n_out == 1 && n->out[0] >= 0)
         return follow_quant(L, node);
+    if (n->op == OP_MAXPOOL && n->n_out == 1 && n->out[0] >= 0 && L->g->values[n->out[0]].shape.rank == 4 &&
+        (L->g->values[n->out[0]].dtype == DT_UINT8 || L->g->values[n->out[0]].dtype == DT_INT8))
+        return follow_pool(L, node); /* on the quantized values (pass quant_moves), kept blocked */
     if (n->n_out != 1 || n->out[0] < 0 || !is_plain4(L->g, n->out[0]))
         return 0;
     switch (n->op) {
