@@ -355,15 +355,15 @@ static int zero_or_absent(const Graph *g, int v)
 /* The uint8 input of an integer convolution in blocks of IB lanes: its
  * blocked twin (ctvm.DynamicQuantizeLinear kept blocked: follow_dynquant),
  * or a ctvm.Pack of the plain tensor. */
-static int qconv_input(Lay *L, int x, int64_t *IB)
+static int qconv_input(Lay *L, int x, int64_t *IB, int dwise)
 {
     Graph *g = L->g;
     if (L->twin[x] >= 0 && g->values[L->twin[x]].dtype == DT_UINT8) {
         *IB = g->values[L->twin[x]].shape.dims[4];
-        return L->twin[x];
+        return dwise && *IB != L->B ? -1 : L->twin[x];
     }
     const int64_t *d = g->values[x].shape.dims;
-    *IB = d[1] <= 4 || L->B < 4 ? 4 : L->B; /* 3-channel images: one group of 4 */
+    *IB = (d[1] <= 4 || L->B < 4) && !dwise ? 4 : L->B; /* 3-channel images: one group of 4 */
     int64_t dims[5] = {d[0], cdiv(d[1], *IB), d[2], d[3], *IB};
     int t = new_value(L, arena_printf(g->arena, "%s_blk", g->values[x].name), 5, dims);
     g->values[t].dtype = DT_UINT8;
@@ -388,8 +388,10 @@ static int qconv_blocked(Lay *L, int node)
     int x = n->in[0], w = n->in[1], xz = n->n_in > 2 ? n->in[2] : -1, wz = n->n_in > 3 ? n->in[3] : -1;
     const Value *xv = &g->values[x], *wv = &g->values[w];
     const ConvAttrs *ca = &n->at.qlinear.conv;
+    int dwise = ca->group > 1 && ca->group == xv->shape.dims[1] && wv->shape.rank == 4 &&
+                wv->shape.dims[0] == ca->group && wv->shape.dims[1] == 1 && L->B >= 4;
     if (xv->dtype != DT_UINT8 || xv->shape.rank != 4 || wv->dtype != DT_INT8 || !wv->data || wv->shape.rank != 4 ||
-        ca->win.n != 2 || ca->group != 1 || !zero_or_absent(g, wz) || n->at.qlinear.per_axis[2] ||
+        ca->win.n != 2 || (ca->group != 1 && !dwise) || !zero_or_absent(g, wz) || n->at.qlinear.per_axis[2] ||
         (xz >= 0 && g->values[xz].dtype != DT_UINT8))
         return 0;
     int64_t ks[2] = {ca->win.kernel[0], ca->win.kernel[1]}, st[2] = {ca->win.strides[0], ca->win.strides[1]};
@@ -403,7 +405,9 @@ static int qconv_blocked(Lay *L, int node)
     else
         cast = -1;
     int64_t B = L->B, IB, C = xv->shape.dims[1], OC = wv->shape.dims[0];
-    int xin = qconv_input(L, x, &IB);
+    int xin = qconv_input(L, x, &IB, dwise);
+    if (xin < 0)
+        return 0;
     if (xz < 0) {
         uint8_t zero = 0;
         xz = graph_add_const(g, pass_unique_name(g, "qconv_zero_point"), DT_UINT8, shape_make(0, NULL), &zero);
@@ -421,9 +425,15 @@ static int qconv_blocked(Lay *L, int node)
             g->nodes[id].at.layout.pads[i] = pd[i];
         xin = padded;
     }
-    /* weights [OCb, ICb, KH, KW, IB/4, B*4] and their per-channel sums */
+    /* weights [OCb, ICb, KH, KW, IB/4, B*4] and their per-channel sums;
+       depthwise: [OCb, 1, KH, KW, 1, B], one weight per lane (channel) */
     int64_t OCb = cdiv(OC, B), ICb = g->values[xin].shape.dims[1], KH = ks[0], KW = ks[1];
     int64_t wdims[6] = {OCb, ICb, KH, KW, IB / 4, B * 4}, nw = OCb * ICb * KH * KW * IB * B;
+    if (dwise) {
+        int64_t dd[6] = {OCb, 1, KH, KW, 1, B};
+        memcpy(wdims, dd, sizeof wdims);
+        nw = OCb * KH * KW * B;
+    }
     int8_t *P = calloc((size_t)nw, 1);
     int32_t *S = calloc((size_t)(OCb * B), sizeof(int32_t));
     if (!P || !S) {
@@ -432,7 +442,14 @@ static int qconv_blocked(Lay *L, int node)
         return -1;
     }
     const int8_t *W = g->values[w].data;
-    for (int64_t oc = 0; oc < OC; oc++)
+    for (int64_t oc = 0; oc < OC && dwise; oc++)
+        for (int64_t kh = 0; kh < KH; kh++)
+            for (int64_t kw = 0; kw < KW; kw++) {
+                int8_t v = W[(oc * KH + kh) * KW + kw];
+                P[((oc / B * KH + kh) * KW + kw) * B + oc % B] = v;
+                S[oc] += v;
+            }
+    for (int64_t oc = 0; oc < OC && !dwise; oc++)
         for (int64_t ic = 0; ic < C; ic++)
             for (int64_t kh = 0; kh < KH; kh++)
                 for (int64_t kw = 0; kw < KW; kw++) {
@@ -464,6 +481,8 @@ static int qconv_blocked(Lay *L, int node)
     node_set_ints(g, L->pos, "kernel_shape", ks, 2);
     node_set_ints(g, L->pos, "strides", st, 2);
     node_set_ints(g, L->pos, "dilations", dl, 2);
+    if (dwise)
+        node_set_int(g, L->pos, "depthwise", 1);
     n = &g->nodes[L->pos];
     memset(&n->at, 0, sizeof n->at);
     n->at.conv.win.n = 2;
