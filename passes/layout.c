@@ -504,6 +504,71 @@ static int qconv_blocked(Lay *L, int node)
     return 1;
 }
 
+/* MatMulInteger with uint8 A (K a multiple of 4), a constant 2-D int8 B
+ * whose zero point is 0 and a per-tensor A zero point becomes ctvm.QMatMul
+ * (ops/qmatmul.c): B packed 4 rows to an output lane ([K/4, N*4]), its
+ * column sums for the zero point's term, and a Cast to float32 that is
+ * the only reader folded in (as for the integer convolution), so the float
+ * epilogue fuses into the register tile. */
+static int qmatmul_packed(Lay *L, int node)
+{
+    Graph *g = L->g;
+    Node *n = &g->nodes[node];
+    int a = n->in[0], b = n->in[1], az = n->n_in > 2 ? n->in[2] : -1, bz = n->n_in > 3 ? n->in[3] : -1;
+    const Value *av = &g->values[a], *bv = &g->values[b];
+    if (av->dtype != DT_UINT8 || av->shape.rank < 2 || bv->dtype != DT_INT8 || !bv->data || bv->shape.rank != 2 ||
+        av->shape.dims[av->shape.rank - 1] != bv->shape.dims[0] || bv->shape.dims[0] % 4 || !zero_or_absent(g, bz) ||
+        n->at.qlinear.per_axis[2] || (az >= 0 && g->values[az].dtype != DT_UINT8) ||
+        g->values[n->out[0]].shape.rank != av->shape.rank)
+        return 0;
+    int64_t K = bv->shape.dims[0], N = bv->shape.dims[1];
+    int8_t *P = malloc((size_t)(K * N) + 1);
+    int32_t *S = calloc((size_t)N + 1, sizeof(int32_t));
+    if (!P || !S) {
+        free(P);
+        free(S);
+        return -1;
+    }
+    const int8_t *B = bv->data;
+    for (int64_t k = 0; k < K; k++)
+        for (int64_t j = 0; j < N; j++) {
+            P[(k / 4) * N * 4 + j * 4 + k % 4] = B[k * N + j];
+            S[j] += B[k * N + j];
+        }
+    int64_t pd[2] = {K / 4, N * 4};
+    int bp = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_packed", bv->name)), DT_INT8,
+                             shape_make(2, pd), P);
+    int bs = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_sum", bv->name)), DT_INT32,
+                             shape_make(1, &N), S);
+    free(P);
+    free(S);
+    if (az < 0) {
+        uint8_t zero = 0;
+        az = graph_add_const(g, pass_unique_name(g, "qmatmul_zero_point"), DT_UINT8, shape_make(0, NULL), &zero);
+    }
+    grow(L);
+    int y = g->nodes[node].out[0], cast = pass_sole_consumer(g, y);
+    int out_float = cast >= 0 && g->nodes[cast].op == OP_CAST && g->values[g->nodes[cast].out[0]].dtype == DT_FLOAT32 &&
+                    !g->values[y].is_output;
+    pass_grow_inputs(g, node, 4);
+    n = &g->nodes[node];
+    n->op = OP_QMATMUL;
+    n->op_type = "ctvm.QMatMul";
+    n->in[0] = a;
+    n->in[1] = bp;
+    n->in[2] = az;
+    n->in[3] = bs;
+    n->n_in = 4;
+    memset(&n->at, 0, sizeof n->at);
+    n->at.conv.out_float = out_float;
+    if (out_float) {
+        n->out[0] = g->nodes[cast].out[0];
+        g->values[n->out[0]].producer = node;
+        g->nodes[cast].dead = 1;
+    }
+    return 0; /* stays plain */
+}
+
 /* DynamicQuantizeLinear of a blocked float32 value whose channels fill the
  * blocks (no padding lanes, which would join its min and max) stays
  * blocked: its uint8 output becomes a blocked twin that an integer
@@ -737,6 +802,8 @@ static int rewrite(Lay *L, int node)
     const Node *n = &L->g->nodes[node];
     if (n->op == OP_CONVINTEGER && n->n_out == 1)
         return qconv_blocked(L, node);
+    if (n->op == OP_MATMULINTEGER && n->n_out == 1 && n->n_in >= 2)
+        return qmatmul_packed(L, node);
     if (n->op == OP_DYNAMICQUANTIZELINEAR && n->n_in == 1)
         return follow_dynquant(L, node);
     if ((n->op == OP_QUANTIZELINEAR || n->op == OP_DEQUANTIZELINEAR) && n->n_out == 1 && n->out[0] >= 0)
