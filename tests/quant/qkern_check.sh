@@ -6,7 +6,8 @@
 # >= 99.9% equal. Also checks that the blocked int8 kernel (EX_DOT) was used
 # where it applies (channel-lane int32 multiply-adds for depthwise), that a QuantizeLinear after it is fused into its kernel
 # (no kernel of its own) and that two convolutions in a row pass the uint8
-# blocked (no Unpack between them). Exit status 1 on any mismatch.
+# blocked (no Unpack between them), and MatMulInteger with a constant int8 B
+# (ctvm.QMatMul: dot products, its QuantizeLinear fused). Exit status 1 on any mismatch.
 # Usage: tests/quant/qkern_check.sh [CTVM_RUN] (default build/ctvm-run);
 # PY (default ~/.cache/ctvm/quant-venv/bin/python), CFLAGS_QK (gcc flags of
 # the generated code, default -O2 -march=native).
