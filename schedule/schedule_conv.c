@@ -274,8 +274,10 @@ Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st)
     int64_t tmax = (regs - p.U - 2) / p.U;
     if (tmax > 28)
         tmax = 28;
-    /* int32 dot-product accumulators (ctvm.QConvNCHWc): gcc spills all of
-       them every step at 28 (no memory-operand broadcast for vpdpbusd) */
+    /* int32 dot-product accumulators (ctvm.QConvNCHWc): at 2 x 14 gcc 12
+       spilled and reloaded every accumulator each step (it broadcasts the
+       input's 4 bytes into a register of their own, leaving one too few);
+       2 x 8, 2 x 10 and 2 x 12 measured alike on Zen 4 */
     if (st->acc && st->acc->type == LT_I32 && tmax > QCONV_TMAX)
         tmax = QCONV_TMAX;
     /* strided depthwise with 16 lanes: at most 8 accumulators. ctvm-tune
