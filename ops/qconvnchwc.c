@@ -16,7 +16,11 @@
  *   y = sum((x - xz) * w) = sum(x * w) - xz * WS[oc]
  * and the sum of products is the body: 4 products of one input group and
  * one output lane's weights at a time, which lp_vectorize turns into one
- * EX_DOT per output vector. Scheduled by the blocked-conv schedule. */
+ * EX_DOT per output vector. Scheduled by the blocked-conv schedule.
+ * With the attribute depthwise = 1 (one group per channel, IB = OB): W is
+ * [OCb, 1, KH, KW, 1, OB], one weight per lane, and the body is the
+ * widened product of lane ol of input block ocb and its weight (int32
+ * multiply-adds in channel lanes, no dot product). */
 #include "ops/compute.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
@@ -49,10 +53,14 @@ int op_qconvnchwc_infer(Graph *g, int node, Diag *d)
     const Value *x = opu_in(g, node, 0), *w = opu_in(g, node, 1), *ws = opu_in(g, node, 3);
     const WindowAttrs *wa = &g->nodes[node].at.conv.win;
     if (!x || !w || !ws || x->shape.rank != 5 || w->shape.rank != 6 || x->dtype != DT_UINT8 ||
-        w->dtype != DT_INT8 || ws->dtype != DT_INT32 || x->shape.dims[4] % 4 || w->shape.dims[1] != x->shape.dims[1] ||
-        w->shape.dims[4] * 4 != x->shape.dims[4] || w->shape.dims[5] % 4)
+        w->dtype != DT_INT8 || ws->dtype != DT_INT32 || x->shape.dims[4] % 4)
         return diag_error(d, g, node, "malformed QConvNCHWc (internal error)");
-    int64_t OB = w->shape.dims[5] / 4, OCb = w->shape.dims[0];
+    int dw = attr_int(&g->nodes[node], "depthwise", 0) != 0;
+    if (dw ? w->shape.dims[1] != 1 || w->shape.dims[4] != 1 || w->shape.dims[5] != x->shape.dims[4] ||
+                 w->shape.dims[0] != x->shape.dims[1]
+           : w->shape.dims[1] != x->shape.dims[1] || w->shape.dims[4] * 4 != x->shape.dims[4] || w->shape.dims[5] % 4)
+        return diag_error(d, g, node, "malformed QConvNCHWc (internal error)");
+    int64_t OB = dw ? w->shape.dims[5] : w->shape.dims[5] / 4, OCb = w->shape.dims[0];
     int64_t OH = (x->shape.dims[2] - wa->dilations[0] * (wa->kernel[0] - 1) - 1) / wa->strides[0] + 1;
     int64_t OW = (x->shape.dims[3] - wa->dilations[1] * (wa->kernel[1] - 1) - 1) / wa->strides[1] + 1;
     if (OH < 1 || OW < 1 || ws->shape.rank != 1 || ws->shape.dims[0] != OCb * OB)
@@ -78,23 +86,34 @@ int compute_qconvnchwc(ComputeCtx *cx, int node, ComputeDef *def)
     s->sched = SCHED_CONV;
     s->acc = lv_new_typed(lb, "acc", LT_I32);
     Expr *nn = lx_var(lb, s->axis[0]), *ocb = lx_var(lb, s->axis[1]), *ol = lx_var(lb, s->axis[4]);
-    LVar *icb = compute_add_raxis(cx, s, "icb", x->shape.dims[1]);
-    LVar *kh = compute_add_raxis(cx, s, "kh", wa->kernel[0]);
-    LVar *kw = compute_add_raxis(cx, s, "kw", wa->kernel[1]);
-    LVar *grp = compute_add_raxis(cx, s, "ig", IB / 4);
-    Expr *ih = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[2]), wa->strides[0]), lx_muli(lb, lx_var(lb, kh), wa->dilations[0]));
-    Expr *iw = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[3]), wa->strides[1]), lx_muli(lb, lx_var(lb, kw), wa->dilations[1]));
     LBuf *xb = cx->buf_of(cx, n->in[0]), *wb = cx->buf_of(cx, n->in[1]);
-    Expr *sum = NULL;
-    for (int q = 0; q < 4; q++) { /* the 4 products of one input group: EX_DOT's unit */
-        Expr *xi[5] = {nn, lx_var(lb, icb), ih, iw, lx_add(lb, lx_muli(lb, lx_var(lb, grp), 4), lx_int(lb, q))};
-        Expr *wi[6] = {ocb, lx_var(lb, icb), lx_var(lb, kh), lx_var(lb, kw), lx_var(lb, grp),
-                       lx_add(lb, lx_muli(lb, ol, 4), lx_int(lb, q))};
-        Expr *p = lx_mul(lb, lx_cast(lb, LT_I32, lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi))),
+    if (attr_int(n, "depthwise", 0)) { /* reduction over kh, kw only: the schedule's depthwise case */
+        LVar *kh = compute_add_raxis(cx, s, "kh", wa->kernel[0]);
+        LVar *kw = compute_add_raxis(cx, s, "kw", wa->kernel[1]);
+        Expr *ih = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[2]), wa->strides[0]), lx_muli(lb, lx_var(lb, kh), wa->dilations[0]));
+        Expr *iw = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[3]), wa->strides[1]), lx_muli(lb, lx_var(lb, kw), wa->dilations[1]));
+        Expr *xi[5] = {nn, ocb, ih, iw, ol};
+        Expr *wi[6] = {ocb, lx_int(lb, 0), lx_var(lb, kh), lx_var(lb, kw), lx_int(lb, 0), ol};
+        s->body = lx_mul(lb, lx_cast(lb, LT_I32, lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi))),
                          lx_cast(lb, LT_I32, lx_load(lb, wb, compute_flat_index(cx, &w->shape, wi))));
-        sum = sum ? lx_add(lb, sum, p) : p;
+    } else {
+        LVar *icb = compute_add_raxis(cx, s, "icb", x->shape.dims[1]);
+        LVar *kh = compute_add_raxis(cx, s, "kh", wa->kernel[0]);
+        LVar *kw = compute_add_raxis(cx, s, "kw", wa->kernel[1]);
+        LVar *grp = compute_add_raxis(cx, s, "ig", IB / 4);
+        Expr *ih = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[2]), wa->strides[0]), lx_muli(lb, lx_var(lb, kh), wa->dilations[0]));
+        Expr *iw = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[3]), wa->strides[1]), lx_muli(lb, lx_var(lb, kw), wa->dilations[1]));
+        Expr *sum = NULL;
+        for (int q = 0; q < 4; q++) { /* the 4 products of one input group: EX_DOT's unit */
+            Expr *xi[5] = {nn, lx_var(lb, icb), ih, iw, lx_add(lb, lx_muli(lb, lx_var(lb, grp), 4), lx_int(lb, q))};
+            Expr *wi[6] = {ocb, lx_var(lb, icb), lx_var(lb, kh), lx_var(lb, kw), lx_var(lb, grp),
+                           lx_add(lb, lx_muli(lb, ol, 4), lx_int(lb, q))};
+            Expr *p = lx_mul(lb, lx_cast(lb, LT_I32, lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi))),
+                             lx_cast(lb, LT_I32, lx_load(lb, wb, compute_flat_index(cx, &w->shape, wi))));
+            sum = sum ? lx_add(lb, sum, p) : p;
+        }
+        s->body = sum;
     }
-    s->body = sum;
     /* - xz * sum(w) */
     Expr *xz = compute_const_scalar(cx, n->in[2]);
     xz = lx_cast(lb, LT_I32, xz ? xz : lx_load(lb, cx->buf_of(cx, n->in[2]), lx_int(lb, 0)));

@@ -34,6 +34,10 @@
 
 enum { Q_MATMUL, Q_QMATMUL, Q_CONV, Q_QCONV };
 
+#ifndef QMATMUL_RUNTIME_GEMM
+#define QMATMUL_RUNTIME_GEMM 1
+#endif
+
 static int q_kind(const Node *n)
 {
     switch (n->op) {
@@ -270,6 +274,11 @@ int compute_qlinear(ComputeCtx *cx, int node, ComputeDef *def)
         acc = lx_add(lb, acc, lx_cast(lb, LT_I32, lx_load(lb, cx->buf_of(cx, n->in[q.bias]), lx_var(lb, col))));
     if (kind == Q_MATMUL || kind == Q_CONV) {
         s->finalize = acc;
+        /* a run-time B (attention's products; a constant int8 B takes
+           ctvm.QMatMul): int32 multiply-adds in the GEMM schedule's
+           register tile rather than one accumulator vector at a time */
+        if (kind == Q_MATMUL && !cond && col && row && QMATMUL_RUNTIME_GEMM)
+            s->sched = SCHED_GEMM;
         return 0;
     }
     /* factor = a_scale * b_scale / y_scale in float32, applied in float64 */

@@ -308,6 +308,13 @@ static int compute_quantize(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
+Expr *compute_quantize_expr(ComputeCtx *cx, int node, Expr *x, const Shape *xs, LVar *const *axes)
+{
+    const Node *n = &cx->g->nodes[node];
+    Expr *q = lx_div(cx->lb, lx_cast(cx->lb, LT_F32, x), qparam(cx, n, n->in[1], xs, axes, LT_F32));
+    return quantize_tail(cx, n, xs, axes, q, LT_F32);
+}
+
 static int compute_dequantize(ComputeCtx *cx, int node, ComputeDef *def)
 {
     LoopBuilder *lb = cx->lb;
@@ -329,7 +336,10 @@ static int compute_dequantize(ComputeCtx *cx, int node, ComputeDef *def)
 }
 
 /* DynamicQuantizeLinear as one loop nest: min/max pass, scale and zero
- * point, quantizing pass; the float32 arithmetic follows the reference. */
+ * point, quantizing pass; the float32 arithmetic follows the reference. Both
+ * passes run in vector lanes (LR_LANES): min and max are one-element
+ * accumulators starting at 0 (the range always holds 0), so per-lane
+ * partials give the same result in any order. */
 static int compute_dynquant(ComputeCtx *cx, int node, ComputeDef *def)
 {
     LoopBuilder *lb = cx->lb;
@@ -338,32 +348,36 @@ static int compute_dynquant(ComputeCtx *cx, int node, ComputeDef *def)
     int64_t N = 0;
     shape_numel(&x->shape, &N);
     LBuf *xb = cx->buf_of(cx, n->in[0]);
-    LBuf *acc = lbuf_new_typed(lb, "mm", LB_LOCAL, DT_FLOAT32, 4); /* min, max, scale, zero point */
-    Expr *c0 = lx_int(lb, 0), *c1 = lx_int(lb, 1), *c2 = lx_int(lb, 2), *c3 = lx_int(lb, 3);
-    Expr *mn = lx_load(lb, acc, c0), *mx = lx_load(lb, acc, c1);
-    Expr *sc = lx_load(lb, acc, c2), *zp = lx_load(lb, acc, c3);
+    LBuf *mnb = lbuf_new_typed(lb, "mn", LB_LOCAL, DT_FLOAT32, 1), *mxb = lbuf_new_typed(lb, "mx", LB_LOCAL, DT_FLOAT32, 1);
+    LBuf *qp = lbuf_new_typed(lb, "qp", LB_LOCAL, DT_FLOAT32, 2); /* scale, zero point */
+    Expr *c0 = lx_int(lb, 0), *c1 = lx_int(lb, 1);
+    Expr *mn = lx_load(lb, mnb, c0), *mx = lx_load(lb, mxb, c0);
+    Expr *sc = lx_load(lb, qp, c0), *zp = lx_load(lb, qp, c1);
     Expr *f0 = lx_const_f(lb, LT_F32, 0.0), *f255 = lx_const_f(lb, LT_F32, 255.0);
     LVar *i1 = lv_new(lb, "i"), *i2 = lv_new(lb, "i");
     Expr *x1 = lx_load(lb, xb, lx_var(lb, i1)), *x2 = lx_load(lb, xb, lx_var(lb, i2));
     Stmt *st[10];
     int k = 0;
-    st[k++] = ls_store(lb, acc, c0, f0);
-    st[k++] = ls_store(lb, acc, c1, f0);
-    st[k++] = ls_for(lb, i1, N, LOOP_SERIAL,
-                     ls_seq2(lb, ls_store(lb, acc, c0, lx_bin(lb, BO_MIN, mn, x1)),
-                             ls_store(lb, acc, c1, lx_bin(lb, BO_MAX, mx, x1))));
+    st[k++] = ls_store(lb, mnb, c0, f0);
+    st[k++] = ls_store(lb, mxb, c0, f0);
+    st[k++] = ls_role(ls_for(lb, i1, N, LOOP_SERIAL,
+                             ls_seq2(lb, ls_store(lb, mnb, c0, lx_bin(lb, BO_MIN, mn, x1)),
+                                     ls_store(lb, mxb, c0, lx_bin(lb, BO_MAX, mx, x1)))),
+                      LR_LANES, N);
     Expr *range = lx_select(lb, lx_bin(lb, BO_EQ, mx, mn), lx_const_f(lb, LT_F32, 1.0), lx_sub(lb, mx, mn));
-    st[k++] = ls_store(lb, acc, c2, lx_div(lb, range, f255));
+    st[k++] = ls_store(lb, qp, c0, lx_div(lb, range, f255));
     Expr *izp = lx_sub(lb, f0, lx_div(lb, mn, sc));
-    st[k++] = ls_store(lb, acc, c3, lx_call(lb, CO_ROUND, lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, izp, f0), f255)));
+    st[k++] = ls_store(lb, qp, c1, lx_call(lb, CO_ROUND, lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, izp, f0), f255)));
     Expr *q = lx_add(lb, lx_call(lb, CO_ROUND, lx_div(lb, x2, sc)), zp);
     q = lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, q, f0), f255);
-    st[k++] = ls_for(lb, i2, N, LOOP_SERIAL, ls_store(lb, cx->buf_of(cx, n->out[0]), lx_var(lb, i2), lx_cast(lb, LT_U8, q)));
+    st[k++] = ls_role(ls_for(lb, i2, N, LOOP_SERIAL,
+                             ls_store(lb, cx->buf_of(cx, n->out[0]), lx_var(lb, i2), lx_cast(lb, LT_U8, q))),
+                      LR_LANES, N);
     if (n->n_out > 1 && n->out[1] >= 0)
         st[k++] = ls_store(lb, cx->buf_of(cx, n->out[1]), c0, sc);
     if (n->n_out > 2 && n->out[2] >= 0)
         st[k++] = ls_store(lb, cx->buf_of(cx, n->out[2]), c0, lx_cast(lb, LT_U8, zp));
-    def->custom = ls_alloc(lb, acc, ls_seq(lb, k, st));
+    def->custom = ls_alloc(lb, mnb, ls_alloc(lb, mxb, ls_alloc(lb, qp, ls_seq(lb, k, st))));
     return 0;
 }
 

@@ -7,8 +7,11 @@
  * joins the group (Node.fused_into, anchor's epi[]). Bias adds, Relu, Clip
  * and residual Adds thus cost no memory traffic. The group runs where its
  * last node stood (ir/exec_order.h), so a residual operand computed after
- * the anchor is ready. */
+ * the anchor is ready. A per-tensor QuantizeLinear to uint8/int8 may end
+ * the chain (the contract's integer convolution -> float epilogue -> u8:
+ * one kernel, the float32 result never in memory). */
 #include "passes.h"
+#include "passes/pass_util.h"
 
 static int single_consumer(const Graph *g, int vid)
 {
@@ -52,8 +55,11 @@ int pass_fuse(Graph *g, Diag *d)
                 break;
             Node *cn = &g->nodes[c];
             const Value *cv = &g->values[cn->out[0]];
-            if (cn->is_view || cn->fused_into >= 0 || !op_is_elementwise(cn->op) || cn->n_out != 1 || !reads_once(cn, cur) ||
-                cv->dtype != DT_FLOAT32 || !shape_equal(&cv->shape, &g->values[cur].shape))
+            int quant = cn->op == OP_QUANTIZELINEAR && cn->n_out == 1 && cn->in[0] == cur &&
+                        pass_quant_per_tensor(g, cn) && (cv->dtype == DT_UINT8 || cv->dtype == DT_INT8);
+            if (cn->is_view || cn->fused_into >= 0 || (!op_is_elementwise(cn->op) && !quant) || cn->n_out != 1 ||
+                !reads_once(cn, cur) || (cv->dtype != DT_FLOAT32 && !quant) ||
+                !shape_equal(&cv->shape, &g->values[cur].shape))
                 break;
             a->epi = arena_grow(g->arena, a->epi, (size_t)a->n_epi, (size_t)a->n_epi + 1, sizeof(int));
             a->epi[a->n_epi++] = c;

@@ -170,6 +170,7 @@ static void blocked_out(Lay *L, int node, const int64_t *dims)
     Graph *g = L->g;
     int y = g->nodes[node].out[0];
     int t = new_value(L, arena_printf(g->arena, "%s_blk", g->values[y].name), 5, dims);
+    g->values[t].dtype = g->values[y].dtype; /* uint8 after a QuantizeLinear kept blocked */
     g->nodes[node].out[0] = t;
     g->values[t].producer = node;
     L->twin[y] = t;
@@ -354,15 +355,15 @@ static int zero_or_absent(const Graph *g, int v)
 /* The uint8 input of an integer convolution in blocks of IB lanes: its
  * blocked twin (ctvm.DynamicQuantizeLinear kept blocked: follow_dynquant),
  * or a ctvm.Pack of the plain tensor. */
-static int qconv_input(Lay *L, int x, int64_t *IB)
+static int qconv_input(Lay *L, int x, int64_t *IB, int dwise)
 {
     Graph *g = L->g;
     if (L->twin[x] >= 0 && g->values[L->twin[x]].dtype == DT_UINT8) {
         *IB = g->values[L->twin[x]].shape.dims[4];
-        return L->twin[x];
+        return dwise && *IB != L->B ? -1 : L->twin[x];
     }
     const int64_t *d = g->values[x].shape.dims;
-    *IB = d[1] <= 4 || L->B < 4 ? 4 : L->B; /* 3-channel images: one group of 4 */
+    *IB = (d[1] <= 4 || L->B < 4) && !dwise ? 4 : L->B; /* 3-channel images: one group of 4 */
     int64_t dims[5] = {d[0], cdiv(d[1], *IB), d[2], d[3], *IB};
     int t = new_value(L, arena_printf(g->arena, "%s_blk", g->values[x].name), 5, dims);
     g->values[t].dtype = DT_UINT8;
@@ -387,8 +388,10 @@ static int qconv_blocked(Lay *L, int node)
     int x = n->in[0], w = n->in[1], xz = n->n_in > 2 ? n->in[2] : -1, wz = n->n_in > 3 ? n->in[3] : -1;
     const Value *xv = &g->values[x], *wv = &g->values[w];
     const ConvAttrs *ca = &n->at.qlinear.conv;
+    int dwise = ca->group > 1 && ca->group == xv->shape.dims[1] && wv->shape.rank == 4 &&
+                wv->shape.dims[0] == ca->group && wv->shape.dims[1] == 1 && L->B >= 4;
     if (xv->dtype != DT_UINT8 || xv->shape.rank != 4 || wv->dtype != DT_INT8 || !wv->data || wv->shape.rank != 4 ||
-        ca->win.n != 2 || ca->group != 1 || !zero_or_absent(g, wz) || n->at.qlinear.per_axis[2] ||
+        ca->win.n != 2 || (ca->group != 1 && !dwise) || !zero_or_absent(g, wz) || n->at.qlinear.per_axis[2] ||
         (xz >= 0 && g->values[xz].dtype != DT_UINT8))
         return 0;
     int64_t ks[2] = {ca->win.kernel[0], ca->win.kernel[1]}, st[2] = {ca->win.strides[0], ca->win.strides[1]};
@@ -402,7 +405,9 @@ static int qconv_blocked(Lay *L, int node)
     else
         cast = -1;
     int64_t B = L->B, IB, C = xv->shape.dims[1], OC = wv->shape.dims[0];
-    int xin = qconv_input(L, x, &IB);
+    int xin = qconv_input(L, x, &IB, dwise);
+    if (xin < 0)
+        return 0;
     if (xz < 0) {
         uint8_t zero = 0;
         xz = graph_add_const(g, pass_unique_name(g, "qconv_zero_point"), DT_UINT8, shape_make(0, NULL), &zero);
@@ -420,9 +425,15 @@ static int qconv_blocked(Lay *L, int node)
             g->nodes[id].at.layout.pads[i] = pd[i];
         xin = padded;
     }
-    /* weights [OCb, ICb, KH, KW, IB/4, B*4] and their per-channel sums */
+    /* weights [OCb, ICb, KH, KW, IB/4, B*4] and their per-channel sums;
+       depthwise: [OCb, 1, KH, KW, 1, B], one weight per lane (channel) */
     int64_t OCb = cdiv(OC, B), ICb = g->values[xin].shape.dims[1], KH = ks[0], KW = ks[1];
     int64_t wdims[6] = {OCb, ICb, KH, KW, IB / 4, B * 4}, nw = OCb * ICb * KH * KW * IB * B;
+    if (dwise) {
+        int64_t dd[6] = {OCb, 1, KH, KW, 1, B};
+        memcpy(wdims, dd, sizeof wdims);
+        nw = OCb * KH * KW * B;
+    }
     int8_t *P = calloc((size_t)nw, 1);
     int32_t *S = calloc((size_t)(OCb * B), sizeof(int32_t));
     if (!P || !S) {
@@ -431,7 +442,14 @@ static int qconv_blocked(Lay *L, int node)
         return -1;
     }
     const int8_t *W = g->values[w].data;
-    for (int64_t oc = 0; oc < OC; oc++)
+    for (int64_t oc = 0; oc < OC && dwise; oc++)
+        for (int64_t kh = 0; kh < KH; kh++)
+            for (int64_t kw = 0; kw < KW; kw++) {
+                int8_t v = W[(oc * KH + kh) * KW + kw];
+                P[((oc / B * KH + kh) * KW + kw) * B + oc % B] = v;
+                S[oc] += v;
+            }
+    for (int64_t oc = 0; oc < OC && !dwise; oc++)
         for (int64_t ic = 0; ic < C; ic++)
             for (int64_t kh = 0; kh < KH; kh++)
                 for (int64_t kw = 0; kw < KW; kw++) {
@@ -463,6 +481,8 @@ static int qconv_blocked(Lay *L, int node)
     node_set_ints(g, L->pos, "kernel_shape", ks, 2);
     node_set_ints(g, L->pos, "strides", st, 2);
     node_set_ints(g, L->pos, "dilations", dl, 2);
+    if (dwise)
+        node_set_int(g, L->pos, "depthwise", 1);
     n = &g->nodes[L->pos];
     memset(&n->at, 0, sizeof n->at);
     n->at.conv.win.n = 2;
@@ -482,6 +502,71 @@ static int qconv_blocked(Lay *L, int node)
     blocked_out(L, L->pos, ydims);
     g->values[g->nodes[L->pos].out[0]].dtype = out_float ? DT_FLOAT32 : DT_INT32;
     return 1;
+}
+
+/* MatMulInteger with uint8 A (K a multiple of 4), a constant 2-D int8 B
+ * whose zero point is 0 and a per-tensor A zero point becomes ctvm.QMatMul
+ * (ops/qmatmul.c): B packed 4 rows to an output lane ([K/4, N*4]), its
+ * column sums for the zero point's term, and a Cast to float32 that is
+ * the only reader folded in (as for the integer convolution), so the float
+ * epilogue fuses into the register tile. */
+static int qmatmul_packed(Lay *L, int node)
+{
+    Graph *g = L->g;
+    Node *n = &g->nodes[node];
+    int a = n->in[0], b = n->in[1], az = n->n_in > 2 ? n->in[2] : -1, bz = n->n_in > 3 ? n->in[3] : -1;
+    const Value *av = &g->values[a], *bv = &g->values[b];
+    if (av->dtype != DT_UINT8 || av->shape.rank < 2 || bv->dtype != DT_INT8 || !bv->data || bv->shape.rank != 2 ||
+        av->shape.dims[av->shape.rank - 1] != bv->shape.dims[0] || bv->shape.dims[0] % 4 || !zero_or_absent(g, bz) ||
+        n->at.qlinear.per_axis[2] || (az >= 0 && g->values[az].dtype != DT_UINT8) ||
+        g->values[n->out[0]].shape.rank != av->shape.rank)
+        return 0;
+    int64_t K = bv->shape.dims[0], N = bv->shape.dims[1];
+    int8_t *P = malloc((size_t)(K * N) + 1);
+    int32_t *S = calloc((size_t)N + 1, sizeof(int32_t));
+    if (!P || !S) {
+        free(P);
+        free(S);
+        return -1;
+    }
+    const int8_t *B = bv->data;
+    for (int64_t k = 0; k < K; k++)
+        for (int64_t j = 0; j < N; j++) {
+            P[(k / 4) * N * 4 + j * 4 + k % 4] = B[k * N + j];
+            S[j] += B[k * N + j];
+        }
+    int64_t pd[2] = {K / 4, N * 4};
+    int bp = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_packed", bv->name)), DT_INT8,
+                             shape_make(2, pd), P);
+    int bs = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_sum", bv->name)), DT_INT32,
+                             shape_make(1, &N), S);
+    free(P);
+    free(S);
+    if (az < 0) {
+        uint8_t zero = 0;
+        az = graph_add_const(g, pass_unique_name(g, "qmatmul_zero_point"), DT_UINT8, shape_make(0, NULL), &zero);
+    }
+    grow(L);
+    int y = g->nodes[node].out[0], cast = pass_sole_consumer(g, y);
+    int out_float = cast >= 0 && g->nodes[cast].op == OP_CAST && g->values[g->nodes[cast].out[0]].dtype == DT_FLOAT32 &&
+                    !g->values[y].is_output;
+    pass_grow_inputs(g, node, 4);
+    n = &g->nodes[node];
+    n->op = OP_QMATMUL;
+    n->op_type = "ctvm.QMatMul";
+    n->in[0] = a;
+    n->in[1] = bp;
+    n->in[2] = az;
+    n->in[3] = bs;
+    n->n_in = 4;
+    memset(&n->at, 0, sizeof n->at);
+    n->at.conv.out_float = out_float;
+    if (out_float) {
+        n->out[0] = g->nodes[cast].out[0];
+        g->values[n->out[0]].producer = node;
+        g->nodes[cast].dead = 1;
+    }
+    return 0; /* stays plain */
 }
 
 /* DynamicQuantizeLinear of a blocked float32 value whose channels fill the
@@ -505,6 +590,26 @@ static int follow_dynquant(Lay *L, int node)
 }
 
 /* ---- ops that follow their input's layout ---- */
+
+/* A per-tensor QuantizeLinear to uint8/int8 of a blocked float32 value, or
+ * a DequantizeLinear of a blocked integer one, stays blocked: so the
+ * quantized result of one integer convolution feeds the next one (and a
+ * residual Add) without Unpack / Pack. Padding lanes stay finite. */
+static int follow_quant(Lay *L, int node)
+{
+    Graph *g = L->g;
+    Node *n = &g->nodes[node];
+    int x = n->in[0], y = n->out[0];
+    DType yt = g->values[y].dtype;
+    if (x < 0 || L->twin[x] < 0 || !shape_equal(&g->values[x].shape, &g->values[y].shape) || !pass_quant_per_tensor(g, n))
+        return 0;
+    if (n->op == OP_QUANTIZELINEAR ? yt != DT_UINT8 && yt != DT_INT8 : yt != DT_FLOAT32)
+        return 0;
+    n->in[0] = L->twin[x];
+    blocked_out(L, node, g->values[L->twin[x]].shape.dims);
+    g->values[g->nodes[node].out[0]].dtype = yt;
+    return 1;
+}
 
 static int follow_unary(Lay *L, int node)
 {
@@ -535,7 +640,7 @@ static int follow_binary(Lay *L, int node)
     const Shape *ys = &g->values[n->out[0]].shape;
     int ta = L->twin[a] >= 0 && shape_equal(&g->values[a].shape, ys);
     int tb = L->twin[b] >= 0 && shape_equal(&g->values[b].shape, ys);
-    if (!ta && !tb)
+    if ((!ta && !tb) || g->values[n->out[0]].dtype != DT_FLOAT32)
         return 0;
     int ops[2] = {a, b}, blk[2];
     float pad = n->op == OP_DIV ? 1.0f : 0.0f;
@@ -697,8 +802,15 @@ static int rewrite(Lay *L, int node)
     const Node *n = &L->g->nodes[node];
     if (n->op == OP_CONVINTEGER && n->n_out == 1)
         return qconv_blocked(L, node);
+    if (n->op == OP_MATMULINTEGER && n->n_out == 1 && n->n_in >= 2)
+        return qmatmul_packed(L, node);
     if (n->op == OP_DYNAMICQUANTIZELINEAR && n->n_in == 1)
         return follow_dynquant(L, node);
+    if ((n->op == OP_QUANTIZELINEAR || n->op == OP_DEQUANTIZELINEAR) && n->n_out == 1 && n->out[0] >= 0)
+        return follow_quant(L, node);
+    if (n->op == OP_MAXPOOL && n->n_out == 1 && n->out[0] >= 0 && L->g->values[n->out[0]].shape.rank == 4 &&
+        (L->g->values[n->out[0]].dtype == DT_UINT8 || L->g->values[n->out[0]].dtype == DT_INT8))
+        return follow_pool(L, node); /* on the quantized values (pass quant_moves), kept blocked */
     if (n->n_out != 1 || n->out[0] < 0 || !is_plain4(L->g, n->out[0]))
         return 0;
     switch (n->op) {

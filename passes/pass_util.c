@@ -167,3 +167,16 @@ int pb_binary(PassBuild *b, const char *op, int a, int x)
     pb_node(b, op, 2, ins, out);
     return out;
 }
+
+int pass_quant_per_tensor(const Graph *g, const Node *n)
+{
+    if ((n->op != OP_QUANTIZELINEAR && n->op != OP_DEQUANTIZELINEAR) || n->n_in < 2 || n->at.quant.qmode != 0 ||
+        n->at.quant.wide || n->at.quant.int_scale || n->at.quant.narrow != DT_UNDEFINED)
+        return 0;
+    for (int i = 1; i < n->n_in; i++) {
+        int64_t ne = 0;
+        if (n->in[i] >= 0 && (!g->values[n->in[i]].data || !shape_numel(&g->values[n->in[i]].shape, &ne) || ne != 1))
+            return 0;
+    }
+    return g->values[n->in[1]].dtype == DT_FLOAT32;
+}

@@ -65,4 +65,9 @@ int pb_transpose(PassBuild *b, int x, int rank, const int64_t *perm, int out);
 /* A binary node op(a, x) into a new value. */
 int pb_binary(PassBuild *b, const char *op, int a, int x);
 
+/* 1 when Quantize/DequantizeLinear n has one constant scale and zero point
+ * for the whole tensor and computes in float32 (the form that stays blocked
+ * and fuses into an integer convolution's epilogue). */
+int pass_quant_per_tensor(const Graph *g, const Node *n);
+
 #endif

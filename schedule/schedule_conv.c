@@ -253,6 +253,9 @@ static Stmt *inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, void *user
     return byu[1] ? sched_split_case(lb, ut, p->OCb / p->U, byu[0], byu[1]) : byu[0];
 }
 
+#ifndef QCONV_TMAX
+#define QCONV_TMAX 12
+#endif
 Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st)
 {
     int vl = sched_vl(cx);
@@ -271,6 +274,12 @@ Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st)
     int64_t tmax = (regs - p.U - 2) / p.U;
     if (tmax > 28)
         tmax = 28;
+    /* int32 dot-product accumulators (ctvm.QConvNCHWc): at 2 x 14 gcc 12
+       spilled and reloaded every accumulator each step (it broadcasts the
+       input's 4 bytes into a register of their own, leaving one too few);
+       2 x 8, 2 x 10 and 2 x 12 measured alike on Zen 4 */
+    if (st->acc && st->acc->type == LT_I32 && tmax > QCONV_TMAX)
+        tmax = QCONV_TMAX;
     /* strided depthwise with 16 lanes: at most 8 accumulators. ctvm-tune
        on Zen 4: mobilenet_v2's stride-2 depthwise layers fastest with 6-12
        (56x56 from 112: T = 28 0.33 ms, T = 8 0.11, T = 2 x R = 4 0.09);

@@ -7,7 +7,10 @@ output (ConvInteger alone: must equal ORT exactly), and the contract's chain
 ConvInteger -> Cast -> Mul -> Add [-> Relu] -> QuantizeLinear (uint8: within
 one step of ORT). Channels off the 4 and 16 grids, pads, strides 2,
 dilation, 1x1, 7x7 on 3 channels, groups and depthwise (these two stay on
-the generic path but must still be right)."""
+the generic path but must still be right). "two_layers": two such convs, the
+first's uint8 output (its QuantizeLinear fused) read by the second.
+"mm_*": MatMulInteger with a constant int8 B on a 3-D uint8 A (int32
+output, or the chain with per-column scale and bias)."""
 import os
 import sys
 
@@ -64,11 +67,77 @@ def make(case, rng):
     return model, x, out_name
 
 
+def make_two(rng):
+    """conv(24->40, 3x3 pad 1) -> Relu -> Q -> conv(40->19, 3x3 stride 2 pad 1) -> Q."""
+    x = rng.integers(0, 256, size=(1, 24, 11, 13), dtype=np.uint8)
+    inits, nodes, cur, zp = [], [], "x", 90
+    for i, (ic, oc, s) in enumerate(((24, 40, 1), (40, 19, 2))):
+        w = rng.integers(-128, 128, size=(oc, ic, 3, 3), dtype=np.int8)
+        scale = (rng.random(oc).astype(np.float32) * 2e-4 + 1e-5).reshape(1, oc, 1, 1)
+        bias = (rng.standard_normal(oc).astype(np.float32) * 0.5).reshape(1, oc, 1, 1)
+        yz = 0 if i == 0 else 128
+        inits += [numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(np.array(zp, np.uint8), f"xz{i}"),
+                  numpy_helper.from_array(np.array(0, np.int8), f"wz{i}"),
+                  numpy_helper.from_array(scale, f"scale{i}"), numpy_helper.from_array(bias, f"bias{i}"),
+                  numpy_helper.from_array(np.array(0.015, np.float32), f"ys{i}"),
+                  numpy_helper.from_array(np.array(yz, np.uint8), f"yz{i}")]
+        nodes += [helper.make_node("ConvInteger", [cur, f"w{i}", f"xz{i}", f"wz{i}"], [f"acc{i}"], kernel_shape=[3, 3],
+                                   strides=[s, s], pads=[1, 1, 1, 1]),
+                  helper.make_node("Cast", [f"acc{i}"], [f"accf{i}"], to=TensorProto.FLOAT),
+                  helper.make_node("Mul", [f"accf{i}", f"scale{i}"], [f"scaled{i}"]),
+                  helper.make_node("Add", [f"scaled{i}", f"bias{i}"], [f"biased{i}"])]
+        last = f"biased{i}"
+        if i == 0:
+            nodes.append(helper.make_node("Relu", [last], ["act0"]))
+            last = "act0"
+        cur = "y" if i == 1 else "q0"
+        nodes.append(helper.make_node("QuantizeLinear", [last, f"ys{i}", f"yz{i}"], [cur]))
+        zp = yz
+    graph = helper.make_graph(nodes, "two_layers", [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, 24, 11, 13])],
+                              [helper.make_tensor_value_info("y", TensorProto.UINT8, [None, None, None, None])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model, x, "y"
+
+
+def make_matmul(name, B_, M, K, N, chain, az, rng):
+    a = rng.integers(0, 256, size=(B_, M, K), dtype=np.uint8)
+    b = rng.integers(-128, 128, size=(K, N), dtype=np.int8)
+    inits = [numpy_helper.from_array(b, "b"), numpy_helper.from_array(np.array(az, np.uint8), "az"),
+             numpy_helper.from_array(np.array(0, np.int8), "bz")]
+    nodes = [helper.make_node("MatMulInteger", ["x", "b", "az", "bz"], ["acc"])]
+    out_name, out_type = "acc", TensorProto.INT32
+    if chain:
+        inits += [numpy_helper.from_array(rng.random(N).astype(np.float32) * 2e-4 + 1e-5, "scale"),
+                  numpy_helper.from_array(rng.standard_normal(N).astype(np.float32) * 0.5, "bias"),
+                  numpy_helper.from_array(np.array(0.02, np.float32), "ys"),
+                  numpy_helper.from_array(np.array(100, np.uint8), "yz")]
+        nodes += [helper.make_node("Cast", ["acc"], ["accf"], to=TensorProto.FLOAT),
+                  helper.make_node("Mul", ["accf", "scale"], ["scaled"]),
+                  helper.make_node("Add", ["scaled", "bias"], ["biased"]),
+                  helper.make_node("QuantizeLinear", ["biased", "ys", "yz"], ["y"])]
+        out_name, out_type = "y", TensorProto.UINT8
+    graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.UINT8, [B_, M, K])],
+                              [helper.make_tensor_value_info(out_name, out_type, [None, None, None])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model, a, out_name
+
+
+MM_CASES = [("mm_k36_n23", 2, 7, 36, 23, False, 131), ("mm_k64_n40_chain", 1, 19, 64, 40, True, 0),
+            ("mm_k256_n1000_chain", 1, 3, 256, 1000, True, 77)]
+
+
 def main():
     out = sys.argv[1]
     rng = np.random.default_rng(22)
-    for case in CASES:
-        model, x, out_name = make(case, rng)
+    for case in CASES + [("two_layers",)] + MM_CASES:
+        if case[0].startswith("mm_"):
+            model, x, out_name = make_matmul(*case, rng)
+        else:
+            model, x, out_name = make(case, rng) if len(case) > 1 else make_two(rng)
         d = os.path.join(out, case[0])
         os.makedirs(d, exist_ok=True)
         path = os.path.join(d, "model.onnx")

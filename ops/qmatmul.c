@@ -1,0 +1,72 @@
+/* qmatmul.c - ctvm.QMatMul, the integer matrix product pass "layout" makes
+ * from a MatMulInteger with a constant int8 B (never read from a model):
+ *
+ *   A   [..., M, K]  uint8, K a multiple of 4
+ *   B   [K/4, N*4]   int8, packed at compile time: row g holds, for each
+ *       column n, B[4g..4g+3, n] (one 32-bit group per output lane:
+ *       vpdpbusd / SDOT)
+ *   AZ  A's zero point (uint8 scalar, run-time or constant)
+ *   BS  [N] int32: the sum of each column of B
+ *   Y   [..., M, N] int32, or float32 (at.conv.out_float: the Cast that
+ *       followed the MatMulInteger folded in, so the float epilogue fuses)
+ * B's zero point is 0 (pass layout only makes this node then), so
+ *   y = sum_k (a - az) * b = sum_k a * b - az * BS[n]
+ * and the body is the sum of the 4 products of one k group, which
+ * lp_vectorize turns into one EX_DOT per output vector (A's 4 bytes
+ * broadcast, B's moving 4 a lane); the register-tiled GEMM schedule
+ * (SCHED_GEMM) tiles rows by vectors of columns. */
+#include "ops/compute.h"
+#include "ops/op_util.h"
+#include "ops/ops.h"
+
+int op_qmatmul_infer(Graph *g, int node, Diag *d)
+{
+    if (opu_check_arity(g, node, d, 4, 4, 1, 1))
+        return -1;
+    const Value *a = opu_in(g, node, 0), *b = opu_in(g, node, 1), *bs = opu_in(g, node, 3);
+    if (!a || !b || !bs || a->shape.rank < 2 || b->shape.rank != 2 || a->dtype != DT_UINT8 || b->dtype != DT_INT8 ||
+        bs->dtype != DT_INT32 || bs->shape.rank != 1 || a->shape.dims[a->shape.rank - 1] != b->shape.dims[0] * 4 ||
+        b->shape.dims[1] != bs->shape.dims[0] * 4)
+        return diag_error(d, g, node, "malformed QMatMul (internal error)");
+    Shape s = a->shape;
+    s.dims[s.rank - 1] = bs->shape.dims[0];
+    opu_set_out(g, node, 0, g->nodes[node].at.conv.out_float ? DT_FLOAT32 : DT_INT32, s);
+    return 0;
+}
+
+int compute_qmatmul(ComputeCtx *cx, int node, ComputeDef *def)
+{
+    LoopBuilder *lb = cx->lb;
+    const Node *n = &cx->g->nodes[node];
+    const Value *a = &cx->g->values[n->in[0]], *b = &cx->g->values[n->in[1]];
+    const Value *y = &cx->g->values[n->out[0]];
+    ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
+    if (!s)
+        return compute_fail(cx, node, "too many stages");
+    s->out_is_node_output = 1;
+    s->red = RED_SUM;
+    s->sched = SCHED_GEMM;
+    s->acc = lv_new_typed(lb, "acc", LT_I32);
+    int r = y->shape.rank;
+    LVar *kg = compute_add_raxis(cx, s, "kg", b->shape.dims[0]);
+    LBuf *ab = cx->buf_of(cx, n->in[0]), *bb = cx->buf_of(cx, n->in[1]);
+    Expr *col = lx_var(lb, s->axis[r - 1]), *sum = NULL;
+    for (int q = 0; q < 4; q++) { /* the 4 products of one k group: EX_DOT's unit */
+        Expr *ai[CTVM_MAX_RANK];
+        for (int i = 0; i < r - 1; i++)
+            ai[i] = lx_var(lb, s->axis[i]);
+        ai[r - 1] = lx_add(lb, lx_muli(lb, lx_var(lb, kg), 4), lx_int(lb, q));
+        Expr *bi[2] = {lx_var(lb, kg), lx_add(lb, lx_muli(lb, col, 4), lx_int(lb, q))};
+        Expr *p = lx_mul(lb, lx_cast(lb, LT_I32, lx_load(lb, ab, compute_flat_index(cx, &a->shape, ai))),
+                         lx_cast(lb, LT_I32, lx_load(lb, bb, compute_flat_index(cx, &b->shape, bi))));
+        sum = sum ? lx_add(lb, sum, p) : p;
+    }
+    s->body = sum;
+    Expr *az = compute_const_scalar(cx, n->in[2]);
+    az = lx_cast(lb, LT_I32, az ? az : lx_load(lb, cx->buf_of(cx, n->in[2]), lx_int(lb, 0)));
+    Expr *fin = lx_sub(lb, lx_var(lb, s->acc), lx_mul(lb, az, lx_load(lb, cx->buf_of(cx, n->in[3]), col)));
+    s->finalize = n->at.conv.out_float ? lx_cast(lb, LT_F32, fin) : fin;
+    return 0;
+}
+
+DEFINE_EVAL_BY_COMPUTE(qmatmul)
