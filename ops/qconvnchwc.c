@@ -17,7 +17,7 @@
  * and the sum of products is the body: 4 products of one input group and
  * one output lane's weights at a time, which lp_vectorize turns into one
  * EX_DOT per output vector. Scheduled by the blocked-conv schedule.
- * With the attribute depthwise = 1 (one group per channel, IB = OB): W is
+ * With at.conv.depthwise = 1 (one group per channel, IB = OB): W is
  * [OCb, 1, KH, KW, 1, OB], one weight per lane, and the body is the
  * widened product of lane ol of input block ocb and its weight (int32
  * multiply-adds in channel lanes, no dot product). */
@@ -55,7 +55,7 @@ int op_qconvnchwc_infer(Graph *g, int node, Diag *d)
     if (!x || !w || !ws || x->shape.rank != 5 || w->shape.rank != 6 || x->dtype != DT_UINT8 ||
         w->dtype != DT_INT8 || ws->dtype != DT_INT32 || x->shape.dims[4] % 4)
         return diag_error(d, g, node, "malformed QConvNCHWc (internal error)");
-    int dw = attr_int(&g->nodes[node], "depthwise", 0) != 0;
+    int dw = g->nodes[node].at.conv.depthwise != 0;
     if (dw ? w->shape.dims[1] != 1 || w->shape.dims[4] != 1 || w->shape.dims[5] != x->shape.dims[4] ||
                  w->shape.dims[0] != x->shape.dims[1]
            : w->shape.dims[1] != x->shape.dims[1] || w->shape.dims[4] * 4 != x->shape.dims[4] || w->shape.dims[5] % 4)
@@ -87,7 +87,7 @@ int compute_qconvnchwc(ComputeCtx *cx, int node, ComputeDef *def)
     s->acc = lv_new_typed(lb, "acc", LT_I32);
     Expr *nn = lx_var(lb, s->axis[0]), *ocb = lx_var(lb, s->axis[1]), *ol = lx_var(lb, s->axis[4]);
     LBuf *xb = cx->buf_of(cx, n->in[0]), *wb = cx->buf_of(cx, n->in[1]);
-    if (attr_int(n, "depthwise", 0)) { /* reduction over kh, kw only: the schedule's depthwise case */
+    if (n->at.conv.depthwise) { /* reduction over kh, kw only: the schedule's depthwise case */
         LVar *kh = compute_add_raxis(cx, s, "kh", wa->kernel[0]);
         LVar *kw = compute_add_raxis(cx, s, "kw", wa->kernel[1]);
         Expr *ih = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[2]), wa->strides[0]), lx_muli(lb, lx_var(lb, kh), wa->dilations[0]));

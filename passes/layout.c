@@ -481,10 +481,9 @@ static int qconv_blocked(Lay *L, int node)
     node_set_ints(g, L->pos, "kernel_shape", ks, 2);
     node_set_ints(g, L->pos, "strides", st, 2);
     node_set_ints(g, L->pos, "dilations", dl, 2);
-    if (dwise)
-        node_set_int(g, L->pos, "depthwise", 1);
     n = &g->nodes[L->pos];
     memset(&n->at, 0, sizeof n->at);
+    n->at.conv.depthwise = dwise;
     n->at.conv.win.n = 2;
     for (int i = 0; i < 2; i++) {
         n->at.conv.win.kernel[i] = ks[i];
