@@ -21,6 +21,8 @@
  *     an operator that stays and reads a promoted value reads it rounded
  *     back to its half type by a Cast ("<name>_f16"), so Cast, BitCast and
  *     friends see exactly the model's half values.
+ *   - a Cast between float32 and a half type is an Identity on float32
+ *     (as ORT removes float32 -> half -> float32 pairs; see below).
  * Between promoted nodes nothing is rounded to half. This is what ONNX
  * Runtime does: its CPU provider has no half kernels for these operators,
  * inserts Casts to float32 around each, and RemoveDuplicateCastTransformer
@@ -295,6 +297,24 @@ static int has_half(const Graph *g, const Node *n)
     return 0;
 }
 
+/* A Cast between float32 and a half type becomes an Identity (which then
+ * reads and writes float32, and which drop_identity removes): ORT drops
+ * such a Cast with its partner (keep_io_types models: input float32 ->
+ * Cast to float16 -> ... -> Cast to float32 -> output). */
+static void cast_as_identity(Graph *g, int node)
+{
+    Node *n = &g->nodes[node];
+    if (n->dead || n->op != OP_CAST || n->n_in != 1 || n->n_out != 1 || n->in[0] < 0 || n->out[0] < 0)
+        return;
+    DType from = g->values[n->in[0]].dtype, to = g->values[n->out[0]].dtype;
+    if (!(from == DT_FLOAT32 && is_half(to)) && !(is_half(from) && to == DT_FLOAT32))
+        return;
+    n->op = OP_IDENTITY;
+    n->op_type = "Identity";
+    n->n_attrs = 0;
+    pass_modern_version(g, node);
+}
+
 int pass_promote_half(Graph *g, Diag *d)
 {
     int any = 0;
@@ -302,6 +322,8 @@ int pass_promote_half(Graph *g, Diag *d)
         any = !g->nodes[i].dead && promotable(g->nodes[i].op) && has_half(g, &g->nodes[i]);
     if (!any)
         return 0;
+    for (int i = 0; i < g->n_nodes; i++)
+        cast_as_identity(g, i);
     graph_count_uses(g);
     Promote p = {g, d, calloc((size_t)g->n_nodes + 1, 1), NULL, NULL, NULL, 0};
     int rc = p.promoted ? grow(&p) : diag_error(d, g, -1, "out of memory");

@@ -2,9 +2,10 @@
 """half_check.py - float16 and bfloat16 models against ONNX Runtime (issue 22).
 
 For each zoo model named (default: the fp16 and bf16 forms present under
-$CTVM_CACHE/zoo): ctvm-emit, the user's `gcc -O2` build, one run on the
-model's inputs.npz, and every output compared
-  - float16 models (every tensor float16): with ONNX Runtime on the same
+$CTVM_CACHE/zoo, and mobilenet_v2_fp16io: ORT's float16 converter with
+keep_io_types=True, made here): ctvm-emit, the user's `gcc -O2` build, one
+run on the model's inputs.npz, and every output compared
+  - float16 models (float16 arithmetic): with ONNX Runtime on the same
     file; max|err| <= HALF_REL * max|ref|;
   - bfloat16-weight models (float32 arithmetic): with ONNX Runtime on the
     same file at the zoo's float32 tolerance (1e-4 + 1e-3 max|ref|), and with
@@ -18,6 +19,7 @@ import concurrent.futures
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -33,6 +35,9 @@ NP = {"float32": np.float32, "float16": np.float16, "int64": np.int64, "int32": 
       "bfloat16": np.uint16, "float64": np.float64, "uint8": np.uint8, "int8": np.int8, "bool": np.bool_}
 SOURCES = {"resnet18": os.path.join(CACHE, "resnet18"), "mobilenet_v2": os.path.join(CACHE, "mobilenet_v2"),
            "bert_mini": os.path.join(CACHE, "zoo", "bert_mini"), "lstm_bidir": os.path.join(CACHE, "zoo", "lstm_bidir")}
+
+
+TMP = tempfile.mkdtemp(prefix="ctvm-half-models-")
 
 
 def api(c_path):
@@ -82,9 +87,37 @@ def rel_err(got, ref):
     return float(np.max(np.abs(g - r))) / scale, scale
 
 
+def make_keep_io(src, d):
+    """ORT's float16 converter with keep_io_types=True (float32 input and
+    output, Casts inside) on zoo source `src`, written to directory d; the
+    converter appends its input Casts after the nodes that read them, so
+    the nodes are put back in topological order."""
+    import onnx
+    from onnxruntime.transformers.float16 import convert_float_to_float16
+    m = convert_float_to_float16(onnx.load(os.path.join(SOURCES[src], "model.onnx")), keep_io_types=True)
+    made, order, nodes = {i.name for i in m.graph.input} | {t.name for t in m.graph.initializer}, [], list(m.graph.node)
+    while nodes:
+        ready = [n for n in nodes if all(x in made or not x for x in n.input)]
+        if not ready:
+            raise RuntimeError("%s: keep_io_types graph has a cycle" % src)
+        for n in ready:
+            order.append(n)
+            made.update(n.output)
+        nodes = [n for n in nodes if n not in ready]
+    del m.graph.node[:]
+    m.graph.node.extend(order)
+    os.makedirs(d, exist_ok=True)
+    onnx.save(m, os.path.join(d, "model.onnx"))
+    shutil.copy(os.path.join(SOURCES[src], "inputs.npz"), os.path.join(d, "inputs.npz"))
+    json.dump({"precision": "fp16", "source": src}, open(os.path.join(d, "meta.json"), "w"))
+
+
 def check(emit, name):
-    """(ok, report line) for zoo model `name`."""
+    """(ok, report line) for zoo model `name` (<source>_fp16io: made here)."""
     d = os.path.join(CACHE, "zoo", name)
+    if name.endswith("_fp16io"):
+        d = os.path.join(TMP, name)
+        make_keep_io(name[:-len("_fp16io")], d)
     meta = json.load(open(os.path.join(d, "meta.json")))
     try:
         with tempfile.TemporaryDirectory(prefix="ctvm-half-") as work:
@@ -122,6 +155,8 @@ def main():
     a = ap.parse_args()
     zd = os.path.join(CACHE, "zoo")
     names = a.names or sorted(n for n in os.listdir(zd) if n.endswith(("_fp16", "_bf16")))
+    if not a.names and os.path.isdir(SOURCES["mobilenet_v2"]):
+        names.append("mobilenet_v2_fp16io")
     if not names:
         print("half: no float16 / bfloat16 zoo models under %s (zoo/export_quant.py makes them)" % zd)
         return 1
@@ -130,6 +165,7 @@ def main():
         for ok, line in ex.map(lambda n: check(a.emit, n), names):
             print(line, flush=True)
             fails += not ok
+    shutil.rmtree(TMP, ignore_errors=True)
     print("half: %d passed, %d failed" % (len(names) - fails, fails))
     return 1 if fails else 0
 

@@ -216,6 +216,46 @@ static void test_matmul_bfloat16(void **state)
     graph_free(g);
 }
 
+/* keep_io_types form: x f32 -> Cast(f16) -> Sigmoid -> Cast(f32) -> y, and
+ * h = the Sigmoid's float16 value, a second output. The Casts become
+ * Identities (dropped by drop_identity): ORT removes float32 -> float16 ->
+ * float32 pairs, so y is never rounded; h still is. */
+static void test_keep_io_types(void **state)
+{
+    (void)state;
+    Diag d = quiet();
+    Graph *g = tb_graph(13);
+    int x = tb_input(g, "x", 2, D2(2, 4));
+    int xh = graph_add_value(g, "xh"), h = graph_add_value(g, "h"), y = graph_add_value(g, "y");
+    node_set_int(g, tb_node(g, "Cast", 1, 1, x, xh), "to", 10);
+    tb_node(g, "Sigmoid", 1, 1, xh, h);
+    node_set_int(g, tb_node(g, "Cast", 1, 1, h, y), "to", 1);
+    graph_add_output(g, y);
+    graph_add_output(g, h);
+    assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
+    assert_int_equal(pass_promote_half(g, &d), 0);
+    assert_int_equal(pass_drop_identity(g, &d), 0);
+    int sg = find_op(g, OP_SIGMOID);
+    assert_int_equal(g->nodes[sg].in[0], x);
+    assert_int_equal(g->values[g->nodes[sg].out[0]].dtype, DT_FLOAT32);
+    assert_int_equal(g->values[y].dtype, DT_FLOAT32);
+    assert_int_equal(g->values[h].dtype, DT_FLOAT16);
+    assert_int_equal(count_op(g, OP_CAST), 1); /* the rounding into h */
+    assert_int_equal(count_op(g, OP_IDENTITY), 0);
+    float xd[8];
+    for (int i = 0; i < 8; i++)
+        xd[i] = 0.1234567f * (float)(i - 3); /* not float16 values */
+    eval_all(g, x, xd);
+    const float *gy = g->values[y].data;
+    const uint16_t *gh = g->values[h].data;
+    for (int i = 0; i < 8; i++) {
+        double want = 1 / (1 + exp(-(double)xd[i]));
+        assert_true(fabs(gy[i] - want) <= 1e-6);       /* float32 all the way */
+        assert_true(fabs(half_value(gh[i]) - want) <= want / 2048); /* rounded once */
+    }
+    graph_free(g);
+}
+
 /* A float32 graph is left exactly as it was. */
 static void test_float32_untouched(void **state)
 {
@@ -240,6 +280,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_chain_float16),
         cmocka_unit_test(test_matmul_bfloat16),
+        cmocka_unit_test(test_keep_io_types),
         cmocka_unit_test(test_float32_untouched),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
