@@ -127,7 +127,7 @@ class Rule:
         ftol = ATOL + RTOL * mref
         if self.prec == "bf16" or self.prec not in INT8 + ("fp16",):
             eq = 100.0 * float(np.mean(d <= ftol))
-            return self._done(name, err <= ftol, eq, err, ftol, "float32 rule", err / ftol)
+            return self._done(name, err <= ftol, eq, err, ftol, "float32 rule", err / ftol, unit="tol")
         src = self._src(name, ref.shape)
         gap = float(np.max(np.abs(r - src.astype(np.float64)))) if src is not None else None
         if self.prec == "fp16":
