@@ -488,7 +488,7 @@ def replace_block(text, tag, lines):
 def measured_line(results):
     return "Measured %s on %s, native target %s (`make zoo`)." % (
         datetime.date.today().isoformat(), cpu_model(),
-        ", ".join(sorted({r.get("t1", r.get("t2", {})).get("target", "?") for r in results})))
+        ", ".join(sorted({r.get("t1", r.get("t2", {})).get("target") for r in results} - {None}) or ["?"]))
 
 
 def float_table(results):
@@ -524,8 +524,9 @@ def lowp_table(results):
         b1, b2 = r.get("t1", {}), r.get("t2", {})
         bb = b1 or b2
         if "error" in r:
+            why = re.sub(r"^(ctvm-emit: )+\S*model\.onnx: ", "ctvm-emit: ", r["error"])  # no cache path
             lines.append("| %s | %s | %s | FAIL: %s |||||||||||" % (
-                r["name"], m.get("precision"), r.get("nodes", ""), r["error"].replace("|", "/")[:160]))
+                r["name"], m.get("precision"), r.get("nodes", ""), why.replace("|", "/")[:200]))
             continue
 
         def by(k):
