@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run_all.sh - every test: the cmocka unit tests (build/tests/test_*) and the
-# end-to-end tests (tests/e2e.sh, tests/tune.sh, tests/typed/check.sh), the zoo's CI subset (zoo/zoo.sh --ci;
+# end-to-end tests (tests/e2e.sh, tests/tune.sh, tests/typed/check.sh, tests/quant/run.sh), the zoo's CI subset (zoo/zoo.sh --ci;
 # CTVM_SKIP_ZOO=1 skips it) and the fast ONNX conformance run
 # (tests/conformance/ci.sh; CTVM_SKIP_CONFORMANCE=1 skips it), the sanitizer
 # stage and the fuzz targets for a minute each (CTVM_SKIP_SAN=1 skips them), the readability
@@ -40,6 +40,12 @@ pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 out=$(bash tests/hostile_names.sh 2>&1 | tee /dev/stderr | tail -1)
 p=$(echo "$out" | sed -n 's/^hostile names: \([0-9]*\) passed, \([0-9]*\) failed/\1/p')
 f=$(echo "$out" | sed -n 's/^hostile names: \([0-9]*\) passed, \([0-9]*\) failed/\2/p')
+[ -n "$p" ] || f=$(( ${f:-0} + 1 ))
+pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+# odd-shape int8 convs and GEMMs against ONNX Runtime on every ISA (tests/quant/run.sh)
+out=$(bash tests/quant/run.sh 2>&1 | tee /dev/stderr | tail -1)
+p=$(echo "$out" | sed -n 's/^quant: \([0-9]*\) passed, \([0-9]*\) failed/\1/p')
+f=$(echo "$out" | sed -n 's/^quant: \([0-9]*\) passed, \([0-9]*\) failed/\2/p')
 [ -n "$p" ] || f=$(( ${f:-0} + 1 ))
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 # the typed vectorizer on every SIMD target (tests/typed/check.sh)

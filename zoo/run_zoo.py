@@ -11,6 +11,12 @@
 #      max|err| <= 1e-4 + 1e-3*max|ref| (integer outputs exactly).
 #   5. latency, ctvm and ORT interleaved in rounds at 1 and 2 threads (the
 #      binary's own median over a burst; ORT's per-run times in the same round).
+# Low-precision forms (issue 22; meta.json "precision" qdq_u8|qdq_s8|qop|dyn|
+# fp16|bf16 and "source", made by zoo/export_quant.py) are judged by
+# lowp_check.py's rule for their precision (one quantization step, ORT's own
+# int8/fp16-vs-float32 gap, float16 ulps), and the float32 source model is
+# built and timed in the same interleaved rounds (ctvm and ORT), for the
+# speed-up over float32 and the weight and arena bytes over float32's.
 # Run with a python that has onnxruntime (bench/run.sh --setup-only makes one):
 #   ~/.cache/ctvm/bench-venv/bin/python zoo/run_zoo.py [--ci] [--no-time] [names...]
 import argparse
@@ -27,6 +33,7 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 from bench import cpu_model, stats  # noqa: E402  (bench.py: shared measurement helpers)
+import lowp_check  # noqa: E402  (zoo/: the low-precision forms' output rules)
 
 ATOL, RTOL = 1e-4, 1e-3
 NP_DTYPE = {"float32": np.float32, "float64": np.float64, "float16": np.float16, "int64": np.int64,
@@ -95,7 +102,9 @@ class Model:
     def __init__(self, d):
         self.dir = d
         self.name = os.path.basename(d)
-        self.meta = json.load(open(os.path.join(d, "meta.json")))
+        mp = os.path.join(d, "meta.json")  # a seed model (a source) has none
+        self.meta = json.load(open(mp)) if os.path.exists(mp) else {"name": self.name}
+        self.precision = self.meta.get("precision")  # None: float32
         self.onnx = os.path.join(d, "model.onnx")
         self.inputs = dict(np.load(os.path.join(d, "inputs.npz")))
 
@@ -118,6 +127,21 @@ class Model:
         names = [o.name for o in s.get_outputs()]
         ys = s.run(None, self.inputs)
         ref = dict(zip(names, ys))
+        np.savez(p, **ref)
+        return ref
+
+    def reference_with(self, key, level):
+        """ORT's outputs at another graph optimization level (cached as ort_<key>.npz)."""
+        import onnxruntime as ort
+        p = os.path.join(self.dir, "ort_%s.npz" % key)
+        if os.path.exists(p) and os.path.getmtime(p) >= os.path.getmtime(self.onnx):
+            return dict(np.load(p))
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = 1
+        so.graph_optimization_level = level
+        so.log_severity_level = 3
+        s = ort.InferenceSession(self.onnx, sess_options=so, providers=["CPUExecutionProvider"])
+        ref = dict(zip([o.name for o in s.get_outputs()], s.run(None, self.inputs)))
         np.savez(p, **ref)
         return ref
 
@@ -194,7 +218,7 @@ def run_binary(binp, io_dir, repeat, threads):
     return float(m.group(1)), float(m.group(2))
 
 
-def check(model, binp, api_in, api_out, ref, io_dir):
+def check(model, binp, api_in, api_out, ref, io_dir, rule=None):
     write_inputs(model, api_in, io_dir)
     run_binary(binp, io_dir, 1, 1)
     ys = read_outputs(api_out, io_dir)
@@ -204,6 +228,12 @@ def check(model, binp, api_in, api_out, ref, io_dir):
         if name not in ref:
             res.append("%s: ORT has no such output" % name)
             ok = False
+            continue
+        if rule is not None:  # a low-precision form: lowp_check's rule for its precision
+            good, line, rel, err = rule.judge(name, ys[name])
+            ok &= good
+            res.append(line)
+            worst, max_err = max(worst, rel), max(max_err, err)
             continue
         good, err, tol = compare(ys[name], ref[name])
         ok &= good
@@ -217,24 +247,63 @@ def check(model, binp, api_in, api_out, ref, io_dir):
     return ok, res, worst, max_err
 
 
-def time_pair(model, binp, io_dir, threads, rounds, burst):
-    """ctvm (binary, median of a burst) and ORT (per-run) interleaved in rounds."""
-    sess = model.ort_session(threads)
-    feed = {i.name: model.inputs[i.name] for i in sess.get_inputs()}
-    sess.run(None, feed)
-    c_meds, o_times = [], []
+def time_pair(model, binp, io_dir, threads, rounds, burst, source=None):
+    """ctvm (binary, median of a burst) and ORT (per-run) interleaved in rounds;
+    with source = (float32 Model, its binary, its io dir): the float32 source's
+    ctvm binary and ORT session join the same rounds (the order rotates every
+    round). Returns {engine: stats}: ctvm, ort[, ctvm_f32, ort_f32]."""
+    engines = [("ctvm", binp, io_dir, None), ("ort", None, None, model)]
+    if source is not None:
+        engines += [("ctvm_f32", source[1], source[2], None), ("ort_f32", None, None, source[0])]
+    sess = {}
+    for e, _, _, m in engines:
+        if m is not None:
+            s = m.ort_session(threads)
+            feed = {i.name: m.inputs[i.name] for i in s.get_inputs()}
+            s.run(None, feed)
+            sess[e] = (s, feed)
+    times = {e[0]: [] for e in engines}
     for rnd in range(rounds):
-        order = ["ctvm", "ort"] if rnd % 2 == 0 else ["ort", "ctvm"]
-        for e in order:
-            if e == "ctvm":
-                c_meds.append(run_binary(binp, io_dir, burst, threads)[0] / 1e3)
+        k = rnd % len(engines)
+        for e, b, d, m in engines[k:] + engines[:k]:
+            if b is not None:
+                times[e].append(run_binary(b, d, burst, threads)[0] / 1e3)
             else:
-                sess.run(None, feed)
+                s, feed = sess[e]
+                s.run(None, feed)
                 for _ in range(burst):
                     t0 = time.perf_counter()
-                    sess.run(None, feed)
-                    o_times.append(time.perf_counter() - t0)
-    return stats(c_meds), stats(o_times)
+                    s.run(None, feed)
+                    times[e].append(time.perf_counter() - t0)
+    return {e: stats(t) for e, t in times.items()}
+
+
+def source_model(model):
+    """The float32 model a low-precision form was made from (meta.json "source"):
+    meta's source_dir, else $CTVM_CACHE/<source> (the seed models), else
+    $CTVM_CACHE/zoo/<source> - the order zoo/export_quant.py looks in."""
+    src = model.meta.get("source")
+    if not src:
+        return None
+    base = os.path.dirname(cache_dir())
+    for d in (model.meta.get("source_dir"), os.path.join(base, src), os.path.join(base, "zoo", src)):
+        if d and os.path.isfile(os.path.join(d, "model.onnx")) and os.path.isfile(os.path.join(d, "inputs.npz")):
+            return Model(d)
+    return None
+
+
+def source_build(src, a, threads, log_f):
+    """The float32 source's binary at this thread count, built once per run
+    (several forms share a source). Returns (build dict, binary, io dir)."""
+    key = (src.dir, threads)
+    if key not in a.src_builds:
+        work = os.path.join(a.work, "_source", src.name, "t%d" % threads)
+        b, binp, api = build(src, work, threads, a.emit, a.cc, a.cflags, log_f)
+        io = os.path.join(work, "io")
+        if binp is not None:
+            write_inputs(src, api[0], io)
+        a.src_builds[key] = (b, binp, io)
+    return a.src_builds[key]
 
 
 def burst_for(ms):
@@ -244,9 +313,17 @@ def burst_for(ms):
 def zoo_one(model, a, log_f):
     res = {"name": model.name, "meta": model.meta}
     t0 = time.time()
+    rule, src = None, None
     try:
         res["nodes"] = model.node_count()
         ref = model.reference()
+        if model.precision:
+            import onnxruntime as ort
+            src = source_model(model)
+            src_ref = src.reference() if src is not None else None
+            nofuse = (model.reference_with("nofuse", ort.GraphOptimizationLevel.ORT_DISABLE_ALL)
+                      if model.precision in lowp_check.INT8 else None)
+            rule = lowp_check.Rule(model.precision, model.onnx, ref, src_ref, nofuse)
     except Exception as ex:
         res["error"] = "ONNX Runtime: %s" % str(ex).strip().splitlines()[-1][:200]
         return res
@@ -261,20 +338,41 @@ def zoo_one(model, a, log_f):
         api_in, api_out = api
         if threads == a.threads[0]:
             try:
-                ok, lines, worst, max_err = check(model, binp, api_in, api_out, ref, io_dir)
+                ok, lines, worst, max_err = check(model, binp, api_in, api_out, ref, io_dir, rule)
             except Exception as ex:
                 res["error"] = "run: %s" % ex
                 return res
             res.update({"ok": ok, "outputs": lines, "err_over_tol": worst, "max_err": max_err})
+            if rule is not None:
+                res.update({"equal_pct": rule.equal_pct, "worst": list(rule.worst),
+                            "rule": "; ".join(sorted(set(rule.kinds)))})
             if not ok:
                 res["error"] = "mismatch: " + "; ".join(lines)
                 return res
+        source = None
+        if src is not None and not a.no_time:
+            sb, sbin, sio = source_build(src, a, threads, log_f)
+            for k in ("weights_bytes", "arena_bytes"):
+                if k in b and sb.get(k):
+                    b[k.replace("_bytes", "_vs_f32")] = b[k] / sb[k]
+            if sbin is not None:
+                source = (src, sbin, sio)
+            else:
+                b["source_error"] = sb.get("error", "?")
         if not a.no_time:
-            ms = run_binary(binp, io_dir, 1, threads)[0]
-            burst = burst_for(ms)
-            c, o = time_pair(model, binp, io_dir, threads, a.rounds, burst)
-            b["ctvm_ms"], b["ort_ms"] = c["median_ms"], o["median_ms"]
-            b["ratio"] = c["median_ms"] / o["median_ms"]
+            try:
+                ms = run_binary(binp, io_dir, 1, threads)[0]
+                burst = burst_for(ms)
+                t = time_pair(model, binp, io_dir, threads, a.rounds, burst, source)
+            except Exception as ex:  # a crash or a timeout while timing: a failed row, not a dead harness
+                res["error"] = "timing: %s" % str(ex)[:200]
+                return res
+            b["ctvm_ms"], b["ort_ms"] = t["ctvm"]["median_ms"], t["ort"]["median_ms"]
+            b["ratio"] = b["ctvm_ms"] / b["ort_ms"]
+            if "ctvm_f32" in t:
+                b["ctvm_f32_ms"], b["ort_f32_ms"] = t["ctvm_f32"]["median_ms"], t["ort_f32"]["median_ms"]
+                b["speedup_vs_f32"] = b["ctvm_f32_ms"] / b["ctvm_ms"]
+                b["ort_speedup_vs_f32"] = b["ort_f32_ms"] / b["ort_ms"]
     res["seconds"] = round(time.time() - t0, 1)
     return res
 
@@ -311,6 +409,7 @@ def main():
     if not models:
         sys.exit("run_zoo: no exported models under %s" % zd)
     os.makedirs(a.work, exist_ok=True)
+    a.src_builds = {}
     jpath = a.json or os.path.join(a.work, "results.json")
     # read before this run rewrites it (--previous may name this run's own results.json)
     previous = json.load(open(a.previous))["results"] if a.previous and os.path.exists(a.previous) else None
@@ -358,10 +457,15 @@ def summary_line(r):
     if "error" in r:
         return "FAIL " + r["error"]
     s = "ok (err/tol %.2g)" % r.get("err_over_tol", 0)
+    if "equal_pct" in r:
+        s += " %.2f%% equal, max %.2g %s" % (r["equal_pct"], r["worst"][0], r["worst"][1])
     for t in ("t1", "t2"):
         b = r.get(t, {})
         if "ratio" in b:
             s += "  %s ctvm %.2f ms ORT %.2f ms ratio %.2f" % (t, b["ctvm_ms"], b["ort_ms"], b["ratio"])
+        if "speedup_vs_f32" in b:
+            s += " (ctvm f32 %.2f ms: x%.2f; ORT f32 %.2f ms: x%.2f)" % (
+                b["ctvm_f32_ms"], b["speedup_vs_f32"], b["ort_f32_ms"], b["ort_speedup_vs_f32"])
     return s
 
 
@@ -369,14 +473,26 @@ def fmt_bytes(n):
     return "" if n is None else ("%.1f MB" % (n / 1e6) if n >= 1e5 else "%.0f kB" % (n / 1e3))
 
 
-def write_doc(path, results):
-    old = open(path).read() if os.path.exists(path) else "# Zoo\n\n"
-    head = old.split("<!-- zoo table -->")[0]
-    tail = old.split("<!-- end zoo table -->")[1] if "<!-- end zoo table -->" in old else "\n"
-    lines = [head.rstrip() + "\n", "<!-- zoo table -->",
-             "Measured %s on %s, native target %s (`make zoo`)." % (
-                 datetime.date.today().isoformat(), cpu_model(),
-                 ", ".join(sorted({r.get("t1", r.get("t2", {})).get("target", "?") for r in results}))), "",
+def replace_block(text, tag, lines):
+    """text with the block between <!-- TAG --> and <!-- end TAG --> replaced
+    by lines (appended at the end when text has no such block)."""
+    start, end = "<!-- %s -->" % tag, "<!-- end %s -->" % tag
+    if start in text and end in text:
+        head, rest = text.split(start, 1)
+        tail = rest.split(end, 1)[1]
+    else:
+        head, tail = text.rstrip() + "\n\n", "\n"
+    return head + "\n".join([start] + lines) + "\n\n" + end + tail
+
+
+def measured_line(results):
+    return "Measured %s on %s, native target %s (`make zoo`)." % (
+        datetime.date.today().isoformat(), cpu_model(),
+        ", ".join(sorted({r.get("t1", r.get("t2", {})).get("target") for r in results} - {None}) or ["?"]))
+
+
+def float_table(results):
+    lines = [measured_line(results), "",
              "| model | exporter | opset | nodes | emit s | gcc s (MB) | weights | arena | max err (/tol) | 1 thread ctvm / ORT ms | ratio | 2 threads ctvm / ORT ms | ratio |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
@@ -394,7 +510,52 @@ def write_doc(path, results):
             r["name"], m.get("exporter"), m.get("opset"), r["nodes"], bb.get("emit_s", 0), bb.get("gcc_s", 0),
             bb.get("gcc_mb", 0), fmt_bytes(bb.get("weights_bytes")), fmt_bytes(bb.get("arena_bytes")),
             r.get("max_err", 0), r.get("err_over_tol", 0), *t(b1), *t(b2)))
-    open(path, "w").write("\n".join(lines) + "\n\n<!-- end zoo table -->" + tail)
+    return lines
+
+
+def lowp_table(results):
+    """The int8 / float16 / bfloat16 forms: lowp_check's verdict, bytes and time
+    against ORT on the same file and against ctvm's float32 of the source model."""
+    lines = [measured_line(results), "",
+             "| model | form | nodes | weights (× f32) | arena (× f32) | equal % | max err | 1 thread ctvm / ORT ms | ratio | ctvm f32 / this | ORT f32 / this | 2 threads ctvm / ORT ms | ratio | ctvm f32 / this |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        m = r["meta"]
+        b1, b2 = r.get("t1", {}), r.get("t2", {})
+        bb = b1 or b2
+        if "error" in r:
+            why = re.sub(r"^(ctvm-emit: )+\S*model\.onnx: ", "ctvm-emit: ", r["error"])  # no cache path
+            lines.append("| %s | %s | %s | FAIL: %s |||||||||||" % (
+                r["name"], m.get("precision"), r.get("nodes", ""), why.replace("|", "/")[:200]))
+            continue
+
+        def by(k):
+            v, f = bb.get(k + "_bytes"), bb.get(k + "_vs_f32")
+            return fmt_bytes(v) + (" (%.2f)" % f if f else "")
+
+        def t(b, ort_too):
+            c = ("%.2f / %.2f" % (b["ctvm_ms"], b["ort_ms"]), "%.2f" % b["ratio"]) if "ratio" in b else ("", "")
+            f = ("%.2f" % b["speedup_vs_f32"],) if "speedup_vs_f32" in b else ("",)
+            o = (("%.2f" % b["ort_speedup_vs_f32"],) if "ort_speedup_vs_f32" in b else ("",)) if ort_too else ()
+            return c + f + o
+        w = r.get("worst", [r.get("err_over_tol", 0), "tol"])
+        lines.append("| %s | %s | %d | %s | %s | %.2f | %.2g %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["name"], m.get("precision"), r["nodes"], by("weights"), by("arena"), r.get("equal_pct", 100.0),
+            w[0], w[1], *t(b1, True), *t(b2, False)))
+    return lines
+
+
+def write_doc(path, results):
+    """Rewrites the float32 table and the low-precision table (issue 22) of
+    docs/ZOO.md; a table this run has no row for is left as it was."""
+    text = open(path).read() if os.path.exists(path) else "# Zoo\n\n"
+    fl = [r for r in results if not r["meta"].get("precision")]
+    lp = [r for r in results if r["meta"].get("precision")]
+    if fl:
+        text = replace_block(text, "zoo table", float_table(fl))
+    if lp:
+        text = replace_block(text, "zoo lowp table", lowp_table(lp))
+    open(path, "w").write(text)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,9 @@
 #   ~/.cache/ctvm/zoo-dynamo  torch 2 CPU + torchvision + onnx + onnxscript + onnxruntime
 #                             (for zoo/export_dynamo.py: torch.onnx.export(..., dynamo=True))
 #   ~/.cache/ctvm/zoo-tf      tensorflow-cpu + tf2onnx + onnx + onnxruntime (zoo/export_tf.py)
+#   ~/.cache/ctvm/quant-venv  onnx + onnxruntime + ml_dtypes, nothing else (issue 22:
+#                             zoo/export_quant.py and tests/quant/gen_cases.py; Debian's
+#                             onnx 1.12 is too old for onnxruntime.quantization)
 #
 # Python: Debian's /usr/bin/python3 (3.11.2) -m venv; it has venv and ensurepip.
 # (The pyenv python3 first on PATH, 3.11.7, would work too; Debian's is on every machine.)
@@ -39,6 +42,10 @@ ONNX_PKGS="onnx==1.23.2 onnxscript==0.7.2 onnxruntime==1.32.0"
 # protobuf 7 / numpy 2 without conflict; tf2onnx converts a tf.function of the
 # Keras 3 model (export_tf.py), not the Keras object itself.
 TF_PKGS="tensorflow-cpu==2.21.0 tf2onnx==1.17.0 onnx==1.23.2 onnxruntime==1.32.0"
+
+# onnxruntime.quantization needs onnx >= 1.16; ml_dtypes (onnx's own dependency)
+# carries the bfloat16/float8 numpy types; sympy comes in with onnxruntime.
+QUANT_PKGS="onnx==1.23.2 onnxruntime==1.32.0 ml_dtypes==0.6.0"
 
 die() { echo "setup_venvs: $*" >&2; echo "setup_venvs: see $LOG" >&2; exit 1; }
 
@@ -93,6 +100,17 @@ setup_tf() {
     echo "setup_venvs: $v ready ($(du -sh "$v" | cut -f1))"
 }
 
+setup_quant() {
+    local v=${CTVM_QUANT_VENV:-$BASE/quant-venv} stamp="$QUANT_PKGS"
+    local check="import onnx, onnxruntime, ml_dtypes; from onnxruntime import quantization; assert tuple(map(int, onnx.__version__.split('.')[:2])) >= (1, 16)"
+    if fresh "$v" "$stamp" "$check"; then echo "setup_venvs: $v up to date"; return; fi
+    make_venv "$v"
+    pip_in "$v" $QUANT_PKGS
+    "$v/bin/python" -c "$check" >>"$LOG" 2>&1 || die "$v: onnx/onnxruntime.quantization do not import"
+    echo "$stamp" >"$v/ctvm-stamp"
+    echo "setup_venvs: $v ready ($(du -sh "$v" | cut -f1))"
+}
+
 echo "=== setup_venvs $(date -u +%FT%TZ)" >>"$LOG"
 [ -x "$PY" ] || die "$PY not found"
 "$PY" -c "import venv, ensurepip" 2>/dev/null || die "$PY lacks venv/ensurepip (apt-get install python3-venv)"
@@ -101,6 +119,7 @@ command -v gcc >/dev/null && command -v readelf >/dev/null && command -v nm >/de
 case "${1:-all}" in
     dynamo) setup_dynamo ;;
     tf) setup_tf ;;
-    all) setup_dynamo; setup_tf ;;
-    *) die "usage: $0 [dynamo|tf|all]" ;;
+    quant) setup_quant ;;
+    all) setup_dynamo; setup_tf; setup_quant ;;
+    *) die "usage: $0 [dynamo|tf|quant|all]" ;;
 esac

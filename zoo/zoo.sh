@@ -4,8 +4,11 @@
 # 1. the Python environments: the bench venv (Debian's torch + pip
 #    onnxruntime, bench/run.sh --setup-only) and the pip exporters' venvs
 #    (zoo/setup_venvs.sh: torch 2 for the dynamo exporter, tensorflow +
-#    tf2onnx); 2. exports every model into the cache (kept across runs,
-#    never committed); 3. zoo/run_zoo.py: ctvm vs ONNX Runtime per model.
+#    tf2onnx) and the quant venv (onnx + onnxruntime.quantization);
+#    2. exports every model into the cache (kept across runs, never
+#    committed), then the int8 / float16 / bfloat16 forms of four of them
+#    (zoo/export_quant.py, issue 22); 3. zoo/run_zoo.py: ctvm vs ONNX Runtime
+#    per model (low-precision forms also against ctvm's float32 source).
 # Without --ci: all models, timed at 1 and 2 threads, docs/ZOO.md rewritten.
 # With --ci: the representative subset (meta.json "ci"), checked, not timed.
 set -euo pipefail
@@ -28,6 +31,8 @@ say "torch dynamo exports"
 "$HOME/.cache/ctvm/zoo-dynamo/bin/python" zoo/export_dynamo.py "${CI_ONLY[@]}"
 say "tf2onnx exports"
 "$HOME/.cache/ctvm/zoo-tf/bin/python" zoo/export_tf.py "${CI_ONLY[@]}"
+say "int8 / float16 / bfloat16 forms (onnxruntime.quantization)"
+"${CTVM_QUANT_VENV:-$HOME/.cache/ctvm/quant-venv}/bin/python" zoo/export_quant.py "${CI_ONLY[@]}"
 if [ ${#CI_ONLY[@]} -gt 0 ]; then
   exec "$VENV/bin/python" zoo/run_zoo.py --ci --no-time --threads 1 "${RUN_ARGS[@]}"
 fi
