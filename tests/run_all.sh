@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run_all.sh - every test: the cmocka unit tests (build/tests/test_*) and the
-# end-to-end tests (tests/e2e.sh, tests/tune.sh, tests/typed/check.sh, tests/quant/run.sh), the zoo's CI subset (zoo/zoo.sh --ci;
+# end-to-end tests (tests/e2e.sh, tests/tune.sh, tests/typed/check.sh, tests/quant/run.sh and
+# tests/quant/*_check.sh), the zoo's CI subset (zoo/zoo.sh --ci;
 # CTVM_SKIP_ZOO=1 skips it) and the fast ONNX conformance run
 # (tests/conformance/ci.sh; CTVM_SKIP_CONFORMANCE=1 skips it), the sanitizer
 # stage and the fuzz targets for a minute each (CTVM_SKIP_SAN=1 skips them), the readability
@@ -48,6 +49,13 @@ p=$(echo "$out" | sed -n 's/^quant: \([0-9]*\) passed, \([0-9]*\) failed/\1/p')
 f=$(echo "$out" | sed -n 's/^quant: \([0-9]*\) passed, \([0-9]*\) failed/\2/p')
 [ -n "$p" ] || f=$(( ${f:-0} + 1 ))
 pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
+# quantized and half-precision paths against ONNX Runtime (issue 22; the quant
+# venv is set up by tests/quant/run.sh above): com.microsoft operators, the QDQ
+# rewrite, the integer kernels (float16/bfloat16 models: after the zoo's exports below)
+for q in msquant_check qdq_check qkern_check; do
+  if bash tests/quant/$q.sh > build/$q.log 2>&1; then pass=$((pass + 1)); echo "ok   tests/quant/$q.sh: $(tail -1 build/$q.log)"
+  else fail=$((fail + 1)); echo "FAIL tests/quant/$q.sh"; tail -30 build/$q.log; fi
+done
 # the typed vectorizer on every SIMD target (tests/typed/check.sh)
 out=$(bash tests/typed/check.sh 2>&1 | tee /dev/stderr | tail -1)
 p=$(echo "$out" | sed -n 's/^typed vectorizer: \([0-9]*\) passed, \([0-9]*\) failed.*/\1/p')
@@ -73,6 +81,9 @@ fi
 if [ "${CTVM_SKIP_ZOO:-0}" != 1 ]; then
   # the zoo's representative subset (zoo/README.md): exported, checked against ONNX Runtime
   if bash zoo/zoo.sh --ci; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL zoo subset (zoo/zoo.sh --ci)"; fi
+  # the float16 / bfloat16 forms it exported, against ONNX Runtime (issue 22)
+  if bash tests/quant/half_check.sh > build/half_check.log 2>&1; then pass=$((pass + 1)); echo "ok   tests/quant/half_check.sh: $(tail -1 build/half_check.log)"
+  else fail=$((fail + 1)); echo "FAIL tests/quant/half_check.sh"; tail -30 build/half_check.log; fi
 fi
 # readable output (issue 21): no extent-1 loops, provable guards, (void) lines or
 # b<number> names in the kernels of the golden, seed and zoo CI models
