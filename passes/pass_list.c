@@ -26,6 +26,7 @@ const PassInfo CTVM_PASSES[] = {
     {"dce", pass_dce, NULL},
     {"outputs", pass_outputs, NULL},             /* every output written by a kernel */
     {"hidden", NULL, pass_hidden},               /* dims of data-dependent outputs, kernel scratch */
+    {"quant_u8_acts", pass_quant_u8_acts, NULL}, /* int8 activations as uint8 (+128) for the u8 x s8 dot product */
     {"layout", NULL, pass_layout},               /* blocked convolutions, layout propagation */
     {"winograd", NULL, pass_winograd},           /* 3x3 stride-1 blocked convs as Winograd F(2x2,3x3) */
     {"views", pass_views, NULL},

@@ -38,6 +38,7 @@ int pass_dce(Graph *g, Diag *d);             /* drop nodes and values no output 
 int pass_outputs(Graph *g, Diag *d);         /* constant, input and repeated outputs get a copy */
 int pass_hidden(Graph *g, const CodegenOptions *cg, Diag *d); /* dims of data-dependent outputs, kernel scratch */
 int pass_winograd(Graph *g, const CodegenOptions *cg, Diag *d); /* 3x3 ConvNCHWc -> WinogradConv (after layout) */
+int pass_quant_u8_acts(Graph *g, Diag *d);  /* int8 activations -> uint8 with zero points + 128 (before layout) */
 int pass_layout(Graph *g, const CodegenOptions *cg, Diag *d); /* Conv -> blocked ConvNCHWc; blocked layout propagation */
 int pass_views(Graph *g, Diag *d);           /* Reshape/Flatten/Squeeze/Unsqueeze as zero-copy */
 int pass_fuse(Graph *g, Diag *d);            /* elementwise epilogues into their producer */

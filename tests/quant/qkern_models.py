@@ -10,7 +10,8 @@ dilation, 1x1, 7x7 on 3 channels, groups and depthwise (these two stay on
 the generic path but must still be right). "two_layers": two such convs, the
 first's uint8 output (its QuantizeLinear fused) read by the second.
 "mm_*": MatMulInteger with a constant int8 B on a 3-D uint8 A (int32
-output, or the chain with per-column scale and bias)."""
+output, or the chain with per-column scale and bias). "s8_*": int8
+activations quantized in the graph (make_s8)."""
 import os
 import sys
 
@@ -126,6 +127,80 @@ def make_matmul(name, B_, M, K, N, chain, az, rng):
     return model, a, out_name
 
 
+def make_s8(name, rng):
+    """int8 activations (as ORT's QDQ models with activation_type=QInt8 hold
+    them): a float32 input quantized to int8 in the graph (scale 0.5, so the
+    quotients are exact), then int8 ConvIntegers / MatMulIntegers whose
+    chains end in int8 QuantizeLinears; pass quant_u8_acts makes them uint8
+    (+128) for the u8 x s8 dot product. s8_two_layers: conv 3x3 -> Relu ->
+    Q -> MaxPool -> conv 3x3 stride 2 -> Q (int8 output); s8_depthwise; s8_mm:
+    MatMulInteger with a constant B; s8_mm_rt: int8 x int8 with a run-time B
+    (int32 output, exact)."""
+    inits, nodes = [numpy_helper.from_array(np.array(0.5, np.float32), "xs"),
+                    numpy_helper.from_array(np.array(-5, np.int8), "xz")], []
+
+    def chain(i, acc, oc, yz, relu, out, bshape):
+        inits.extend([numpy_helper.from_array((rng.random(oc).astype(np.float32) * 2e-4 + 1e-5).reshape(bshape), f"scale{i}"),
+                      numpy_helper.from_array((rng.standard_normal(oc).astype(np.float32) * 0.5).reshape(bshape), f"bias{i}"),
+                      numpy_helper.from_array(np.array(0.015, np.float32), f"ys{i}"),
+                      numpy_helper.from_array(np.array(yz, np.int8), f"yz{i}")])
+        nodes.extend([helper.make_node("Cast", [acc], [f"accf{i}"], to=TensorProto.FLOAT),
+                      helper.make_node("Mul", [f"accf{i}", f"scale{i}"], [f"scaled{i}"]),
+                      helper.make_node("Add", [f"scaled{i}", f"bias{i}"], [f"biased{i}"])])
+        last = f"biased{i}"
+        if relu:
+            nodes.append(helper.make_node("Relu", [last], [f"act{i}"]))
+            last = f"act{i}"
+        nodes.append(helper.make_node("QuantizeLinear", [last, f"ys{i}", f"yz{i}"], [out]))
+
+    def conv(i, x, ic, oc, k, s, p, group, xz):
+        w = rng.integers(-128, 128, size=(oc, ic // group, k, k), dtype=np.int8)
+        inits.extend([numpy_helper.from_array(w, f"w{i}"), numpy_helper.from_array(np.array(0, np.int8), f"wz{i}")])
+        nodes.append(helper.make_node("ConvInteger", [x, f"w{i}", xz, f"wz{i}"], [f"acc{i}"], kernel_shape=[k, k],
+                                      strides=[s, s], pads=[p] * 4, group=group))
+        return f"acc{i}"
+
+    ins = {}
+    if name == "s8_two_layers":
+        shape = [1, 20, 12, 13]
+        nodes.append(helper.make_node("QuantizeLinear", ["xf", "xs", "xz"], ["x"]))
+        chain(0, conv(0, "x", 20, 36, 3, 1, 1, 1, "xz"), 36, -128, True, "q0", (1, 36, 1, 1))
+        nodes.append(helper.make_node("MaxPool", ["q0"], ["p0"], kernel_shape=[2, 2], strides=[2, 2]))
+        chain(1, conv(1, "p0", 36, 19, 3, 2, 1, 1, "yz0"), 19, 3, False, "y", (1, 19, 1, 1))
+        outs = [("y", TensorProto.INT8, 4)]
+    elif name == "s8_depthwise":
+        shape = [1, 32, 10, 9]
+        nodes.append(helper.make_node("QuantizeLinear", ["xf", "xs", "xz"], ["x"]))
+        chain(0, conv(0, "x", 32, 32, 3, 1, 1, 32, "xz"), 32, -20, False, "y", (1, 32, 1, 1))
+        outs = [("y", TensorProto.INT8, 4)]
+    elif name == "s8_mm":
+        shape = [2, 5, 48]
+        b = rng.integers(-128, 128, size=(48, 37), dtype=np.int8)
+        inits += [numpy_helper.from_array(b, "b"), numpy_helper.from_array(np.array(0, np.int8), "bz")]
+        nodes += [helper.make_node("QuantizeLinear", ["xf", "xs", "xz"], ["x"]),
+                  helper.make_node("MatMulInteger", ["x", "b", "xz", "bz"], ["acc0"])]
+        chain(0, "acc0", 37, 9, False, "y", (37,))
+        outs = [("y", TensorProto.INT8, 3)]
+    else:  # s8_mm_rt
+        shape = [2, 6, 20]
+        inits.append(numpy_helper.from_array(np.array(7, np.int8), "bz"))
+        ins["bf"] = (rng.integers(-128, 128, size=(2, 20, 11)) * 0.5).astype(np.float32)
+        nodes += [helper.make_node("QuantizeLinear", ["xf", "xs", "xz"], ["x"]),
+                  helper.make_node("QuantizeLinear", ["bf", "xs", "bz"], ["bq"]),
+                  helper.make_node("MatMulInteger", ["x", "bq", "xz", "bz"], ["y"])]
+        outs = [("y", TensorProto.INT32, 3)]
+    ins = {"xf": (rng.integers(-128, 128, size=shape) * 0.5).astype(np.float32), **ins}
+    graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info(k, TensorProto.FLOAT, list(v.shape))
+                                            for k, v in ins.items()],
+                              [helper.make_tensor_value_info(o, t, [None] * r) for o, t, r in outs], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model, ins, outs[0][0]
+
+
+S8_CASES = ["s8_two_layers", "s8_depthwise", "s8_mm", "s8_mm_rt"]
+
 MM_CASES = [("mm_k36_n23", 2, 7, 36, 23, False, 131), ("mm_k64_n40_chain", 1, 19, 64, 40, True, 0),
             ("mm_k256_n1000_chain", 1, 3, 256, 1000, True, 77)]
 
@@ -133,8 +208,10 @@ MM_CASES = [("mm_k36_n23", 2, 7, 36, 23, False, 131), ("mm_k64_n40_chain", 1, 19
 def main():
     out = sys.argv[1]
     rng = np.random.default_rng(22)
-    for case in CASES + [("two_layers",)] + MM_CASES:
-        if case[0].startswith("mm_"):
+    for case in CASES + [("two_layers",)] + MM_CASES + [(c,) for c in S8_CASES]:
+        if case[0].startswith("s8_"):
+            model, x, out_name = make_s8(case[0], rng)
+        elif case[0].startswith("mm_"):
             model, x, out_name = make_matmul(*case, rng)
         else:
             model, x, out_name = make(case, rng) if len(case) > 1 else make_two(rng)
@@ -142,10 +219,12 @@ def main():
         os.makedirs(d, exist_ok=True)
         path = os.path.join(d, "model.onnx")
         onnx.save(model, path)
-        np.savez(os.path.join(d, "inputs.npz"), x=x)
+        feeds = x if isinstance(x, dict) else {"x": x}
+        np.savez(os.path.join(d, "inputs.npz"), **feeds)
         sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-        np.savez(os.path.join(d, "ref.npz"), **{out_name: sess.run(None, {"x": x})[0]})
-        print(case[0], "int32" if out_name == "acc" else "uint8")
+        ref = sess.run(None, feeds)[0]
+        np.savez(os.path.join(d, "ref.npz"), **{out_name: ref})
+        print(case[0], ref.dtype)
 
 
 if __name__ == "__main__":
