@@ -89,7 +89,8 @@ static int check_node(const Graph *g, int i, char *cand)
     }
     switch (n->op) {
     case OP_QUANTIZELINEAR:
-        if (!const_zp(g, in_of(n, 2), DT_INT8) || in_of(n, 2) < 0)
+        if (!const_zp(g, in_of(n, 2), DT_INT8) || in_of(n, 2) < 0 ||
+            (n->version >= 21 && attr_int(n, "output_dtype", 0))) /* the type from the zero point only */
             ch |= drop(cand, n->out[0]);
         return ch;
     case OP_DEQUANTIZELINEAR:
@@ -191,8 +192,6 @@ int pass_quant_u8_acts(Graph *g, Diag *d)
         case OP_QUANTIZELINEAR:
             if (cand[n->out[0]]) {
                 rc = shift_input(g, i, 2, memo);
-                if (!rc && g->nodes[i].version >= 21 && node_attr(&g->nodes[i], "output_dtype"))
-                    node_set_int(g, i, "output_dtype", 2 /* UINT8 */);
             }
             break;
         case OP_DEQUANTIZELINEAR:
