@@ -190,6 +190,7 @@ typedef struct QuantAttrs {
     int int_scale;     /* precision int32: operands truncated to int32 */
     int saturate;
     int wide;          /* compute in float64 */
+    int blocked;       /* per-axis (qmode 1) on channel blocks: pass layout's [N, Cb, H, W, B] (param Cb*B) */
 } QuantAttrs;
 
 /* QLinearConv, QLinearMatMul, ...: per parameter input, 1 when it is a 1-D vector */

@@ -221,6 +221,8 @@ static Expr *qparam(ComputeCtx *cx, const Node *n, int vid, const Shape *xs, LVa
         return lx_cast(lb, t, k);
     if (qmode == 0) {
         idx = lx_int(lb, 0);
+    } else if (qmode == 1 && n->at.quant.blocked) { /* channel cb * B + lane of a blocked value */
+        idx = lx_add(lb, lx_muli(lb, lx_var(lb, axes[1]), xs->dims[4]), lx_var(lb, axes[4]));
     } else if (qmode == 1) {
         idx = lx_var(lb, axes[axis]);
     } else {

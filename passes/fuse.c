@@ -56,7 +56,7 @@ int pass_fuse(Graph *g, Diag *d)
             Node *cn = &g->nodes[c];
             const Value *cv = &g->values[cn->out[0]];
             int quant = cn->op == OP_QUANTIZELINEAR && cn->n_out == 1 && cn->in[0] == cur &&
-                        pass_quant_per_tensor(g, cn) && (cv->dtype == DT_UINT8 || cv->dtype == DT_INT8);
+                        pass_quant_per_channel(g, cn) && (cv->dtype == DT_UINT8 || cv->dtype == DT_INT8);
             if (cn->is_view || cn->fused_into >= 0 || (!op_is_elementwise(cn->op) && !quant) || cn->n_out != 1 ||
                 !reads_once(cn, cur) || (cv->dtype != DT_FLOAT32 && !quant) ||
                 !shape_equal(&cv->shape, &g->values[cur].shape))

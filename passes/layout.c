@@ -590,20 +590,58 @@ static int follow_dynquant(Lay *L, int node)
 
 /* ---- ops that follow their input's layout ---- */
 
-/* A per-tensor QuantizeLinear to uint8/int8 of a blocked float32 value, or
- * a DequantizeLinear of a blocked integer one, stays blocked: so the
- * quantized result of one integer convolution feeds the next one (and a
- * residual Add) without Unpack / Pack. Padding lanes stay finite. */
+/* Per-channel parameter p (a constant of C elements) padded to Cb * B
+ * elements with `pad` for the blocked form. */
+static int pad_channel_param(Lay *L, int p, int64_t C, float pad)
+{
+    Graph *g = L->g;
+    const Value *v = &g->values[p];
+    int64_t n = cdiv(C, L->B) * L->B;
+    size_t es = v->dtype == DT_FLOAT32 ? 4 : 1;
+    unsigned char *d = calloc((size_t)n, es);
+    if (!d)
+        return -1;
+    memcpy(d, v->data, (size_t)C * es);
+    for (int64_t i = C; i < n && es == 4; i++)
+        memcpy(d + i * 4, &pad, 4);
+    int id = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_blk", v->name)), v->dtype,
+                             shape_make(1, &n), d);
+    free(d);
+    grow(L);
+    return id;
+}
+
+/* A QuantizeLinear to uint8/int8 of a blocked float32 value, or a
+ * DequantizeLinear of a blocked integer one, per tensor or per channel
+ * (axis 1: its parameters padded to whole blocks, read at cb * B + lane),
+ * stays blocked: so the quantized result of one integer convolution feeds
+ * the next one (and a residual Add) without Unpack / Pack. Padding lanes
+ * stay finite. */
 static int follow_quant(Lay *L, int node)
 {
     Graph *g = L->g;
     Node *n = &g->nodes[node];
     int x = n->in[0], y = n->out[0];
     DType yt = g->values[y].dtype;
-    if (x < 0 || L->twin[x] < 0 || !shape_equal(&g->values[x].shape, &g->values[y].shape) || !pass_quant_per_tensor(g, n))
+    if (x < 0 || L->twin[x] < 0 || !shape_equal(&g->values[x].shape, &g->values[y].shape))
+        return 0;
+    int per_ch = !pass_quant_per_tensor(g, n);
+    if (per_ch && (!pass_quant_per_channel(g, n) || n->at.quant.axis != 1 || g->values[x].shape.rank != 4))
         return 0;
     if (n->op == OP_QUANTIZELINEAR ? yt != DT_UINT8 && yt != DT_INT8 : yt != DT_FLOAT32)
         return 0;
+    if (per_ch) {
+        int64_t C = g->values[x].shape.dims[1];
+        int s = pad_channel_param(L, n->in[1], C, 1.0f);
+        int z = n->n_in > 2 && n->in[2] >= 0 ? pad_channel_param(L, g->nodes[node].in[2], C, 0.0f) : -1;
+        if (s < 0 || (g->nodes[node].n_in > 2 && g->nodes[node].in[2] >= 0 && z < 0))
+            return -1;
+        n = &g->nodes[node];
+        n->in[1] = s;
+        if (z >= 0)
+            n->in[2] = z;
+        n->at.quant.blocked = 1;
+    }
     n->in[0] = L->twin[x];
     blocked_out(L, node, g->values[L->twin[x]].shape.dims);
     g->values[g->nodes[node].out[0]].dtype = yt;

@@ -180,3 +180,14 @@ int pass_quant_per_tensor(const Graph *g, const Node *n)
     }
     return g->values[n->in[1]].dtype == DT_FLOAT32;
 }
+
+int pass_quant_per_channel(const Graph *g, const Node *n)
+{
+    if ((n->op != OP_QUANTIZELINEAR && n->op != OP_DEQUANTIZELINEAR) || n->n_in < 2 || n->at.quant.qmode > 1 ||
+        n->at.quant.wide || n->at.quant.int_scale || n->at.quant.narrow != DT_UNDEFINED)
+        return 0;
+    for (int i = 1; i < n->n_in; i++)
+        if (n->in[i] >= 0 && !g->values[n->in[i]].data)
+            return 0;
+    return g->values[n->in[1]].dtype == DT_FLOAT32;
+}

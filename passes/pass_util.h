@@ -69,5 +69,9 @@ int pb_binary(PassBuild *b, const char *op, int a, int x);
  * for the whole tensor and computes in float32 (the form that stays blocked
  * and fuses into an integer convolution's epilogue). */
 int pass_quant_per_tensor(const Graph *g, const Node *n);
+/* The same with a constant float32 scale (and zero point) per element of
+ * one axis (qmode 1): fuses as well (the parameters are vectors indexed by
+ * that axis); or per tensor. */
+int pass_quant_per_channel(const Graph *g, const Node *n);
 
 #endif

@@ -9,7 +9,8 @@
 # blocked (no Unpack between them), and MatMulInteger with a constant int8 B
 # (ctvm.QMatMul: dot products, its QuantizeLinear fused); the same with int8
 # activations (s8_*: made uint8 by pass quant_u8_acts; s8_mm_rt, int8 x
-# int8 with a run-time B, only checked for its values). Exit status 1 on any mismatch.
+# int8 with a run-time B, only checked for its values), and per-channel
+# output QuantizeLinears (pc_*, fused all the same). Exit status 1 on any mismatch.
 # Usage: tests/quant/qkern_check.sh [CTVM_RUN] (default build/ctvm-run);
 # PY (default ~/.cache/ctvm/quant-venv/bin/python), CFLAGS_QK (gcc flags of
 # the generated code, default -O2 -march=native).
@@ -36,7 +37,7 @@ for d in "$TMP"/*/; do
                    { echo "$c: not the blocked int8 depthwise kernel"; fail=1; } ;;
     *) [ "$dot" -gt 0 ] || { echo "$c: no dot product in the generated code"; fail=1; } ;;
     esac
-    qk=$(grep -c '^static void k[0-9]*_.*QuantizeLinear(' "$d/build/model.c")
+    qk=$(grep -c '^static void k[0-9]*_.*QuantizeLinear[_0-9]*(' "$d/build/model.c")
     unpk=$(grep -c '^static void k[0-9]*_unpack(' "$d/build/model.c")
     qmax=0
     case $c in s8_*) qmax=1 ;; esac # the graph's own QuantizeLinear of its float32 input

@@ -11,7 +11,8 @@ the generic path but must still be right). "two_layers": two such convs, the
 first's uint8 output (its QuantizeLinear fused) read by the second.
 "mm_*": MatMulInteger with a constant int8 B on a 3-D uint8 A (int32
 output, or the chain with per-column scale and bias). "s8_*": int8
-activations quantized in the graph (make_s8)."""
+activations quantized in the graph (make_s8); "pc_*": per-channel output
+QuantizeLinear (make_pc)."""
 import os
 import sys
 
@@ -199,6 +200,42 @@ def make_s8(name, rng):
     return model, ins, outs[0][0]
 
 
+def make_pc(name, rng):
+    """The chain's QuantizeLinear per output channel (axis 1 of a conv's
+    output, 19 channels: off the block grid; axis 2 of a MatMulInteger's
+    [2, 5, 37]), fused into the dot-product kernel."""
+    mm = name == "pc_mm"
+    oc = 37 if mm else 19
+    if mm:
+        x = rng.integers(0, 256, size=(2, 5, 48), dtype=np.uint8)
+        w = rng.integers(-128, 128, size=(48, oc), dtype=np.int8)
+        core = helper.make_node("MatMulInteger", ["x", "w", "xz", "wz"], ["acc"])
+        pshape, axis = (oc,), 2
+    else:
+        x = rng.integers(0, 256, size=(1, 24, 9, 10), dtype=np.uint8)
+        w = rng.integers(-128, 128, size=(oc, 24, 3, 3), dtype=np.int8)
+        core = helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["acc"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+        pshape, axis = (1, oc, 1, 1), 1
+    inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.array(61, np.uint8), "xz"),
+             numpy_helper.from_array(np.array(0, np.int8), "wz"),
+             numpy_helper.from_array((rng.random(oc).astype(np.float32) * 2e-4 + 1e-5).reshape(pshape), "scale"),
+             numpy_helper.from_array((rng.standard_normal(oc).astype(np.float32) * 0.5).reshape(pshape), "bias"),
+             numpy_helper.from_array((rng.random(oc).astype(np.float32) * 0.03 + 0.005), "ys"),
+             numpy_helper.from_array(rng.integers(0, 256, size=oc, dtype=np.uint8), "yz")]
+    nodes = [core, helper.make_node("Cast", ["acc"], ["accf"], to=TensorProto.FLOAT),
+             helper.make_node("Mul", ["accf", "scale"], ["scaled"]),
+             helper.make_node("Add", ["scaled", "bias"], ["biased"]),
+             helper.make_node("QuantizeLinear", ["biased", "ys", "yz"], ["y"], axis=axis)]
+    graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.UINT8, list(x.shape))],
+                              [helper.make_tensor_value_info("y", TensorProto.UINT8, [None] * x.ndim)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model, x, "y"
+
+
+PC_CASES = ["pc_conv", "pc_mm"]
+
 S8_CASES = ["s8_two_layers", "s8_depthwise", "s8_mm", "s8_mm_rt"]
 
 MM_CASES = [("mm_k36_n23", 2, 7, 36, 23, False, 131), ("mm_k64_n40_chain", 1, 19, 64, 40, True, 0),
@@ -208,8 +245,10 @@ MM_CASES = [("mm_k36_n23", 2, 7, 36, 23, False, 131), ("mm_k64_n40_chain", 1, 19
 def main():
     out = sys.argv[1]
     rng = np.random.default_rng(22)
-    for case in CASES + [("two_layers",)] + MM_CASES + [(c,) for c in S8_CASES]:
-        if case[0].startswith("s8_"):
+    for case in CASES + [("two_layers",)] + MM_CASES + [(c,) for c in S8_CASES + PC_CASES]:
+        if case[0].startswith("pc_"):
+            model, x, out_name = make_pc(case[0], rng)
+        elif case[0].startswith("s8_"):
             model, x, out_name = make_s8(case[0], rng)
         elif case[0].startswith("mm_"):
             model, x, out_name = make_matmul(*case, rng)
