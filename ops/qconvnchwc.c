@@ -11,7 +11,9 @@
  *   Y   [N, OCb, OH, OW, OB] int32, or float32 (at.conv.out_float: the
  *       Cast that followed the ConvInteger folded in)
  * Attributes: kernel_shape[2], strides[2], dilations[2] (Node.at.conv.win;
- * no pads, one group). The weights' zero point is 0 (pass layout only
+ * no pads), group G (at.conv.group: W is [OCb, ICb/G, ...] and output
+ * blocks g*OCb/G.. read input blocks g*ICb/G..; pass layout merges small
+ * groups into whole blocks first). The weights' zero point is 0 (pass layout only
  * makes this node then), so
  *   y = sum((x - xz) * w) = sum(x * w) - xz * WS[oc]
  * and the sum of products is the body: 4 products of one input group and
@@ -42,7 +44,7 @@ static int read_attrs(Graph *g, int node, Diag *d)
     }
     for (int i = 0; i < 4; i++)
         wa->pads[i] = 0;
-    n->at.conv.group = 1; /* (at.conv.out_float is pass layout's, as ConvNCHWc's depthwise) */
+    n->at.conv.group = (int)attr_int(n, "group", 1); /* (at.conv.out_float is pass layout's, as ConvNCHWc's depthwise) */
     return 0;
 }
 
@@ -58,7 +60,9 @@ int op_qconvnchwc_infer(Graph *g, int node, Diag *d)
     int dw = g->nodes[node].at.conv.depthwise != 0;
     if (dw ? w->shape.dims[1] != 1 || w->shape.dims[4] != 1 || w->shape.dims[5] != x->shape.dims[4] ||
                  w->shape.dims[0] != x->shape.dims[1]
-           : w->shape.dims[1] != x->shape.dims[1] || w->shape.dims[4] * 4 != x->shape.dims[4] || w->shape.dims[5] % 4)
+           : g->nodes[node].at.conv.group < 1 || w->shape.dims[1] * g->nodes[node].at.conv.group != x->shape.dims[1] ||
+                 w->shape.dims[0] % g->nodes[node].at.conv.group || w->shape.dims[4] * 4 != x->shape.dims[4] ||
+                 w->shape.dims[5] % 4)
         return diag_error(d, g, node, "malformed QConvNCHWc (internal error)");
     int64_t OB = dw ? w->shape.dims[5] : w->shape.dims[5] / 4, OCb = w->shape.dims[0];
     int64_t OH = (x->shape.dims[2] - wa->dilations[0] * (wa->kernel[0] - 1) - 1) / wa->strides[0] + 1;
@@ -97,7 +101,10 @@ int compute_qconvnchwc(ComputeCtx *cx, int node, ComputeDef *def)
         s->body = lx_mul(lb, lx_cast(lb, LT_I32, lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi))),
                          lx_cast(lb, LT_I32, lx_load(lb, wb, compute_flat_index(cx, &w->shape, wi))));
     } else {
-        LVar *icb = compute_add_raxis(cx, s, "icb", x->shape.dims[1]);
+        LVar *icb = compute_add_raxis(cx, s, "icb", w->shape.dims[1]);
+        int64_t G = n->at.conv.group, OCbg = w->shape.dims[0] / G;
+        Expr *xcb = G > 1 ? lx_add(lb, lx_muli(lb, lx_div(lb, ocb, lx_int(lb, OCbg)), w->shape.dims[1]), lx_var(lb, icb))
+                          : lx_var(lb, icb); /* the group's input blocks */
         LVar *kh = compute_add_raxis(cx, s, "kh", wa->kernel[0]);
         LVar *kw = compute_add_raxis(cx, s, "kw", wa->kernel[1]);
         LVar *grp = compute_add_raxis(cx, s, "ig", IB / 4);
@@ -105,7 +112,7 @@ int compute_qconvnchwc(ComputeCtx *cx, int node, ComputeDef *def)
         Expr *iw = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[3]), wa->strides[1]), lx_muli(lb, lx_var(lb, kw), wa->dilations[1]));
         Expr *sum = NULL;
         for (int q = 0; q < 4; q++) { /* the 4 products of one input group: EX_DOT's unit */
-            Expr *xi[5] = {nn, lx_var(lb, icb), ih, iw, lx_add(lb, lx_muli(lb, lx_var(lb, grp), 4), lx_int(lb, q))};
+            Expr *xi[5] = {nn, xcb, ih, iw, lx_add(lb, lx_muli(lb, lx_var(lb, grp), 4), lx_int(lb, q))};
             Expr *wi[6] = {ocb, lx_var(lb, icb), lx_var(lb, kh), lx_var(lb, kw), lx_var(lb, grp),
                            lx_add(lb, lx_muli(lb, ol, 4), lx_int(lb, q))};
             Expr *p = lx_mul(lb, lx_cast(lb, LT_I32, lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi))),

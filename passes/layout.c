@@ -391,9 +391,20 @@ static int qconv_blocked(Lay *L, int node)
     int dwise = ca->group > 1 && ca->group == xv->shape.dims[1] && wv->shape.rank == 4 &&
                 wv->shape.dims[0] == ca->group && wv->shape.dims[1] == 1 && L->B >= 4;
     if (xv->dtype != DT_UINT8 || xv->shape.rank != 4 || wv->dtype != DT_INT8 || !wv->data || wv->shape.rank != 4 ||
-        ca->win.n != 2 || (ca->group != 1 && !dwise) || !zero_or_absent(g, wz) || n->at.qlinear.per_axis[2] ||
+        ca->win.n != 2 || !zero_or_absent(g, wz) || n->at.qlinear.per_axis[2] ||
         (xz >= 0 && g->values[xz].dtype != DT_UINT8))
         return 0;
+    /* groups: whole input and output blocks per group, after merging M
+     * neighbouring groups of icg < B channels into one of B (zero weights
+     * between them); G / M groups of B-lane blocks on the kernel */
+    int64_t G = ca->group, icg = xv->shape.dims[1] / G, ocg = wv->shape.dims[0] / G, M = 1;
+    if (G > 1 && !dwise) {
+        if (icg < L->B && L->B % icg == 0)
+            M = L->B / icg;
+        if (L->B % 4 || (icg * M) % L->B || (ocg * M) % L->B || G % M)
+            return 0; /* groups that do not fill whole blocks: the generic loops */
+    }
+    int64_t Gk = dwise ? 1 : G / M;
     int64_t ks[2] = {ca->win.kernel[0], ca->win.kernel[1]}, st[2] = {ca->win.strides[0], ca->win.strides[1]};
     int64_t dl[2] = {ca->win.dilations[0], ca->win.dilations[1]};
     int64_t pd[4] = {ca->win.pads[0], ca->win.pads[1], ca->win.pads[2], ca->win.pads[3]};
@@ -404,9 +415,9 @@ static int qconv_blocked(Lay *L, int node)
         out_float = 1;
     else
         cast = -1;
-    int64_t B = L->B, IB, C = xv->shape.dims[1], OC = wv->shape.dims[0];
-    int xin = qconv_input(L, x, &IB, dwise);
-    if (xin < 0)
+    int64_t B = L->B, IB, OC = wv->shape.dims[0];
+    int xin = qconv_input(L, x, &IB, dwise || Gk > 1);
+    if (xin < 0 || (Gk > 1 && IB != B))
         return 0;
     if (xz < 0) {
         uint8_t zero = 0;
@@ -428,7 +439,8 @@ static int qconv_blocked(Lay *L, int node)
     /* weights [OCb, ICb, KH, KW, IB/4, B*4] and their per-channel sums;
        depthwise: [OCb, 1, KH, KW, 1, B], one weight per lane (channel) */
     int64_t OCb = cdiv(OC, B), ICb = g->values[xin].shape.dims[1], KH = ks[0], KW = ks[1];
-    int64_t wdims[6] = {OCb, ICb, KH, KW, IB / 4, B * 4}, nw = OCb * ICb * KH * KW * IB * B;
+    int64_t ICbg = ICb / Gk; /* input blocks of one (merged) group */
+    int64_t wdims[6] = {OCb, ICbg, KH, KW, IB / 4, B * 4}, nw = OCb * ICbg * KH * KW * IB * B;
     if (dwise) {
         int64_t dd[6] = {OCb, 1, KH, KW, 1, B};
         memcpy(wdims, dd, sizeof wdims);
@@ -450,14 +462,16 @@ static int qconv_blocked(Lay *L, int node)
                 S[oc] += v;
             }
     for (int64_t oc = 0; oc < OC && !dwise; oc++)
-        for (int64_t ic = 0; ic < C; ic++)
+        for (int64_t i = 0; i < icg; i++) { /* i: channel in the model's group; ic: in the merged one */
+            int64_t ic = (oc / ocg) % M * icg + i;
             for (int64_t kh = 0; kh < KH; kh++)
                 for (int64_t kw = 0; kw < KW; kw++) {
-                    int8_t v = W[((oc * C + ic) * KH + kh) * KW + kw];
-                    int64_t blk = (((oc / B * ICb + ic / IB) * KH + kh) * KW + kw) * (IB / 4) + ic % IB / 4;
+                    int8_t v = W[((oc * icg + i) * KH + kh) * KW + kw];
+                    int64_t blk = (((oc / B * ICbg + ic / IB) * KH + kh) * KW + kw) * (IB / 4) + ic % IB / 4;
                     P[(blk * B + oc % B) * 4 + ic % 4] = v;
                     S[oc] += v;
                 }
+        }
     int wp = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_packed", g->values[w].name)),
                              DT_INT8, shape_make(6, wdims), P);
     int64_t ns = OCb * B;
@@ -481,6 +495,7 @@ static int qconv_blocked(Lay *L, int node)
     node_set_ints(g, L->pos, "kernel_shape", ks, 2);
     node_set_ints(g, L->pos, "strides", st, 2);
     node_set_ints(g, L->pos, "dilations", dl, 2);
+    node_set_int(g, L->pos, "group", Gk);
     n = &g->nodes[L->pos];
     memset(&n->at, 0, sizeof n->at);
     n->at.conv.depthwise = dwise;
@@ -490,7 +505,7 @@ static int qconv_blocked(Lay *L, int node)
         n->at.conv.win.strides[i] = st[i];
         n->at.conv.win.dilations[i] = dl[i];
     }
-    n->at.conv.group = 1;
+    n->at.conv.group = (int)Gk;
     n->at.conv.out_float = out_float;
     if (cast >= 0) /* moved down by the nodes inserted before the convolution */
         cast += L->pos - node;

@@ -32,7 +32,7 @@ for d in "$TMP"/*/; do
     if ! r=$("$PY" "$HERE/qkern_compare.py" "$d/out.npz" "$d/ref.npz"); then fail=1; fi
     dot=$(grep -c ' = ctvm_vdot_u8i8(' "$d/build/model.c")
     case $c in
-    grp4|s8_mm_rt) ;;
+    s8_mm_rt) ;;
     depthwise|s8_depthwise) grep -q 'ctvm_vcvt_u8_i32(ctvm_vload_8(' "$d/build/model.c" ||
                    { echo "$c: not the blocked int8 depthwise kernel"; fail=1; } ;;
     *) [ "$dot" -gt 0 ] || { echo "$c: no dot product in the generated code"; fail=1; } ;;
@@ -42,7 +42,7 @@ for d in "$TMP"/*/; do
     qmax=0
     case $c in s8_*) qmax=1 ;; esac # the graph's own QuantizeLinear of its float32 input
     case $c in
-    grp4|s8_mm_rt) ;;
+    s8_mm_rt) ;;
     *) [ "$qk" -le $qmax ] || { echo "$c: QuantizeLinear not fused into the convolution"; fail=1; }
        [ "$unpk" -le 1 ] || { echo "$c: $unpk Unpacks (the uint8 should stay blocked)"; fail=1; } ;;
     esac

@@ -6,8 +6,8 @@ inputs.npz and ref.npz (ORT's outputs on the same file). Cases: int32
 output (ConvInteger alone: must equal ORT exactly), and the contract's chain
 ConvInteger -> Cast -> Mul -> Add [-> Relu] -> QuantizeLinear (uint8: within
 one step of ORT). Channels off the 4 and 16 grids, pads, strides 2,
-dilation, 1x1, 7x7 on 3 channels, groups and depthwise (these two stay on
-the generic path but must still be right). "two_layers": two such convs, the
+dilation, 1x1, 7x7 on 3 channels, groups (merged into whole blocks, or
+native when a group fills blocks) and depthwise. "two_layers": two such convs, the
 first's uint8 output (its QuantizeLinear fused) read by the second.
 "mm_*": MatMulInteger with a constant int8 B on a 3-D uint8 A (int32
 output, or the chain with per-column scale and bias). "s8_*": int8
@@ -33,6 +33,8 @@ CASES = [
     ("c17_k5_p0_asym", 1, 17, 8, 14, 5, 5, 1, 0, 1, 1, True, 201),
     ("grp4", 1, 16, 8, 8, 32, 3, 1, 1, 1, 4, True, 9),
     ("depthwise", 1, 24, 9, 9, 24, 3, 1, 1, 1, 24, True, 100),
+    ("grp2_c64", 1, 64, 7, 9, 64, 3, 1, 1, 1, 2, True, 140),
+    ("grp8_c64_s2", 1, 64, 11, 10, 64, 3, 2, 1, 1, 8, False, 33),
 ]
 
 
