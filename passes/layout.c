@@ -337,19 +337,31 @@ static int conv_blocked(Lay *L, int node)
 
 /* ---- integer convolution (ConvInteger -> ctvm.QConvNCHWc) ---- */
 
-/* 1 when v is absent or a constant whose elements are all zero. */
-static int zero_or_absent(const Graph *g, int v)
+/* The constant int8 / uint8 weights w minus their zero point z (absent,
+ * one value, or one per channel: element e's channel is (e / div) % nch)
+ * as int8, when every difference fits (int8 weights with zero point 0
+ * always; uint8 ones, or asymmetric int8 ones, when their range allows):
+ * then the kernels' weights have zero point 0 and no per-pixel input sum is
+ * needed. NULL otherwise (caller frees). */
+static int8_t *weights_minus_zp(const Graph *g, int w, int z, int64_t nch, int64_t div)
 {
-    if (v < 0)
-        return 1;
-    const Value *z = &g->values[v];
-    int64_t ne = 0;
-    if (!z->data || (z->dtype != DT_INT8 && z->dtype != DT_UINT8) || !shape_numel(&z->shape, &ne))
-        return 0;
-    for (int64_t i = 0; i < ne; i++)
-        if (((const uint8_t *)z->data)[i])
-            return 0;
-    return 1;
+    const Value *wv = &g->values[w], *zv = z >= 0 ? &g->values[z] : NULL;
+    int64_t ne = 0, nz = 1;
+    if (!wv->data || (wv->dtype != DT_INT8 && wv->dtype != DT_UINT8) || !shape_numel(&wv->shape, &ne) || ne < 1 ||
+        (zv && (!zv->data || zv->dtype != wv->dtype || !shape_numel(&zv->shape, &nz) || (nz != 1 && nz != nch))))
+        return NULL;
+    int8_t *r = malloc((size_t)ne);
+    for (int64_t e = 0; r && e < ne; e++) {
+        int64_t k = nz == 1 ? 0 : (e / div) % nch;
+        int v = wv->dtype == DT_INT8 ? ((const int8_t *)wv->data)[e] : ((const uint8_t *)wv->data)[e];
+        int zz = !zv ? 0 : zv->dtype == DT_INT8 ? ((const int8_t *)zv->data)[k] : ((const uint8_t *)zv->data)[k];
+        if (v - zz < -128 || v - zz > 127) {
+            free(r);
+            return NULL;
+        }
+        r[e] = (int8_t)(v - zz);
+    }
+    return r;
 }
 
 /* The uint8 input of an integer convolution in blocks of IB lanes: its
@@ -390,8 +402,8 @@ static int qconv_blocked(Lay *L, int node)
     const ConvAttrs *ca = &n->at.qlinear.conv;
     int dwise = ca->group > 1 && ca->group == xv->shape.dims[1] && wv->shape.rank == 4 &&
                 wv->shape.dims[0] == ca->group && wv->shape.dims[1] == 1 && L->B >= 4;
-    if (xv->dtype != DT_UINT8 || xv->shape.rank != 4 || wv->dtype != DT_INT8 || !wv->data || wv->shape.rank != 4 ||
-        ca->win.n != 2 || !zero_or_absent(g, wz) || n->at.qlinear.per_axis[2] ||
+    if (xv->dtype != DT_UINT8 || xv->shape.rank != 4 || !wv->data || wv->shape.rank != 4 ||
+        ca->win.n != 2 || n->at.qlinear.per_axis[2] ||
         (xz >= 0 && g->values[xz].dtype != DT_UINT8))
         return 0;
     /* groups: whole input and output blocks per group, after merging M
@@ -405,6 +417,9 @@ static int qconv_blocked(Lay *L, int node)
             return 0; /* groups that do not fill whole blocks: the generic loops */
     }
     int64_t Gk = dwise ? 1 : G / M;
+    int8_t *W = weights_minus_zp(g, w, wz, wv->shape.dims[0], wv->shape.dims[1] * wv->shape.dims[2] * wv->shape.dims[3]);
+    if (!W)
+        return 0; /* (x - xz) * (w - wz) with w - wz beyond int8: the generic loops */
     int64_t ks[2] = {ca->win.kernel[0], ca->win.kernel[1]}, st[2] = {ca->win.strides[0], ca->win.strides[1]};
     int64_t dl[2] = {ca->win.dilations[0], ca->win.dilations[1]};
     int64_t pd[4] = {ca->win.pads[0], ca->win.pads[1], ca->win.pads[2], ca->win.pads[3]};
@@ -417,8 +432,10 @@ static int qconv_blocked(Lay *L, int node)
         cast = -1;
     int64_t B = L->B, IB, OC = wv->shape.dims[0];
     int xin = qconv_input(L, x, &IB, dwise || Gk > 1);
-    if (xin < 0 || (Gk > 1 && IB != B))
+    if (xin < 0 || (Gk > 1 && IB != B)) {
+        free(W);
         return 0;
+    }
     if (xz < 0) {
         uint8_t zero = 0;
         xz = graph_add_const(g, pass_unique_name(g, "qconv_zero_point"), DT_UINT8, shape_make(0, NULL), &zero);
@@ -451,9 +468,9 @@ static int qconv_blocked(Lay *L, int node)
     if (!P || !S) {
         free(P);
         free(S);
+        free(W);
         return -1;
     }
-    const int8_t *W = g->values[w].data;
     for (int64_t oc = 0; oc < OC && dwise; oc++)
         for (int64_t kh = 0; kh < KH; kh++)
             for (int64_t kw = 0; kw < KW; kw++) {
@@ -479,6 +496,7 @@ static int qconv_blocked(Lay *L, int node)
                              DT_INT32, shape_make(1, &ns), S);
     free(P);
     free(S);
+    free(W);
     grow(L);
     n = &g->nodes[L->pos];
     const int64_t *yd = g->values[y].shape.dims;
@@ -530,32 +548,37 @@ static int qmatmul_packed(Lay *L, int node)
     Node *n = &g->nodes[node];
     int a = n->in[0], b = n->in[1], az = n->n_in > 2 ? n->in[2] : -1, bz = n->n_in > 3 ? n->in[3] : -1;
     const Value *av = &g->values[a], *bv = &g->values[b];
-    if (av->dtype != DT_UINT8 || av->shape.rank < 2 || bv->dtype != DT_INT8 || !bv->data || bv->shape.rank != 2 ||
-        av->shape.dims[av->shape.rank - 1] != bv->shape.dims[0] || bv->shape.dims[0] % 4 || !zero_or_absent(g, bz) ||
+    if (av->dtype != DT_UINT8 || av->shape.rank < 2 || !bv->data || bv->shape.rank != 2 ||
+        av->shape.dims[av->shape.rank - 1] != bv->shape.dims[0] || bv->shape.dims[0] % 4 ||
         n->at.qlinear.per_axis[2] || (az >= 0 && g->values[az].dtype != DT_UINT8) ||
         g->values[n->out[0]].shape.rank != av->shape.rank)
         return 0;
     int64_t K = bv->shape.dims[0], N = bv->shape.dims[1];
+    const char *bname = bv->name; /* bv moves when constants are added */
+    int8_t *B = weights_minus_zp(g, b, bz, N, 1);
+    if (!B)
+        return 0; /* (a - az) * (b - bz) with b - bz beyond int8: the generic loops */
     int8_t *P = malloc((size_t)(K * N) + 1);
     int32_t *S = calloc((size_t)N + 1, sizeof(int32_t));
     if (!P || !S) {
         free(P);
         free(S);
+        free(B);
         return -1;
     }
-    const int8_t *B = bv->data;
     for (int64_t k = 0; k < K; k++)
         for (int64_t j = 0; j < N; j++) {
             P[(k / 4) * N * 4 + j * 4 + k % 4] = B[k * N + j];
             S[j] += B[k * N + j];
         }
     int64_t pd[2] = {K / 4, N * 4};
-    int bp = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_packed", bv->name)), DT_INT8,
+    int bp = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_packed", bname)), DT_INT8,
                              shape_make(2, pd), P);
-    int bs = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_sum", bv->name)), DT_INT32,
+    int bs = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_sum", bname)), DT_INT32,
                              shape_make(1, &N), S);
     free(P);
     free(S);
+    free(B);
     if (az < 0) {
         uint8_t zero = 0;
         az = graph_add_const(g, pass_unique_name(g, "qmatmul_zero_point"), DT_UINT8, shape_make(0, NULL), &zero);

@@ -10,7 +10,9 @@
 # (ctvm.QMatMul: dot products, its QuantizeLinear fused); the same with int8
 # activations (s8_*: made uint8 by pass quant_u8_acts; s8_mm_rt, int8 x
 # int8 with a run-time B, only checked for its values), and per-channel
-# output QuantizeLinears (pc_*, fused all the same). Exit status 1 on any mismatch.
+# output QuantizeLinears (pc_*, fused all the same), weights with zero
+# points whose w - wz fit in int8 (wz_*; wz_wide_conv, which does not, only
+# checked for its values). Exit status 1 on any mismatch.
 # Usage: tests/quant/qkern_check.sh [CTVM_RUN] (default build/ctvm-run);
 # PY (default ~/.cache/ctvm/quant-venv/bin/python), CFLAGS_QK (gcc flags of
 # the generated code, default -O2 -march=native).
@@ -32,7 +34,7 @@ for d in "$TMP"/*/; do
     if ! r=$("$PY" "$HERE/qkern_compare.py" "$d/out.npz" "$d/ref.npz"); then fail=1; fi
     dot=$(grep -c ' = ctvm_vdot_u8i8(' "$d/build/model.c")
     case $c in
-    s8_mm_rt) ;;
+    s8_mm_rt|wz_wide_conv) ;;
     depthwise|s8_depthwise) grep -q 'ctvm_vcvt_u8_i32(ctvm_vload_8(' "$d/build/model.c" ||
                    { echo "$c: not the blocked int8 depthwise kernel"; fail=1; } ;;
     *) [ "$dot" -gt 0 ] || { echo "$c: no dot product in the generated code"; fail=1; } ;;
@@ -42,7 +44,7 @@ for d in "$TMP"/*/; do
     qmax=0
     case $c in s8_*) qmax=1 ;; esac # the graph's own QuantizeLinear of its float32 input
     case $c in
-    s8_mm_rt) ;;
+    s8_mm_rt|wz_wide_conv) ;;
     *) [ "$qk" -le $qmax ] || { echo "$c: QuantizeLinear not fused into the convolution"; fail=1; }
        [ "$unpk" -le 1 ] || { echo "$c: $unpk Unpacks (the uint8 should stay blocked)"; fail=1; } ;;
     esac

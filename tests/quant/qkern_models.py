@@ -12,7 +12,7 @@ first's uint8 output (its QuantizeLinear fused) read by the second.
 "mm_*": MatMulInteger with a constant int8 B on a 3-D uint8 A (int32
 output, or the chain with per-column scale and bias). "s8_*": int8
 activations quantized in the graph (make_s8); "pc_*": per-channel output
-QuantizeLinear (make_pc)."""
+QuantizeLinear (make_pc); "wz_*": weights with zero points (make_wz)."""
 import os
 import sys
 
@@ -236,6 +236,47 @@ def make_pc(name, rng):
     return model, x, "y"
 
 
+def make_wz(name, rng):
+    """Weights with a zero point: uint8 ones (ORT's weight_type=QUInt8) or
+    asymmetric int8 ones, per tensor or per output channel. When every
+    w - wz fits in int8 (wz_u8_conv, wz_s8_conv, wz_u8_mm, wz_s8_pc_mm) pass layout
+    makes them int8 with zero point 0 for the dot-product kernels; when not
+    (wz_wide_conv) the generic loops must still be right. int32 outputs."""
+    mm = name.endswith("_mm")
+    if mm:  # per-column zero points (ORT's ConvInteger takes only one)
+        x = rng.integers(0, 256, size=(3, 7, 40), dtype=np.uint8)
+        if name == "wz_u8_mm":
+            wz = rng.integers(100, 156, size=29).astype(np.uint8)
+        else:
+            wz = rng.integers(-30, 30, size=29).astype(np.int8)
+        w = np.clip(wz.astype(int) + rng.integers(-98, 98, size=(40, 29)), -128 if wz.dtype == np.int8 else 0,
+                    127 if wz.dtype == np.int8 else 255).astype(wz.dtype)
+        core = helper.make_node("MatMulInteger", ["x", "w", "xz", "wz"], ["acc"])
+    else:
+        x = rng.integers(0, 256, size=(1, 20, 8, 9), dtype=np.uint8)
+        shape = (24, 20, 3, 3)
+        if name == "wz_u8_conv":
+            wz = np.array(128, np.uint8)
+            w = rng.integers(1, 256, size=shape).astype(np.uint8)
+        elif name == "wz_s8_conv":
+            wz = np.array(-17, np.int8)
+            w = rng.integers(-128, 111, size=shape).astype(np.int8)
+        else:  # wz_wide_conv: w - wz up to 255
+            wz = np.array(3, np.uint8)
+            w = rng.integers(0, 256, size=shape).astype(np.uint8)
+        core = helper.make_node("ConvInteger", ["x", "w", "xz", "wz"], ["acc"], kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    inits = [numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.array(93, np.uint8), "xz"),
+             numpy_helper.from_array(wz, "wz")]
+    graph = helper.make_graph([core], name, [helper.make_tensor_value_info("x", TensorProto.UINT8, list(x.shape))],
+                              [helper.make_tensor_value_info("acc", TensorProto.INT32, [None] * x.ndim)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model, x, "acc"
+
+
+WZ_CASES = ["wz_u8_conv", "wz_s8_conv", "wz_u8_mm", "wz_s8_pc_mm", "wz_wide_conv"]
+
 PC_CASES = ["pc_conv", "pc_mm"]
 
 S8_CASES = ["s8_two_layers", "s8_depthwise", "s8_mm", "s8_mm_rt"]
@@ -247,8 +288,10 @@ MM_CASES = [("mm_k36_n23", 2, 7, 36, 23, False, 131), ("mm_k64_n40_chain", 1, 19
 def main():
     out = sys.argv[1]
     rng = np.random.default_rng(22)
-    for case in CASES + [("two_layers",)] + MM_CASES + [(c,) for c in S8_CASES + PC_CASES]:
-        if case[0].startswith("pc_"):
+    for case in CASES + [("two_layers",)] + MM_CASES + [(c,) for c in S8_CASES + PC_CASES + WZ_CASES]:
+        if case[0].startswith("wz_"):
+            model, x, out_name = make_wz(case[0], rng)
+        elif case[0].startswith("pc_"):
             model, x, out_name = make_pc(case[0], rng)
         elif case[0].startswith("s8_"):
             model, x, out_name = make_s8(case[0], rng)
