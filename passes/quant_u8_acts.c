@@ -19,7 +19,8 @@
  * A value is flipped only when all of that holds for its whole connected
  * set (every producer a QuantizeLinear with a constant zero point or one of
  * the moving ops, every reader one of the above with constant zero points)
- * and none of it is a graph input, output or constant. Runs after dce,
+ * and none of it is a graph input, output, constant or read by name inside
+ * a subgraph. Runs after dce,
  * before layout. */
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,22 @@ static int check_node(const Graph *g, int i, char *cand)
     }
 }
 
+/* Drops every value of g that subgraph `sub` (If / Loop /
+ * Scan bodies, nested) reads by name: it must keep its type. */
+static void drop_outer_reads(const Graph *g, const Graph *sub, char *cand)
+{
+    for (int v = 0; v < sub->n_values; v++)
+        if (sub->values[v].is_outer) {
+            int o = graph_find_value(g, sub->values[v].name);
+            if (o >= 0 && o < g->n_values)
+                cand[o] = 0;
+        }
+    for (int i = 0; i < sub->n_nodes; i++)
+        for (int a = 0; a < sub->nodes[i].n_attrs; a++)
+            if (sub->nodes[i].attrs[a].kind == ATTR_GRAPH && sub->nodes[i].attrs[a].graph)
+                drop_outer_reads(g, sub->nodes[i].attrs[a].graph, cand);
+}
+
 /* A uint8 constant of z's shape holding z + 128 (z absent: the scalar 128);
  * one per source zero point (memo). */
 static int shifted_zp(Graph *g, int z, int *memo)
@@ -172,6 +189,10 @@ int pass_quant_u8_acts(Graph *g, Diag *d)
                   x->producer >= 0 && !g->nodes[x->producer].dead;
         any |= cand[v];
     }
+    for (int i = 0; i < g->n_nodes && any; i++)
+        for (int a = 0; a < g->nodes[i].n_attrs; a++)
+            if (!g->nodes[i].dead && g->nodes[i].attrs[a].kind == ATTR_GRAPH && g->nodes[i].attrs[a].graph)
+                drop_outer_reads(g, g->nodes[i].attrs[a].graph, cand);
     for (int v = 0; v < nv && any; v++) /* a producer that is neither a Q nor a moving op */
         if (cand[v] && g->nodes[g->values[v].producer].op != OP_QUANTIZELINEAR &&
             !moving_inputs(&g->nodes[g->values[v].producer]))
