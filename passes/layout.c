@@ -358,10 +358,13 @@ static int zero_or_absent(const Graph *g, int v)
 static int qconv_input(Lay *L, int x, int64_t *IB, int dwise)
 {
     Graph *g = L->g;
-    if (L->twin[x] >= 0 && g->values[L->twin[x]].dtype == DT_UINT8) {
+    if (L->twin[x] >= 0 && g->values[L->twin[x]].dtype == DT_UINT8 && g->values[L->twin[x]].shape.dims[4] % 4 == 0) {
         *IB = g->values[L->twin[x]].shape.dims[4];
         return dwise && *IB != L->B ? -1 : L->twin[x];
     }
+    /* a twin in blocks of fewer than 4 lanes (targets narrower than 4
+       floats) cannot feed the 4-byte dot: pack the plain tensor instead */
+    need_plain(L, x);
     const int64_t *d = g->values[x].shape.dims;
     *IB = (d[1] <= 4 || L->B < 4) && !dwise ? 4 : L->B; /* 3-channel images: one group of 4 */
     int64_t dims[5] = {d[0], cdiv(d[1], *IB), d[2], d[3], *IB};
