@@ -347,7 +347,7 @@ static void pcast(Em *m, const Expr *e)
 static void pexpr(Em *m, const Expr *e)
 {
     FILE *f = m->f;
-    if (lx_lanes(e) > 1) {
+    if (lx_lanes(e) > 1 || e->kind == EX_DOT) { /* a dot of one lane: VL-1 targets (lp_vectorize) */
         vexpr(m, e);
         return;
     }
@@ -564,7 +564,10 @@ static void vexpr(Em *m, const Expr *e)
         return;
     case EX_DOT:
         fprintf(f, "ctvm_vdot_%s(", e->b->type == LT_U8 ? "u8i8" : "i8i8");
-        vexpr(m, e->a);
+        if (lx_lanes(e) == 1)
+            pexpr(m, e->a);
+        else
+            vexpr(m, e->a);
         fputs(", ", f);
         dot_operand(m, e->b);
         fputs(", ", f);
