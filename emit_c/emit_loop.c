@@ -322,6 +322,29 @@ static void pcall(Em *m, const Expr *e)
     fputc(')', f);
 }
 
+/* A float constant inside int32. */
+static int int32_bound(const Expr *k)
+{
+    const double lim = 2147483520.0; /* the largest float below 2^31 */
+    return k->kind == EX_FLOAT && k->f >= -lim && k->f <= lim;
+}
+
+static int float_minmax(const Expr *e)
+{
+    return e->kind == EX_BIN && (e->op == BO_MIN || e->op == BO_MAX) && lt_is_float(e->type);
+}
+
+/* e is min(max(x, lo), hi) or max(min(x, hi), lo) of a float with constant
+ * bounds inside int32 (QuantizeLinear's saturation, Clip): its conversion to
+ * an integer needs no int64 (a NaN x never gets through ctvm_minf/maxf). */
+static int clamped_in_int32(const Expr *e)
+{
+    if (!float_minmax(e))
+        return 0;
+    const Expr *in = int32_bound(e->b) ? e->a : int32_bound(e->a) ? e->b : NULL;
+    return in && float_minmax(in) && in->op != e->op && (int32_bound(in->a) || int32_bound(in->b));
+}
+
 static void pcast(Em *m, const Expr *e)
 {
     FILE *f = m->f;
@@ -330,6 +353,13 @@ static void pcast(Em *m, const Expr *e)
         fputs("(", f);
         pexpr(m, e->a);
         fputs(" != 0)", f);
+        return;
+    }
+    if (lt_is_float(from) && lt_is_int(to) && lt_bits(to) <= 32 && clamped_in_int32(e->a)) {
+        /* in range: through int32 (one VCVT on a 32-bit FPU; int64 is a libgcc call) */
+        fprintf(f, "((%s)(int32_t)", lt_c_type(to));
+        pexpr(m, e->a);
+        fputc(')', f);
         return;
     }
     if (lt_is_float(from) && (lt_is_int(to) || to == LT_IDX) && lt_bits(to) < 64) {
