@@ -471,8 +471,8 @@ check "cortex-m7: --arena caller leaves no arena in RAM" mcu '^RAM: +0 bytes.*' 
 check "cortex-m7: small_cnn runs on qemu mps2-an500 and matches PyTorch" bash tests/mcu/run_m7.sh
 check "cortex-m7: --arena caller --weights-section runs on qemu mps2-an500 and matches PyTorch" \
   bash tests/mcu/run_m7.sh --arena caller --weights-section .ctvm_weights
-check "cortex-m7: int8 small_cnn (QDQ) runs on qemu mps2-an500 and matches ORT within one step" \
-  bash tests/mcu/run_m7.sh --int8
+check "cortex-m7: int8 small_cnn (QDQ) runs on qemu mps2-an500, matches ORT within one step, needs <= 0.5x the float32 flash and RAM, no soft double, SMLADs" \
+  env CTVM_M7_INT8_STRICT=1 bash tests/mcu/run_m7.sh --int8
 
 # --- bad input: clear error, non-zero exit, no output file -----------------------
 refuse() { # name file expected-text [extra args]
