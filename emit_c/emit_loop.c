@@ -322,6 +322,29 @@ static void pcall(Em *m, const Expr *e)
     fputc(')', f);
 }
 
+/* A float constant inside int32. */
+static int int32_bound(const Expr *k)
+{
+    const double lim = 2147483520.0; /* the largest float below 2^31 */
+    return k->kind == EX_FLOAT && k->f >= -lim && k->f <= lim;
+}
+
+static int float_minmax(const Expr *e)
+{
+    return e->kind == EX_BIN && (e->op == BO_MIN || e->op == BO_MAX) && lt_is_float(e->type);
+}
+
+/* e is min(max(x, lo), hi) or max(min(x, hi), lo) of a float with constant
+ * bounds inside int32 (QuantizeLinear's saturation, Clip): its conversion to
+ * an integer needs no int64 (a NaN x never gets through ctvm_minf/maxf). */
+static int clamped_in_int32(const Expr *e)
+{
+    if (!float_minmax(e))
+        return 0;
+    const Expr *in = int32_bound(e->b) ? e->a : int32_bound(e->a) ? e->b : NULL;
+    return in && float_minmax(in) && in->op != e->op && (int32_bound(in->a) || int32_bound(in->b));
+}
+
 static void pcast(Em *m, const Expr *e)
 {
     FILE *f = m->f;
@@ -330,6 +353,13 @@ static void pcast(Em *m, const Expr *e)
         fputs("(", f);
         pexpr(m, e->a);
         fputs(" != 0)", f);
+        return;
+    }
+    if (lt_is_float(from) && lt_is_int(to) && lt_bits(to) <= 32 && clamped_in_int32(e->a)) {
+        /* in range: through int32 (one VCVT on a 32-bit FPU; int64 is a libgcc call) */
+        fprintf(f, "((%s)(int32_t)", lt_c_type(to));
+        pexpr(m, e->a);
+        fputc(')', f);
         return;
     }
     if (lt_is_float(from) && (lt_is_int(to) || to == LT_IDX) && lt_bits(to) < 64) {
@@ -347,7 +377,7 @@ static void pcast(Em *m, const Expr *e)
 static void pexpr(Em *m, const Expr *e)
 {
     FILE *f = m->f;
-    if (lx_lanes(e) > 1) {
+    if (lx_lanes(e) > 1 || e->kind == EX_DOT) { /* a dot of one lane: VL-1 targets (lp_vectorize) */
         vexpr(m, e);
         return;
     }
@@ -564,7 +594,10 @@ static void vexpr(Em *m, const Expr *e)
         return;
     case EX_DOT:
         fprintf(f, "ctvm_vdot_%s(", e->b->type == LT_U8 ? "u8i8" : "i8i8");
-        vexpr(m, e->a);
+        if (lx_lanes(e) == 1)
+            pexpr(m, e->a);
+        else
+            vexpr(m, e->a);
         fputs(", ", f);
         dot_operand(m, e->b);
         fputs(", ", f);

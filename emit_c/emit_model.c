@@ -260,6 +260,12 @@ int emit_kernel_headers(FILE *out, const Module *m, Diag *d)
         emit_banner_file(out, "runtime_min/ctvm_types.h");
     if (tg->vl == 1) /* the scalar header's ctvm_vfma fuses as constant folding assumed */
         fprintf(out, "#define CTVM_VFMA_FUSED %d\n", tg->fma);
+    if (tg->ext && (m->uses_vec || tg->vl == 1)) { /* the extension the target names: the header enables it */
+        fputs("#define CTVM_EXT_", out);
+        for (const char *c = tg->ext; *c; c++)
+            fputc(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c, out);
+        fputs(" 1\n", out);
+    }
     emit_banner_file(out, m->uses_vec || tg->vl == 1 ? tg->header : "templates/ctvm_vec_scalar.h");
     if (m->uses_vec_math)
         emit_banner_file(out, "templates/ctvm_vec_math.h");
@@ -321,10 +327,11 @@ int emit_module(const Module *m, const EmitOptions *o, FILE *out, FILE *hout, Di
             o->model_hash ? o->model_hash : "",
             tg->name, P, tg->cc, tg->isa_in_file ? "" : tg->cflags, !tg->isa_in_file && *tg->cflags ? " " : "");
     if (m->uses_vec && tg->isa_in_file && *tg->cflags)
-        fprintf(out, " * Vector ISA: %s, which the file enables itself (templates/ctvm_vec_%s.h)\n"
+        fprintf(out, " * Vector ISA: %s%s%s, which the file enables itself (templates/ctvm_vec_%s.h)\n"
                      " * when not given %s or -march=native; the code runs only on a\n"
-                     " * CPU with %s (called on another: illegal instruction, SIGILL).\n",
-                tg->isa, tg->isa, tg->cflags, tg->isa);
+                     " * CPU with %s%s%s (called on another: illegal instruction, SIGILL).\n",
+                tg->isa, tg->ext ? " + " : "", tg->ext ? tg->ext : "", tg->isa, tg->cflags, tg->isa,
+                tg->ext ? " + " : "", tg->ext ? tg->ext : "");
     fputs(" */\n", out);
     if (tg->bare_metal) /* gcc -O2 turns copy and fill loops into memmove/memcpy/memset calls */
         fputs("/* Bare metal: no C library, so gcc must not turn copy or fill loops into\n"

@@ -25,11 +25,19 @@ typedef struct Target {
                              Build line omits them; ctvm-run still passes them */
     int fma;              /* ctvm_vfma is fused (one rounding) on this target, and so is the
                              math of templates/ctvm_vec_math.h that constant folding computes */
+    const char *ext;      /* an ISA extension beyond the header's base ISA that the target
+                             names (gcc's feature name, "avx512vnni"), or NULL: model.c
+                             defines CTVM_EXT_<EXT, upper case> before the header, which then
+                             enables it with the base ISA (isa_in_file) and uses it */
+    const char *base;     /* the target this one extends (same header, vector width and
+                             registers, so the same schedules), whose tuning records apply
+                             to it too; NULL for none */
 } Target;
 
 /* The target called `name` ("native" detects the host); NULL if unknown. */
 const Target *target_find(const char *name);
-/* The best target this host runs (x86: avx512 > avx2 > sse4 > generic). */
+/* The best target this host runs (x86: avx512-vnni > avx512 > avx2-vnni > avx2 >
+ * sse4 > generic). */
 const Target *target_native(void);
 /* The i-th target of the table, NULL past the end. */
 const Target *target_at(int i);

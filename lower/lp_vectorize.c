@@ -169,9 +169,12 @@ static int match_dot_sum(LoopBuilder *lb, const Expr *sum, const LVar *v, Dot *d
         int64_t c = 0, dx, dw;
         if (p->kind != EX_BIN || p->op != BO_MUL || p->type != LT_I32 || !(a = load8(p->a)) || !(b = load8(p->b)))
             return 0;
-        x = lx_uses_var(a->a, v) ? b : a;
+        if (v) /* x: the operand the lane does not move */
+            x = lx_uses_var(a->a, v) ? b : a;
+        else /* VL 1: x the uint8 one, or either when both are int8 */
+            x = b->buf->dtype == DT_INT8 ? a : b;
         w = x == a ? b : a;
-        if (lx_uses_var(x->a, v) || w->buf->dtype != DT_INT8 || !lx_affine(w->a, v, &c) || c != 4)
+        if (w->buf->dtype != DT_INT8 || (v && (lx_uses_var(x->a, v) || !lx_affine(w->a, v, &c) || c != 4)))
             return 0;
         if (q == 0) {
             dot->x = x;
@@ -464,10 +467,63 @@ static Stmt *walk(Vec *c, Stmt *s)
     }
 }
 
+/* ---- VL 1: scalar dot products ----
+ * Scalar targets have no lanes, but the 4-term sum of the blocked integer
+ * convolution (x[i..i+3] against w[j..j+3]) is still one 4-byte dot:
+ * EX_DOT of one lane, ctvm_vdot_u8i8 / _i8i8 of templates/ctvm_vec_scalar.h
+ * (two SMLADs on an Arm core with the DSP extension, plain C elsewhere).
+ * Only integer sums of 8-bit products match: float code is unchanged. */
+static Expr *scalar_dots_expr(LoopBuilder *lb, Expr *e)
+{
+    if (!e)
+        return NULL;
+    Dot dot;
+    if (e->type == LT_I32 && lx_lanes(e) == 1 && match_dot(lb, e, NULL, &dot)) {
+        Expr *xg = lx_vload(lb, dot.x->buf, dot.x->a, 4, storage(dot.x->buf->dtype));
+        Expr *wq = lx_vload(lb, dot.w->buf, dot.w->a, 4, LT_I8);
+        return lx_dot(lb, scalar_dots_expr(lb, (Expr *)dot.acc), xg, wq);
+    }
+    if (e->kind != EX_BIN && e->kind != EX_CALL && e->kind != EX_CAST && e->kind != EX_SELECT)
+        return e;
+    Expr *a = scalar_dots_expr(lb, e->a), *b = scalar_dots_expr(lb, e->b), *c = scalar_dots_expr(lb, e->c);
+    if (a == e->a && b == e->b && c == e->c)
+        return e;
+    Expr *r = arena_alloc(lb->arena, sizeof *r);
+    *r = *e;
+    r->a = a;
+    r->b = b;
+    r->c = c;
+    return r;
+}
+
+static Stmt *scalar_dots(LoopBuilder *lb, Stmt *s)
+{
+    if (!s)
+        return NULL;
+    switch (s->kind) {
+    case ST_STORE:
+        s->value = scalar_dots_expr(lb, s->value);
+        break;
+    case ST_SEQ:
+        for (int i = 0; i < s->n; i++)
+            s->items[i] = scalar_dots(lb, s->items[i]);
+        break;
+    case ST_IF: s->else_body = scalar_dots(lb, s->else_body); /* fall through */
+    case ST_FOR:
+    case ST_ALLOC:
+        s->body = scalar_dots(lb, s->body);
+        break;
+    default: break;
+    }
+    return s;
+}
+
 int lp_vectorize(Module *m, Kernel *k, Diag *d)
 {
     (void)d;
     Vec c = {&m->lb, m->target ? m->target->vl : 1};
     k->body = walk(&c, k->body);
+    if (c.vl == 1)
+        k->body = scalar_dots(c.lb, k->body);
     return 0;
 }

@@ -370,9 +370,19 @@ static int8_t *weights_minus_zp(const Graph *g, int w, int z, int64_t nch, int64
 static int qconv_input(Lay *L, int x, int64_t *IB, int dwise)
 {
     Graph *g = L->g;
-    if (L->twin[x] >= 0 && g->values[L->twin[x]].dtype == DT_UINT8) {
-        *IB = g->values[L->twin[x]].shape.dims[4];
+    int64_t tb = L->twin[x] >= 0 && g->values[L->twin[x]].dtype == DT_UINT8 ? g->values[L->twin[x]].shape.dims[4] : 0;
+    if (tb && (dwise || tb % 4 == 0)) {
+        *IB = tb;
         return dwise && *IB != L->B ? -1 : L->twin[x];
+    }
+    /* a twin in blocks of fewer than 4 lanes (targets narrower than 4
+       floats) cannot feed the 4-byte dot: pack the plain tensor instead */
+    need_plain(L, x);
+    if (dwise && L->B == 1) { /* one channel a lane: the plain tensor, viewed */
+        int t = get_blocked(L, x);
+        g->values[t].dtype = DT_UINT8;
+        *IB = 1;
+        return t;
     }
     const int64_t *d = g->values[x].shape.dims;
     *IB = (d[1] <= 4 || L->B < 4) && !dwise ? 4 : L->B; /* 3-channel images: one group of 4 */
@@ -401,7 +411,7 @@ static int qconv_blocked(Lay *L, int node)
     const Value *xv = &g->values[x], *wv = &g->values[w];
     const ConvAttrs *ca = &n->at.qlinear.conv;
     int dwise = ca->group > 1 && ca->group == xv->shape.dims[1] && wv->shape.rank == 4 &&
-                wv->shape.dims[0] == ca->group && wv->shape.dims[1] == 1 && L->B >= 4;
+                wv->shape.dims[0] == ca->group && wv->shape.dims[1] == 1 && (L->B >= 4 || L->B == 1);
     if (xv->dtype != DT_UINT8 || xv->shape.rank != 4 || !wv->data || wv->shape.rank != 4 ||
         ca->win.n != 2 || n->at.qlinear.per_axis[2] ||
         (xz >= 0 && g->values[xz].dtype != DT_UINT8))

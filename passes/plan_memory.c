@@ -9,8 +9,9 @@
  * in order of definition, lowest 64-byte-aligned gap among the blocks live
  * at that step; a block read at step t is still live while outputs of step
  * t are placed, so a group never writes over its own inputs. Each C storage
- * type (float, int64_t, uint8_t, ...) has its own region of the arena, so
- * bytes are only ever accessed as one type. */
+ * type (float, int64_t, uint16_t, ...) has its own region of the arena, so
+ * bytes are only ever accessed as one type, except that uint8/int8 values
+ * (character types, which may alias anything) share the float region. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,12 @@ enum { N_CLASSES = sizeof CLASSES / sizeof CLASSES[0] };
 
 static int storage_class(DType t)
 {
+    /* quantized activations are bytes, which C lets alias any type (an
+       access through a character type may touch any object), so they share
+       the float region: an int8 model's uint8 values reuse the bytes of its
+       float32 epilogue values instead of a region of their own */
+    if (t == DT_UINT8 || t == DT_INT8)
+        return 0;
     const char *c = dtype_c_storage(t);
     for (int i = 0; i < N_CLASSES; i++)
         if (strcmp(CLASSES[i], c) == 0)

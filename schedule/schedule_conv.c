@@ -265,7 +265,7 @@ Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st)
     ConvPlan p = {.L = st->extent[4], .OCb = st->extent[1], .OH = st->extent[2], .OW = st->extent[3]};
     int depthwise = st->n_raxes == 2;
     if (vl == 1)
-        p.U = depthwise ? 1 : (p.OCb >= 4 ? 4 : p.OCb); /* scalar: channels are the register block */
+        p.U = depthwise || (st->acc && st->acc->type == LT_I32) ? 1 : (p.OCb >= 4 ? 4 : p.OCb); /* scalar: channels are the register block */
     else
         p.U = depthwise || st->extent[2] * st->extent[3] <= 64 ? 1 : (p.OCb >= 2 ? 2 : 1);
     if (st->knob[1] > 0)
@@ -280,6 +280,12 @@ Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st)
        2 x 8, 2 x 10 and 2 x 12 measured alike on Zen 4 */
     if (st->acc && st->acc->type == LT_I32 && tmax > QCONV_TMAX)
         tmax = QCONV_TMAX;
+    /* scalar targets: the int32 accumulators are general-purpose registers
+       (13 on a Cortex-M), not the n_vregs FP ones, and a dot takes four more
+       for its halfword pairs: one column of U channels, which keeps every
+       accumulator in a register and the code small (flash on a microcontroller) */
+    if (vl == 1 && st->acc && st->acc->type == LT_I32)
+        tmax = 1;
     /* strided depthwise with 16 lanes: at most 8 accumulators. ctvm-tune
        on Zen 4: mobilenet_v2's stride-2 depthwise layers fastest with 6-12
        (56x56 from 112: T = 28 0.33 ms, T = 8 0.11, T = 2 x R = 4 0.09);

@@ -91,11 +91,18 @@ Stmt *schedule_gemm(ComputeCtx *cx, const ComputeStage *st)
        stream best one line a row */
     if (p.M == 1 && vl >= 16)
         p.NR = K > 1536 ? 1 : (ncols >= 4 ? 4 : ncols);
+    /* scalar int32 dot products (ctvm.QMatMul on a VL-1 target): the
+       accumulators are general-purpose registers (13 on a Cortex-M) and each
+       dot needs four more, so one column and at most 4 rows; on a
+       microcontroller the smaller code matters as much */
+    int scalar_int = vl == 1 && st->acc && st->acc->type == LT_I32;
+    if (scalar_int)
+        p.NR = 1;
     if (st->knob[1] > 0)
         p.NR = st->knob[1];
     p.MR = (regs - p.NR - 1) / p.NR;
-    if (p.MR > 8)
-        p.MR = 8;
+    if (p.MR > (scalar_int ? 4 : 8))
+        p.MR = scalar_int ? 4 : 8;
     if (p.MR < 1)
         p.MR = 1;
     if (st->knob[0] > 0)

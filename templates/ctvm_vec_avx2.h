@@ -17,14 +17,18 @@
 #ifndef CTVM_VEC_H
 #define CTVM_VEC_H
 
-#if defined(__AVX2__) && defined(__FMA__)
+#if defined(__AVX2__) && defined(__FMA__) && (!defined(CTVM_EXT_AVXVNNI) || defined(__AVXVNNI__))
 #define CTVM_ISA_BY 0 /* the command line's flags */
 #elif (defined(__x86_64__) || defined(__i386__)) && defined(__clang__)
 #define CTVM_ISA_BY 2 /* #pragma clang attribute, after the intrinsics */
 #elif (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER)
 #define CTVM_ISA_BY 1
 #pragma GCC push_options
+#if defined(CTVM_EXT_AVXVNNI) /* target x86_64-avx2-vnni */
+#pragma GCC target("avx2,fma,avxvnni")
+#else
 #pragma GCC target("avx2,fma")
+#endif
 #define CTVM_ISA_END _Pragma("GCC pop_options")
 #endif
 
@@ -36,7 +40,10 @@
 
 #include <immintrin.h>
 
-#if CTVM_ISA_BY == 2
+#if CTVM_ISA_BY == 2 && defined(CTVM_EXT_AVXVNNI)
+#pragma clang attribute push(__attribute__((target("avx2,fma,avxvnni"))), apply_to = function)
+#define CTVM_ISA_END _Pragma("clang attribute pop")
+#elif CTVM_ISA_BY == 2
 #pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
 #define CTVM_ISA_END _Pragma("clang attribute pop")
 #endif
@@ -138,9 +145,10 @@ static CTVM_INLINE ctvm_vf ctvm_vgetmant(ctvm_vf a)
  * float16 conversions use F16C where the compiler is told the CPU has it
  * (-mf16c, -march=native, or the header's own target pragma: every AVX2 +
  * FMA CPU has F16C), exact integer code otherwise. The dot products use
- * AVX-VNNI or AVX-512 VNNI (+VL) when enabled, pmaddwd otherwise. See
- * docs/ARCHITECTURE.md "Vector API". */
-#if defined(__AVXVNNI__) || (defined(__AVX512VNNI__) && defined(__AVX512VL__))
+ * AVX-VNNI or AVX-512 VNNI (+VL) when enabled (AVX-VNNI also by the file
+ * itself for target x86_64-avx2-vnni, CTVM_EXT_AVXVNNI), pmaddwd otherwise.
+ * See docs/ARCHITECTURE.md "Vector API". */
+#if defined(__AVXVNNI__) || defined(CTVM_EXT_AVXVNNI) || (defined(__AVX512VNNI__) && defined(__AVX512VL__))
 #define CTVM_HAS_DOT_U8I8 1
 #else
 #define CTVM_HAS_DOT_U8I8 0
@@ -595,7 +603,7 @@ static CTVM_INLINE ctvm_vh ctvm_vcvt_f32_bf16(ctvm_vf x)
  * wraps; signed x signed is (a^0x80) x b - 128 x b with it. Otherwise bytes
  * 0,2 and 1,3 of each lane are widened to 16 bits and summed by pmaddwd
  * (exact: no product pair reaches pmaddwd's one overflow). */
-#if defined(__AVXVNNI__)
+#if defined(__AVXVNNI__) || defined(CTVM_EXT_AVXVNNI) /* the latter: target x86_64-avx2-vnni */
 #define CTVM_VAVX2_DPBUSD(acc, a, b) _mm256_dpbusd_avx_epi32(acc, a, b)
 #elif defined(__AVX512VNNI__) && defined(__AVX512VL__) && defined(__GNUC__)
 /* one register for the sum, as in ctvm_vec_avx512.h (gcc 12 copies it

@@ -20,14 +20,18 @@
 #ifndef CTVM_VEC_H
 #define CTVM_VEC_H
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) && (!defined(CTVM_EXT_AVX512VNNI) || defined(__AVX512VNNI__))
 #define CTVM_ISA_BY 0 /* the command line's flags */
 #elif (defined(__x86_64__) || defined(__i386__)) && defined(__clang__)
 #define CTVM_ISA_BY 2 /* #pragma clang attribute, after the intrinsics */
 #elif (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER)
 #define CTVM_ISA_BY 1
 #pragma GCC push_options
+#if defined(CTVM_EXT_AVX512VNNI) /* target x86_64-avx512-vnni */
+#pragma GCC target("avx512f,fma,avx512vnni")
+#else
 #pragma GCC target("avx512f,fma")
+#endif
 #define CTVM_ISA_END _Pragma("GCC pop_options")
 #endif
 
@@ -39,7 +43,10 @@
 
 #include <immintrin.h>
 
-#if CTVM_ISA_BY == 2
+#if CTVM_ISA_BY == 2 && defined(CTVM_EXT_AVX512VNNI)
+#pragma clang attribute push(__attribute__((target("avx512f,fma,avx512vnni"))), apply_to = function)
+#define CTVM_ISA_END _Pragma("clang attribute pop")
+#elif CTVM_ISA_BY == 2
 #pragma clang attribute push(__attribute__((target("avx512f,fma"))), apply_to = function)
 #define CTVM_ISA_END _Pragma("clang attribute pop")
 #endif
@@ -161,9 +168,10 @@ static CTVM_INLINE ctvm_vf ctvm_vgetmant(ctvm_vf a)
  * float64 and 64-bit lanes in two __m512d / __m512i. AVX-512F only (with
  * the AVX2 it implies for the narrow types); masks are __mmask16. Integer
  * arithmetic wraps. vdot_u8i8 is one vpdpbusd when the compiler is told
- * the CPU has AVX-512 VNNI (-mavx512vnni, -march=native). See
+ * the CPU has AVX-512 VNNI (-mavx512vnni, -march=native) or the file was
+ * emitted for x86_64-avx512-vnni (CTVM_EXT_AVX512VNNI: enabled above). See
  * docs/ARCHITECTURE.md "Vector API". */
-#if defined(__AVX512VNNI__)
+#if defined(__AVX512VNNI__) || defined(CTVM_EXT_AVX512VNNI)
 #define CTVM_HAS_DOT_U8I8 1
 #else
 #define CTVM_HAS_DOT_U8I8 0
@@ -533,7 +541,7 @@ static CTVM_INLINE ctvm_vh ctvm_vcvt_f32_bf16(ctvm_vf x)
  * has no 16-bit operations), bytes 0,2 and 1,3 of each lane are widened to
  * 16 bits and summed by pmaddwd (exact: no product pair reaches its one
  * overflow). */
-#if defined(__AVX512VNNI__)
+#if defined(__AVX512VNNI__) || defined(CTVM_EXT_AVX512VNNI)
 /* gcc 12 moves the accumulator of _mm512_dpbusd_epi32 into a fresh register
  * and back around every call in a loop-carried sum (two copies per dot; the
  * int8 resnet18 ran 1.7x slower, 47 -> 27 ms on Zen 4); the asm form keeps

@@ -74,6 +74,7 @@ done
 INT8_TARGETS=$TARGETS
 [[ " $CROSS_TARGETS " == *" aarch64 "* ]] && INT8_TARGETS="$INT8_TARGETS aarch64-dotprod"
 grep -qw avx512_vnni /proc/cpuinfo && INT8_TARGETS="$INT8_TARGETS x86_64-avx512-vnni"
+grep -qw avx_vnni /proc/cpuinfo && INT8_TARGETS="$INT8_TARGETS x86_64-avx2-vnni"
 for t in $INT8_TARGETS; do
   check "small_cnn_int8 matches ORT within one step [$t]" golden_model golden/small_cnn_int8 "$t" --rtol 0 --atol 0.0039216
 done
@@ -401,6 +402,24 @@ x86_elsewhere() { # target: its file under aarch64-linux-gnu-gcc stops with the 
 }
 check "default (native) output: plain gcc -O2 -c" plain_c "" gcc
 check "default (native) output: plain clang -O2 -c" plain_c "" clang
+# the VNNI targets enable VNNI themselves (CTVM_EXT_*): a plain cc -O2 builds
+# their int8 file with vpdpbusd; native picks them on a VNNI CPU
+plain_dot() { # target cc: small_cnn_int8 for target built by cc -O2 with no flags has vpdpbusd
+  $EMIT golden/small_cnn_int8/model.onnx -o "$T/q.c" ${1:+--target "$1"} || return 1
+  grep -q '^ \* Build: [^ ]* -O2 -c this_file\.c' "$T/q.c" || { echo "stamp names flags"; return 1; }
+  $2 -O2 -c "$T/q.c" -o "$T/q.o" && objdump -d "$T/q.o" | grep -q vpdpbusd
+}
+for t in x86_64-avx512-vnni x86_64-avx2-vnni; do
+  check "plain gcc -O2 -c builds the int8 $t file with vpdpbusd" plain_dot "$t" gcc
+  check "plain clang -O2 -c builds the int8 $t file with vpdpbusd" plain_dot "$t" clang
+done
+if grep -qw avx512_vnni /proc/cpuinfo || grep -qw avx_vnni /proc/cpuinfo; then
+  check "default (native) int8 output on this VNNI CPU: plain gcc -O2 -c uses vpdpbusd" plain_dot "" gcc
+fi
+if grep -qw avx512_vnni /proc/cpuinfo; then
+  check "small_cnn_int8 built by gcc -O2 without ISA flags matches ORT [x86_64-avx512-vnni]" \
+    golden_model golden/small_cnn_int8 x86_64-avx512-vnni --rtol 0 --atol 0.0039216 --no-isa-flags
+fi
 for t in $HOST_TARGETS; do
   [[ $t == x86_64-* ]] || continue
   check "plain gcc -O2 -c builds the $t file" plain_c "$t" gcc
@@ -452,8 +471,8 @@ check "cortex-m7: --arena caller leaves no arena in RAM" mcu '^RAM: +0 bytes.*' 
 check "cortex-m7: small_cnn runs on qemu mps2-an500 and matches PyTorch" bash tests/mcu/run_m7.sh
 check "cortex-m7: --arena caller --weights-section runs on qemu mps2-an500 and matches PyTorch" \
   bash tests/mcu/run_m7.sh --arena caller --weights-section .ctvm_weights
-check "cortex-m7: int8 small_cnn (QDQ) runs on qemu mps2-an500 and matches ORT within one step" \
-  bash tests/mcu/run_m7.sh --int8
+check "cortex-m7: int8 small_cnn (QDQ) runs on qemu mps2-an500, matches ORT within one step, needs <= 0.5x the float32 flash and RAM, no soft double, SMLADs" \
+  env CTVM_M7_INT8_STRICT=1 bash tests/mcu/run_m7.sh --int8
 
 # --- bad input: clear error, non-zero exit, no output file -----------------------
 refuse() { # name file expected-text [extra args]

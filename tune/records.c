@@ -7,6 +7,7 @@
  * checked field by field; what is not a record is counted and reported
  * with its line number instead of stopping the load. */
 #include "records.h"
+#include "ir/target.h"
 #include "measure.h"
 #include "frontend/out_file.h"
 
@@ -338,6 +339,17 @@ static int blank(const char *s)
     return 1;
 }
 
+/* A record made for rec_target applies to target: the same name, or the
+ * target this one extends (Target.base: x86_64-avx512's records apply to
+ * x86_64-avx512-vnni, whose header, width and registers are the same). */
+static int target_applies(const char *target, const char *rec_target)
+{
+    if (strcmp(rec_target, target) == 0)
+        return 1;
+    const Target *t = target_find(target);
+    return t && t->base && strcmp(t->base, rec_target) == 0;
+}
+
 int tune_records_load(const char *path, const char *target, const char *version,
                       TuneRecordSet *out, char *err, size_t errcap)
 {
@@ -368,7 +380,7 @@ int tune_records_load(const char *path, const char *target, const char *version,
             add_warning(err, errcap, msg);
         } else if (kind == 1 || (version && strcmp(r.ctvm_version, version) != 0)) {
             out->skipped_version++;
-        } else if (target && strcmp(r.target, target) != 0) {
+        } else if (target && !target_applies(target, r.target)) {
             out->skipped_target++;
         } else if (tune_records_add(out, &r) != 0) {
             rc = fail(err, errcap, "%s:%d: out of memory", path, lineno);

@@ -67,7 +67,8 @@ void tune_records_free(TuneRecordSet *s);
 
 /* Reads every line of path into out (which must be zeroed or freed first).
  * Keeps records of format TUNE_FORMAT_VERSION whose ctvm version is
- * `version` (any when NULL) and whose target is `target` (any when NULL).
+ * `version` (any when NULL) and whose target is `target` or the target it
+ * extends (Target.base: x86_64-avx512 for x86_64-avx512-vnni; any when NULL).
  * Blank lines are ignored. On success returns 0 and err holds the warnings
  * about bad lines, one per line ("PATH:LINE: not a tuning record (reason)"),
  * truncated with "..." when they do not fit; "" when there were none. A

@@ -169,6 +169,42 @@ static void test_records_roundtrip(void **state)
     tmp_close(&t);
 }
 
+/* Records made for x86_64-avx512 apply to x86_64-avx512-vnni (Target.base:
+ * same header, width and registers); not the other way, and not to an
+ * unrelated target; the VNNI target's own records apply to it too. */
+static void test_records_base_target(void **state)
+{
+    (void)state;
+    TmpDir t;
+    tmp_open(&t, "records.json");
+    const int k1[4] = {6, 2, 1, 0}, k2[4] = {4, 2, 1, 0};
+    TuneRecord rs[] = {
+        make_record("convA", "x86_64-avx512", k1, TUNE_OK, 0.5),
+        make_record("convB", "x86_64-avx512-vnni", k2, TUNE_OK, 0.25),
+        make_record("convA", "x86_64-avx2", k2, TUNE_OK, 0.125),
+    };
+    char err[512];
+    for (size_t i = 0; i < sizeof rs / sizeof rs[0]; i++)
+        assert_int_equal(tune_record_append(t.path, &rs[i], err, sizeof err), 0);
+    TuneRecordSet s = {0};
+    assert_int_equal(tune_records_load(t.path, "x86_64-avx512-vnni", "0.3", &s, err, sizeof err), 0);
+    assert_int_equal(s.n, 2);
+    assert_int_equal(s.skipped_target, 1);
+    const TuneRecord *best = tune_records_best(&s, "convA", 2);
+    assert_non_null(best);
+    assert_memory_equal(best->knobs, k1, sizeof best->knobs); /* the avx512 record, not avx2's */
+    tune_records_free(&s);
+    assert_int_equal(tune_records_load(t.path, "x86_64-avx512", "0.3", &s, err, sizeof err), 0);
+    assert_int_equal(s.n, 1); /* not the VNNI target's */
+    assert_int_equal(s.skipped_target, 2);
+    tune_records_free(&s);
+    assert_int_equal(tune_records_load(t.path, "x86_64-avx2-vnni", "0.3", &s, err, sizeof err), 0);
+    assert_int_equal(s.n, 1); /* avx2's */
+    assert_memory_equal(s.rec[0].knobs, k2, sizeof k2);
+    tune_records_free(&s);
+    tmp_close(&t);
+}
+
 static void test_records_bad_lines(void **state)
 {
     (void)state;
@@ -916,6 +952,7 @@ int main(void)
         cmocka_unit_test(test_record_json_line),
         cmocka_unit_test(test_records_roundtrip),
         cmocka_unit_test(test_records_choose),
+        cmocka_unit_test(test_records_base_target),
         cmocka_unit_test(test_records_bad_lines),
         cmocka_unit_test(test_records_missing_and_empty),
         cmocka_unit_test(test_search_bowl),
