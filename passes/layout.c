@@ -418,13 +418,17 @@ static int qconv_blocked(Lay *L, int node)
         return 0;
     /* groups: whole input and output blocks per group, after merging M
      * neighbouring groups of icg < B channels into one of B (zero weights
-     * between them); G / M groups of B-lane blocks on the kernel */
+     * between them); G / M groups of B-lane blocks on the kernel. All the
+     * groups fit in one block (C <= B): one group, the merged weights
+     * dense (the block's multiply-adds are paid either way). */
     int64_t G = ca->group, icg = xv->shape.dims[1] / G, ocg = wv->shape.dims[0] / G, M = 1;
     if (G > 1 && !dwise) {
         if (icg < L->B && L->B % icg == 0)
             M = L->B / icg;
-        if (L->B % 4 || (icg * M) % L->B || (ocg * M) % L->B || G % M)
+        if (L->B % 4 || (M < G && ((icg * M) % L->B || (ocg * M) % L->B || G % M)))
             return 0; /* groups that do not fill whole blocks: the generic loops */
+        if (M >= G)
+            M = G;
     }
     int64_t Gk = dwise ? 1 : G / M;
     int8_t *W = weights_minus_zp(g, w, wz, wv->shape.dims[0], wv->shape.dims[1] * wv->shape.dims[2] * wv->shape.dims[3]);
