@@ -8,11 +8,13 @@
  *   b'  = b - 128 for uint8 B (b xor 0x80 read as int8), b for int8 B
  *   bz' = bz - 128 (uint8) or bz (int8)
  *   sum_k (a - az)(b - bz) = sum_k a*b' - az*sum_k b'[n] - bz'*(sum_k a[m] - K*az)
- * so the graph gets, before the product (all standard ops, inferred and
- * fused by the passes after this one):
- *   Bc = Cast(B, int32) [- 128];  Bp = Bc as int8, [.., K/4, 4, N] -> [.., K/4, N, 4]
- *   BS = ReduceSum(Bc, axis -2)                                  [..., N]
- *   RC = ReduceSum(Cast(A, int32), axis -1) * -bz' + K*az*bz'    [..., M]  (when bz' != 0)
+ * so the graph gets, before the product (inferred and fused by the passes
+ * after this one):
+ *   Bp = ctvm.QPackB(B): b' as int8, 4 k-values to a lane   [..., K/4, N*4]
+ *   BS = ReduceSum(Cast(B, int32), axis -2) [- 128*K]      [..., N]
+ *   RC = Cast(ReduceSum(Cast(A, float32), axis -1), int32) * -bz' + K*az*bz'
+ *                                       [..., M]  (when bz' != 0; the float
+ *                                        sum is exact: 255*K < 2^24)
  * and the node becomes ctvm.QMatMul(A, Bp, az, BS[, RC]); a Cast to
  * float32 that is its only reader is folded in (at.conv.out_float) so the
  * float epilogue fuses into the register tile. The sums are exact int32.
@@ -71,7 +73,7 @@ static int rewrite(Graph *g, int node)
         bv->shape.rank != r || g->values[n->out[0]].shape.rank != r)
         return 0;
     int64_t K = av->shape.dims[r - 1], N = bv->shape.dims[r - 1];
-    if (K % 4 || K <= 0 || N <= 0 || bv->shape.dims[r - 2] != K)
+    if (K % 4 || K <= 0 || 255 * K >= (1 << 24) || N <= 0 || bv->shape.dims[r - 2] != K)
         return 0;
     for (int i = 0; i < r - 2; i++)
         if (av->shape.dims[i] != bv->shape.dims[i] || av->shape.dims[i] <= 0)
@@ -83,21 +85,14 @@ static int rewrite(Graph *g, int node)
     int64_t bzp = bzv - (u8 ? 128 : 0);
     PassBuild b = {g, node, n->name};
 
-    int bc = cast(&b, bm, DT_INT32);
+    int bp = pb_value(&b, "packed");
+    pb_node(&b, "ctvm.QPackB", 1, &bm, bp);
+    int bs = reduce_sum(&b, cast(&b, bm, DT_INT32), -2);
     if (u8)
-        bc = pb_binary(&b, "Sub", bc, i32_scalar(&b, "offset", 128));
-    int64_t d[CTVM_MAX_RANK + 1], perm[CTVM_MAX_RANK + 1];
-    for (int i = 0; i < r - 2; i++)
-        d[i] = bv->shape.dims[i], perm[i] = i;
-    d[r - 2] = K / 4, d[r - 1] = 4, d[r] = N;
-    perm[r - 2] = r - 2, perm[r - 1] = r, perm[r] = r - 1;
-    int t = pb_transpose(&b, pb_reshape(&b, cast(&b, bc, DT_INT8), r + 1, d, -1), r + 1, perm, -1);
-    d[r - 1] = N * 4;
-    int bp = pb_reshape(&b, t, r, d, -1);
-    int bs = reduce_sum(&b, bc, -2);
+        bs = pb_binary(&b, "Sub", bs, i32_scalar(&b, "offset", 128 * K));
     int rc = -1;
-    if (bzp != 0) {
-        int rs = reduce_sum(&b, cast(&b, a, DT_INT32), -1);
+    if (bzp != 0) { /* sum_k a in float32: exact below 2^24 */
+        int rs = cast(&b, reduce_sum(&b, cast(&b, a, DT_FLOAT32), -1), DT_INT32);
         rc = pb_binary(&b, "Add", pb_binary(&b, "Mul", rs, i32_scalar(&b, "bzp", -bzp)),
                        i32_scalar(&b, "kzz", K * azv * bzp));
     }
