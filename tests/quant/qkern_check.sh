@@ -7,7 +7,9 @@
 # where it applies (channel-lane int32 multiply-adds for depthwise), that a QuantizeLinear after it is fused into its kernel
 # (no kernel of its own) and that two convolutions in a row pass the uint8
 # blocked (no Unpack between them), and MatMulInteger with a constant int8 B
-# (ctvm.QMatMul: dot products, its QuantizeLinear fused). Exit status 1 on any mismatch.
+# (ctvm.QMatMul: dot products, its QuantizeLinear fused), and MatMulInteger
+# with a run-time B (rt_*: B packed at run time by ctvm.QPackB, then the dot
+# products; rt_k18, K off the 4-grid, stays generic). Exit status 1 on any mismatch.
 # Usage: tests/quant/qkern_check.sh [CTVM_RUN] (default build/ctvm-run);
 # PY (default ~/.cache/ctvm/quant-venv/bin/python), CFLAGS_QK (gcc flags of
 # the generated code, default -O2 -march=native).
@@ -29,7 +31,9 @@ for d in "$TMP"/*/; do
     if ! r=$("$PY" "$HERE/qkern_compare.py" "$d/out.npz" "$d/ref.npz"); then fail=1; fi
     dot=$(grep -c ' = ctvm_vdot_u8i8(' "$d/build/model.c")
     case $c in
-    grp4) ;;
+    grp4|rt_k18) ;;
+    rt_*) [ "$dot" -gt 0 ] && grep -q '^static void k[0-9]*_.*QPackB(' "$d/build/model.c" ||
+              { echo "$c: run-time B not packed for the dot product"; fail=1; } ;;
     depthwise) grep -q 'ctvm_vcvt_u8_i32(ctvm_vload_8(' "$d/build/model.c" ||
                    { echo "$c: not the blocked int8 depthwise kernel"; fail=1; } ;;
     *) [ "$dot" -gt 0 ] || { echo "$c: no dot product in the generated code"; fail=1; } ;;
@@ -37,7 +41,7 @@ for d in "$TMP"/*/; do
     qk=$(grep -c '^static void k[0-9]*_.*QuantizeLinear(' "$d/build/model.c")
     unpk=$(grep -c '^static void k[0-9]*_unpack(' "$d/build/model.c")
     case $c in
-    grp4) ;;
+    grp4|rt_k18) ;;
     *) [ "$qk" -eq 0 ] || { echo "$c: QuantizeLinear not fused into the convolution"; fail=1; }
        [ "$unpk" -le 1 ] || { echo "$c: $unpk Unpacks (the uint8 should stay blocked)"; fail=1; } ;;
     esac

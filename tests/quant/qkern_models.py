@@ -10,7 +10,10 @@ dilation, 1x1, 7x7 on 3 channels, groups and depthwise (these two stay on
 the generic path but must still be right). "two_layers": two such convs, the
 first's uint8 output (its QuantizeLinear fused) read by the second.
 "mm_*": MatMulInteger with a constant int8 B on a 3-D uint8 A (int32
-output, or the chain with per-column scale and bias)."""
+output, or the chain with per-column scale and bias). "rt_*": MatMulInteger
+with a run-time B (attention's products: batched uint8 x uint8 or int8,
+both zero points set; int32 output, or Cast -> Mul -> QuantizeLinear);
+rt_k18 has K off the 4-grid (the generic path)."""
 import os
 import sys
 
@@ -126,6 +129,40 @@ def make_matmul(name, B_, M, K, N, chain, az, rng):
     return model, a, out_name
 
 
+def make_runtime(name, shape_a, N, bdt, az, bz, chain, rng):
+    K = shape_a[-1]
+    shape_b = tuple(shape_a[:-2]) + (K, N)
+    info = np.iinfo(bdt)
+    a = rng.integers(0, 256, size=shape_a, dtype=np.uint8)
+    b = rng.integers(info.min, info.max + 1, size=shape_b).astype(bdt)
+    bt = TensorProto.UINT8 if bdt == np.uint8 else TensorProto.INT8
+    inits = [numpy_helper.from_array(np.array(az, np.uint8), "az"), numpy_helper.from_array(np.array(bz, bdt), "bz")]
+    nodes = [helper.make_node("MatMulInteger", ["x", "b", "az", "bz"], ["acc"])]
+    out_name, out_type = "acc", TensorProto.INT32
+    if chain:
+        inits += [numpy_helper.from_array(np.array(4e-4, np.float32), "scale"),
+                  numpy_helper.from_array(np.array(0.05, np.float32), "ys"),
+                  numpy_helper.from_array(np.array(128, np.uint8), "yz")]
+        nodes += [helper.make_node("Cast", ["acc"], ["accf"], to=TensorProto.FLOAT),
+                  helper.make_node("Mul", ["accf", "scale"], ["scaled"]),
+                  helper.make_node("QuantizeLinear", ["scaled", "ys", "yz"], ["y"])]
+        out_name, out_type = "y", TensorProto.UINT8
+    rank = len(shape_a)
+    graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.UINT8, list(shape_a)),
+                                            helper.make_tensor_value_info("b", bt, list(shape_b))],
+                              [helper.make_tensor_value_info(out_name, out_type, [None] * rank)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model, {"x": a, "b": b}, out_name
+
+
+RT_CASES = [("rt_u8_heads", (1, 4, 33, 64), 40, np.uint8, 125, 130, False),
+            ("rt_s8_k20", (2, 9, 20), 24, np.int8, 7, -3, False),
+            ("rt_u8_bz128_chain", (1, 2, 17, 128), 64, np.uint8, 0, 128, True),
+            ("rt_u8_chain", (1, 3, 16, 32), 16, np.uint8, 131, 90, True),
+            ("rt_k18", (2, 5, 18), 12, np.uint8, 3, 200, False)]
+
 MM_CASES = [("mm_k36_n23", 2, 7, 36, 23, False, 131), ("mm_k64_n40_chain", 1, 19, 64, 40, True, 0),
             ("mm_k256_n1000_chain", 1, 3, 256, 1000, True, 77)]
 
@@ -133,8 +170,10 @@ MM_CASES = [("mm_k36_n23", 2, 7, 36, 23, False, 131), ("mm_k64_n40_chain", 1, 19
 def main():
     out = sys.argv[1]
     rng = np.random.default_rng(22)
-    for case in CASES + [("two_layers",)] + MM_CASES:
-        if case[0].startswith("mm_"):
+    for case in CASES + [("two_layers",)] + MM_CASES + RT_CASES:
+        if case[0].startswith("rt_"):
+            model, x, out_name = make_runtime(*case, rng)
+        elif case[0].startswith("mm_"):
             model, x, out_name = make_matmul(*case, rng)
         else:
             model, x, out_name = make(case, rng) if len(case) > 1 else make_two(rng)
@@ -142,9 +181,10 @@ def main():
         os.makedirs(d, exist_ok=True)
         path = os.path.join(d, "model.onnx")
         onnx.save(model, path)
-        np.savez(os.path.join(d, "inputs.npz"), x=x)
+        feeds = x if isinstance(x, dict) else {"x": x}
+        np.savez(os.path.join(d, "inputs.npz"), **feeds)
         sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-        np.savez(os.path.join(d, "ref.npz"), **{out_name: sess.run(None, {"x": x})[0]})
+        np.savez(os.path.join(d, "ref.npz"), **{out_name: sess.run(None, feeds)[0]})
         print(case[0], "int32" if out_name == "acc" else "uint8")
 
 
