@@ -11,7 +11,8 @@
  * so the graph gets, before the product (inferred and fused by the passes
  * after this one):
  *   Bp = ctvm.QPackB(B): b' as int8, 4 k-values to a lane   [..., K/4, N*4]
- *   BS = ReduceSum(Cast(B, int32), axis -2) [- 128*K]      [..., N]
+ *        (reading through a Transpose that made B, as attention's K^T)
+ *   BS = ReduceSum(Cast(Bp viewed [..., K/4, N, 4], int32), axes -3, -1)  [..., N]
  *   RC = Cast(ReduceSum(Cast(A, float32), axis -1), int32) * -bz' + K*az*bz'
  *                                       [..., M]  (when bz' != 0; the float
  *                                        sum is exact: 255*K < 2^24)
@@ -70,7 +71,7 @@ static int rewrite(Graph *g, int node)
     const Value *av = &g->values[a], *bv = &g->values[bm];
     int r = av->shape.rank;
     if (av->dtype != DT_UINT8 || (bv->dtype != DT_UINT8 && bv->dtype != DT_INT8) || bv->data || r < 2 ||
-        bv->shape.rank != r || g->values[n->out[0]].shape.rank != r)
+        bv->shape.rank != r || r >= CTVM_MAX_RANK || g->values[n->out[0]].shape.rank != r)
         return 0;
     int64_t K = av->shape.dims[r - 1], N = bv->shape.dims[r - 1];
     if (K % 4 || K <= 0 || 255 * K >= (1 << 24) || N <= 0 || bv->shape.dims[r - 2] != K)
@@ -85,11 +86,29 @@ static int rewrite(Graph *g, int node)
     int64_t bzp = bzv - (u8 ? 128 : 0);
     PassBuild b = {g, node, n->name};
 
+    /* B made by a Transpose only this product reads: packed from its input */
+    int src = bm, tp = g->values[bm].producer;
+    int64_t perm[CTVM_MAX_RANK];
+    for (int i = 0; i < r; i++)
+        perm[i] = i;
+    if (tp >= 0 && !g->nodes[tp].dead && g->nodes[tp].op == OP_TRANSPOSE && g->nodes[tp].n_in >= 1 &&
+        pass_sole_consumer(g, bm) == node && g->values[g->nodes[tp].in[0]].shape.rank == r && !g->values[bm].is_output) {
+        src = g->nodes[tp].in[0];
+        for (int i = 0; i < r; i++)
+            perm[i] = g->nodes[tp].at.transpose.perm[i];
+    }
     int bp = pb_value(&b, "packed");
-    pb_node(&b, "ctvm.QPackB", 1, &bm, bp);
-    int bs = reduce_sum(&b, cast(&b, bm, DT_INT32), -2);
-    if (u8)
-        bs = pb_binary(&b, "Sub", bs, i32_scalar(&b, "offset", 128 * K));
+    int pk = pb_node(&b, "ctvm.QPackB", 1, &src, bp);
+    memcpy(g->nodes[pk].at.transpose.perm, perm, sizeof perm);
+    /* column sums of b' from the packed bytes: [.., K/4, N, 4] over axes -3, -1 */
+    int64_t d4[CTVM_MAX_RANK + 1];
+    for (int i = 0; i < r - 2; i++)
+        d4[i] = bv->shape.dims[i];
+    d4[r - 2] = K / 4, d4[r - 1] = N, d4[r] = 4;
+    int64_t axes[2] = {-3, -1};
+    int rs_in[2] = {cast(&b, pb_reshape(&b, bp, r + 1, d4, -1), DT_INT32), pb_ints(&b, "axes", 2, axes)};
+    int bs = pb_value(&b, "sum");
+    node_set_int(g, pb_node(&b, "ReduceSum", 2, rs_in, bs), "keepdims", 0);
     int rc = -1;
     if (bzp != 0) { /* sum_k a in float32: exact below 2^24 */
         int rs = cast(&b, reduce_sum(&b, cast(&b, a, DT_FLOAT32), -1), DT_INT32);

@@ -9,7 +9,8 @@
 # blocked (no Unpack between them), and MatMulInteger with a constant int8 B
 # (ctvm.QMatMul: dot products, its QuantizeLinear fused), and MatMulInteger
 # with a run-time B (rt_*: B packed at run time by ctvm.QPackB, then the dot
-# products; rt_k18, K off the 4-grid, stays generic). Exit status 1 on any mismatch.
+# products, a Transpose before B read through, no kernel of its own; rt_k18,
+# K off the 4-grid, stays generic). Exit status 1 on any mismatch.
 # Usage: tests/quant/qkern_check.sh [CTVM_RUN] (default build/ctvm-run);
 # PY (default ~/.cache/ctvm/quant-venv/bin/python), CFLAGS_QK (gcc flags of
 # the generated code, default -O2 -march=native).
@@ -33,7 +34,9 @@ for d in "$TMP"/*/; do
     case $c in
     grp4|rt_k18) ;;
     rt_*) [ "$dot" -gt 0 ] && grep -q '^static void k[0-9]*_.*QPackB(' "$d/build/model.c" ||
-              { echo "$c: run-time B not packed for the dot product"; fail=1; } ;;
+              { echo "$c: run-time B not packed for the dot product"; fail=1; }
+          ! grep -q '^static void k[0-9]*_.*Transpose(' "$d/build/model.c" ||
+              { echo "$c: the Transpose before B not read through by the packing"; fail=1; } ;;
     depthwise) grep -q 'ctvm_vcvt_u8_i32(ctvm_vload_8(' "$d/build/model.c" ||
                    { echo "$c: not the blocked int8 depthwise kernel"; fail=1; } ;;
     *) [ "$dot" -gt 0 ] || { echo "$c: no dot product in the generated code"; fail=1; } ;;
