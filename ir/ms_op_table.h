@@ -26,6 +26,7 @@
     X(MATMULINTEGERTOFLOAT, "MatMulIntegerToFloat", 1)            \
     X(DYNAMICQUANTIZEMATMUL, "DynamicQuantizeMatMul", 1)          \
     X(DYNAMICQUANTIZELSTM, "DynamicQuantizeLSTM", 1)              \
+    X(QATTENTION, "QAttention", 1)                                \
     /* end */
 
 typedef enum MsOpKind {

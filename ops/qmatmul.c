@@ -4,13 +4,16 @@
  *   A   [..., M, K]  uint8, K a multiple of 4
  *   B   [K/4, N*4]   int8, packed at compile time: row g holds, for each
  *       column n, B[4g..4g+3, n] (one 32-bit group per output lane:
- *       vpdpbusd / SDOT)
+ *       vpdpbusd / SDOT); or [..., K/4, N*4] with A's batch dimensions,
+ *       packed at run time (pass qmatmul_runtime)
  *   AZ  A's zero point (uint8 scalar, run-time or constant)
- *   BS  [N] int32: the sum of each column of B
+ *   BS  [N] (or [..., N], B's batch dimensions) int32: the sum of each
+ *       column of B
+ *   RC  optional [..., M] int32 (A's batch dimensions): a term per row
  *   Y   [..., M, N] int32, or float32 (at.conv.out_float: the Cast that
  *       followed the MatMulInteger folded in, so the float epilogue fuses)
- * B's zero point is 0 (pass layout only makes this node then), so
- *   y = sum_k (a - az) * b = sum_k a * b - az * BS[n]
+ * B's zero point is 0, or folded into RC by the pass that made the node, so
+ *   y = sum_k (a - az) * b [+ RC[m]] = sum_k a * b - az * BS[n] [+ RC[m]]
  * and the body is the sum of the 4 products of one k group, which
  * lp_vectorize turns into one EX_DOT per output vector (A's 4 bytes
  * broadcast, B's moving 4 a lane); the register-tiled GEMM schedule
@@ -21,15 +24,24 @@
 
 int op_qmatmul_infer(Graph *g, int node, Diag *d)
 {
-    if (opu_check_arity(g, node, d, 4, 4, 1, 1))
+    if (opu_check_arity(g, node, d, 4, 5, 1, 1))
         return -1;
-    const Value *a = opu_in(g, node, 0), *b = opu_in(g, node, 1), *bs = opu_in(g, node, 3);
-    if (!a || !b || !bs || a->shape.rank < 2 || b->shape.rank != 2 || a->dtype != DT_UINT8 || b->dtype != DT_INT8 ||
-        bs->dtype != DT_INT32 || bs->shape.rank != 1 || a->shape.dims[a->shape.rank - 1] != b->shape.dims[0] * 4 ||
-        b->shape.dims[1] != bs->shape.dims[0] * 4)
+    const Value *a = opu_in(g, node, 0), *b = opu_in(g, node, 1), *bs = opu_in(g, node, 3), *rc = opu_in(g, node, 4);
+    int ra = a ? a->shape.rank : 0, rb = b ? b->shape.rank : 0, ok = a && b && bs;
+    ok = ok && ra >= 2 && rb >= 2 && (rb == 2 || rb == ra) && a->dtype == DT_UINT8 && b->dtype == DT_INT8 &&
+         bs->dtype == DT_INT32 && bs->shape.rank == rb - 1 && a->shape.dims[ra - 1] == b->shape.dims[rb - 2] * 4 &&
+         b->shape.dims[rb - 1] == bs->shape.dims[rb - 2] * 4;
+    for (int i = 0; ok && i < rb - 2; i++)
+        ok = b->shape.dims[i] == a->shape.dims[i] && bs->shape.dims[i] == a->shape.dims[i];
+    if (ok && rc) {
+        ok = rc->dtype == DT_INT32 && rc->shape.rank == ra - 1;
+        for (int i = 0; ok && i < ra - 1; i++)
+            ok = rc->shape.dims[i] == a->shape.dims[i];
+    }
+    if (!ok)
         return diag_error(d, g, node, "malformed QMatMul (internal error)");
     Shape s = a->shape;
-    s.dims[s.rank - 1] = bs->shape.dims[0];
+    s.dims[s.rank - 1] = b->shape.dims[rb - 1] / 4;
     opu_set_out(g, node, 0, g->nodes[node].at.conv.out_float ? DT_FLOAT32 : DT_INT32, s);
     return 0;
 }
@@ -48,15 +60,20 @@ int compute_qmatmul(ComputeCtx *cx, int node, ComputeDef *def)
     s->sched = SCHED_GEMM;
     s->acc = lv_new_typed(lb, "acc", LT_I32);
     int r = y->shape.rank;
-    LVar *kg = compute_add_raxis(cx, s, "kg", b->shape.dims[0]);
+    LVar *kg = compute_add_raxis(cx, s, "kg", b->shape.dims[b->shape.rank - 2]);
     LBuf *ab = cx->buf_of(cx, n->in[0]), *bb = cx->buf_of(cx, n->in[1]);
+    int rb = b->shape.rank;
     Expr *col = lx_var(lb, s->axis[r - 1]), *sum = NULL;
     for (int q = 0; q < 4; q++) { /* the 4 products of one k group: EX_DOT's unit */
         Expr *ai[CTVM_MAX_RANK];
         for (int i = 0; i < r - 1; i++)
             ai[i] = lx_var(lb, s->axis[i]);
         ai[r - 1] = lx_add(lb, lx_muli(lb, lx_var(lb, kg), 4), lx_int(lb, q));
-        Expr *bi[2] = {lx_var(lb, kg), lx_add(lb, lx_muli(lb, col, 4), lx_int(lb, q))};
+        Expr *bi[CTVM_MAX_RANK];
+        for (int i = 0; i < rb - 2; i++) /* run-time B: A's batch dimensions */
+            bi[i] = lx_var(lb, s->axis[i]);
+        bi[rb - 2] = lx_var(lb, kg);
+        bi[rb - 1] = lx_add(lb, lx_muli(lb, col, 4), lx_int(lb, q));
         Expr *p = lx_mul(lb, lx_cast(lb, LT_I32, lx_load(lb, ab, compute_flat_index(cx, &a->shape, ai))),
                          lx_cast(lb, LT_I32, lx_load(lb, bb, compute_flat_index(cx, &b->shape, bi))));
         sum = sum ? lx_add(lb, sum, p) : p;
@@ -64,7 +81,18 @@ int compute_qmatmul(ComputeCtx *cx, int node, ComputeDef *def)
     s->body = sum;
     Expr *az = compute_const_scalar(cx, n->in[2]);
     az = lx_cast(lb, LT_I32, az ? az : lx_load(lb, cx->buf_of(cx, n->in[2]), lx_int(lb, 0)));
-    Expr *fin = lx_sub(lb, lx_var(lb, s->acc), lx_mul(lb, az, lx_load(lb, cx->buf_of(cx, n->in[3]), col)));
+    Expr *si[CTVM_MAX_RANK];
+    for (int i = 0; i < rb - 1; i++)
+        si[i] = lx_var(lb, s->axis[i == rb - 2 ? r - 1 : i]);
+    const Value *bs = &cx->g->values[n->in[3]];
+    Expr *fin = lx_sub(lb, lx_var(lb, s->acc),
+                       lx_mul(lb, az, lx_load(lb, cx->buf_of(cx, n->in[3]), compute_flat_index(cx, &bs->shape, si))));
+    if (n->n_in > 4 && n->in[4] >= 0) { /* the row term */
+        const Value *rc = &cx->g->values[n->in[4]];
+        for (int i = 0; i < r - 1; i++)
+            si[i] = lx_var(lb, s->axis[i]);
+        fin = lx_add(lb, fin, lx_load(lb, cx->buf_of(cx, n->in[4]), compute_flat_index(cx, &rc->shape, si)));
+    }
     s->finalize = n->at.conv.out_float ? lx_cast(lb, LT_F32, fin) : fin;
     return 0;
 }

@@ -26,6 +26,8 @@ int msq_lower(Graph *g, int node, Diag *d)
     case MS_DYNAMICQUANTIZEMATMUL:
     case MS_DYNAMICQUANTIZELSTM:
         return msq_lower_matmul(&m, k);
+    case MS_QATTENTION:
+        return msq_lower_attention(&m);
     case MS_UNKNOWN:
         return diag_error(d, g, node, "not a com.microsoft operator ctvm imports");
     default:

@@ -11,6 +11,8 @@
  *   QuantizeLinear (QLinearConcat: a plain Concat when every input has the
  *   output's scale and zero point)
  *   DynamicQuantizeLSTM -> LSTM over the dequantized weights.
+ *   QAttention -> MatMulInteger -> Cast -> Mul -> Add (the projection),
+ *     then float32 attention (MatMul, Softmax, MatMul; msquant_attention.c).
  * msquant_qlinear.c and msquant_matmul.c hold the rewrites, lower_msquant.c
  * the dispatch and the helpers below. */
 #ifndef CTVM_PASSES_LOWER_MSQUANT_H
@@ -70,5 +72,6 @@ void msq_done(Msq *m);
 
 int msq_lower_qlinear(Msq *m, MsOpKind k); /* msquant_qlinear.c */
 int msq_lower_matmul(Msq *m, MsOpKind k);  /* msquant_matmul.c */
+int msq_lower_attention(Msq *m);           /* msquant_attention.c: QAttention */
 
 #endif

@@ -22,6 +22,7 @@ const PassInfo CTVM_PASSES[] = {
     {"lower_attention", pass_lower_attention, NULL}, /* float32 Attention as MatMul, Softmax, MatMul */
     {"einsum_operands", pass_einsum_operands, NULL}, /* the operand holding the output's last letter made contiguous */
     {"match_sdpa", pass_match_sdpa, NULL},       /* long attention as one blocked kernel */
+    {"qmatmul_runtime", pass_qmatmul_runtime, NULL}, /* MatMulInteger with a run-time B on the dot product */
     {"infer_fold2", NULL, pass_infer_fold},      /* fold what BN folding made constant */
     {"dce", pass_dce, NULL},
     {"outputs", pass_outputs, NULL},             /* every output written by a kernel */

@@ -34,6 +34,7 @@ int pass_lower_resize(Graph *g, Diag *d);    /* small linear/cubic Resize as int
 int pass_lower_attention(Graph *g, Diag *d); /* float32 Attention as MatMul, Softmax, MatMul */
 int pass_match_sdpa(Graph *g, Diag *d);      /* MatMul, scale, mask, Softmax, MatMul -> ctvm.Sdpa */
 int pass_einsum_operands(Graph *g, Diag *d); /* Einsum operand transposed for contiguous columns */
+int pass_qmatmul_runtime(Graph *g, Diag *d); /* MatMulInteger with a run-time B -> ctvm.QMatMul (B packed at run time) */
 int pass_dce(Graph *g, Diag *d);             /* drop nodes and values no output needs */
 int pass_outputs(Graph *g, Diag *d);         /* constant, input and repeated outputs get a copy */
 int pass_hidden(Graph *g, const CodegenOptions *cg, Diag *d); /* dims of data-dependent outputs, kernel scratch */

@@ -21,6 +21,10 @@ case, seeded inputs), runs each through ONNX Runtime (1 thread) and through
     printed), with 25% slack (LSTM_GAP): the two are of one size when the
     weights' per-column quantization error is small, as ctvm's error is the
     activations' quantization that ORT adds to the weights'.
+  - QAttention: the float attention after the exact integer projection,
+    |err| <= 1e-4 * max|ref| per mask form, unidirectional, custom scale and
+    past/present (inputs scaled so the softmax is not one-hot, so a mask
+    off by one key fails); the forms ctvm refuses must fail naming why.
 --zoo also runs the ORT-quantized zoo models (resnet18_qop, mobilenet_v2_qop,
 bert_mini_qop, lstm_bidir_dyn; zoo/export_quant.py) and prints their figures,
 failing when ctvm's largest error against ORT exceeds ORT's own largest gap
@@ -244,6 +248,45 @@ def group_matmul(m):
         m.output(m.node("DynamicQuantizeMatMul", ins), ("dynmm", a, w, ws, wz), case)
 
 
+def group_attention(m):
+    """QAttention: the quantized projection, then float32 attention, per
+    mask form (none, valid lengths [B], 1/0 [B, T] and [B, S, T]),
+    unidirectional, a custom scale, past/present."""
+    B, S, DIN, NH, D = 2, 6, 16, 3, 4
+    H = NH * D
+    for wdt, per_col, mask, uni, scale, past in (
+            (np.int8, False, None, 0, None, 0), (np.uint8, True, "len", 0, None, 0),
+            (np.int8, True, "2d", 1, None, 0), (np.int8, False, "3d", 0, 0.3, 0),
+            (np.uint8, False, None, 1, None, 3), (np.int8, True, "len", 1, None, 2)):
+        T = S + past
+        x = m.input("x", np.uint8, (B, S, DIN))
+        w, ws, wz = weight(m, wdt, (DIN, 3 * H), 0 if per_col else None, 3 * H)
+        xs, xz = qparams(m, np.uint8, 0.002)  # scores of a few units: the softmax is not one-hot
+        bias = m.const("bias", m.rng.standard_normal(3 * H).astype(np.float32), np.float32)
+        mi = ""
+        if mask == "len":
+            mi = m.const("mask", np.array([T, T - 2], np.int32), np.int32)
+        elif mask == "2d":
+            mi = m.input("mask", np.int32, (B, T), 0, 1)
+            m.feeds[mi][:, 0] = 1
+        elif mask == "3d":
+            mi = m.input("mask", np.int32, (B, S, T), 0, 1)
+            m.feeds[mi][:, :, 0] = 1
+        pi = m.input("past", np.float32, (2, B, NH, past, D)) if past else ""
+        attrs = {"num_heads": NH, "unidirectional": uni}
+        if scale is not None:
+            attrs["scale"] = scale
+        outs = m.node("QAttention", [x, w, bias, xs, ws, mi, xz, wz, pi], attrs, n_out=2 if past else 1)
+        case = "QAttention x uint8 w %s %s mask %s unidirectional %d%s%s" % (
+            np.dtype(wdt).name, "per-column" if per_col else "per-tensor", mask, uni,
+            " scale %g" % scale if scale is not None else "", " past %d" % past if past else "")
+        if past:
+            m.output(outs[0], "attn", case)
+            m.output(outs[1], "attn", case + " present")
+        else:
+            m.output(outs, "attn", case)
+
+
 LSTM_GAP = 1.25
 # (ORT refuses uint8 weights with per-column zero points: "InputWeight point must be constant")
 LSTM_CASES = [("bidirectional", True, np.int8), ("forward", False, np.int8), ("reverse", False, np.uint8),
@@ -295,7 +338,7 @@ def group_lstm(m):
 
 
 GROUPS = {"eltwise": group_eltwise, "softmax": group_softmax, "concat": group_concat, "pool": group_pool,
-          "gemm": group_gemm, "matmul": group_matmul, "lstm": group_lstm}
+          "gemm": group_gemm, "matmul": group_matmul, "lstm": group_lstm, "attention": group_attention}
 
 
 # ---- running and comparing --------------------------------------------------------------------
@@ -326,6 +369,14 @@ def check_float(ref, got):
     return d.max() <= bound, "max |err| %.3g (bound %.3g)" % (d.max(), bound)
 
 
+def check_attn(ref, got):
+    """QAttention: the projection's int32 sums are exact; the float attention
+    after it rounds differently (softmax, products summed in another order)."""
+    d = np.abs(got.astype(np.float64) - ref)
+    bound = 1e-4 * np.abs(ref).max()
+    return d.max() <= bound, "max |err| %.3g (bound %.3g)" % (d.max(), bound)
+
+
 def check_dynmm(ref, got, feeds, consts, a, w, ws, wz):
     """One step of A's run-time quantization, times |B - b_zp| * b_scale summed over K."""
     x = feeds[a]
@@ -352,6 +403,8 @@ def compare(m, ref, got, consts):
             ok, msg = check_q8(r, g)
         elif check == "float":
             ok, msg = check_float(r, g)
+        elif check == "attn":
+            ok, msg = check_attn(r, g)
         elif check[0] == "dynmm":
             ok, msg = check_dynmm(r, g, m.feeds, consts, *check[1:])
         else:  # lstm: gathered per case, judged below
@@ -382,6 +435,26 @@ def run_group(name, ctvm, folder):
         return False
     consts = {t.name: numpy_helper.to_array(t) for t in m.inits}
     return compare(m, ref, got, consts)
+
+
+def run_refusals(ctvm, folder):
+    """Forms ctvm does not import must be refused with the reason named."""
+    ok_all = True
+    for case, attrs, mask_shape, want in (("QAttention left-padding mask_index [2*batch]", {}, (4,), "mask_index"),
+                                          ("QAttention do_rotary=1", {"do_rotary": 1}, None, "do_rotary")):
+        m = Model("refuse", 7)
+        x = m.input("x", np.uint8, (2, 3, 8))
+        w, ws, wz = weight(m, np.int8, (8, 12))
+        xs, xz = qparams(m, np.uint8)
+        mi = m.const("mask", np.array([3, 2, 0, 1][:mask_shape[0]], np.int32), np.int32) if mask_shape else ""
+        b = m.const("bias", np.zeros(12, np.float32), np.float32)
+        m.output(m.node("QAttention", [x, w, b, xs, ws, mi, xz, wz], dict(num_heads=2, **attrs)), "attn", case)
+        path = m.save(folder)
+        got, err = ctvm_run(ctvm, path, os.path.join(folder, "refuse_inputs.npz"), os.path.join(folder, "r.npz"))
+        ok = got is None and want in err and "QAttention" in err
+        print("%s %s refused: %s" % ("ok  " if ok else "FAIL", case, err.splitlines()[-1] if err else "(ran)"))
+        ok_all = ok_all and ok
+    return ok_all
 
 
 # zoo model -> the float32 model it was quantized from (zoo/export_quant.py SOURCES)
@@ -433,6 +506,8 @@ def main():
     ok = True
     for g in [] if args.zoo_only else args.groups or GROUPS:
         ok = run_group(g, args.ctvm_run, folder) and ok
+        if g == "attention":
+            ok = run_refusals(args.ctvm_run, folder) and ok
     if args.zoo or args.zoo_only:
         for z in ZOO_MODELS:
             ok = run_zoo(z, args.ctvm_run, folder) and ok

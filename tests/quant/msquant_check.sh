@@ -1,7 +1,7 @@
 #!/bin/sh
 # msquant_check.sh - the com.microsoft quantized operators against ONNX
 # Runtime (tests/quant/msquant_check.py): small models per operator, about
-# 15 s on 2 cores; with CTVM_MSQUANT_ZOO=1 also resnet18_qop,
+# 20 s on 2 cores (QAttention included); with CTVM_MSQUANT_ZOO=1 also resnet18_qop,
 # mobilenet_v2_qop, bert_mini_qop and lstm_bidir_dyn (another minute).
 # Needs build/ctvm-run and the quant venv (ORT + pip onnx; zoo/export_quant.py);
 # without the venv it says so and exits 0, as the other venv-based checks.

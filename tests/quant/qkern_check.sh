@@ -12,7 +12,10 @@
 # int8 with a run-time B, only checked for its values), and per-channel
 # output QuantizeLinears (pc_*, fused all the same), weights with zero
 # points whose w - wz fit in int8 (wz_*; wz_wide_conv, which does not, only
-# checked for its values). Exit status 1 on any mismatch.
+# checked for its values), and MatMulInteger with a run-time B (rt_*: B
+# packed at run time by ctvm.QPackB, then the dot products, a Transpose
+# before B read through, no kernel of its own; rt_k18, K off the 4-grid,
+# stays generic). Exit status 1 on any mismatch.
 # Usage: tests/quant/qkern_check.sh [CTVM_RUN] (default build/ctvm-run);
 # PY (default ~/.cache/ctvm/quant-venv/bin/python), CFLAGS_QK (gcc flags of
 # the generated code, default -O2 -march=native).
@@ -34,7 +37,11 @@ for d in "$TMP"/*/; do
     if ! r=$("$PY" "$HERE/qkern_compare.py" "$d/out.npz" "$d/ref.npz"); then fail=1; fi
     dot=$(grep -c ' = ctvm_vdot_u8i8(' "$d/build/model.c")
     case $c in
-    s8_mm_rt|wz_wide_conv) ;;
+    s8_mm_rt|wz_wide_conv|rt_k18) ;;
+    rt_*) [ "$dot" -gt 0 ] && grep -q '^static void k[0-9]*_.*QPackB(' "$d/build/model.c" ||
+              { echo "$c: run-time B not packed for the dot product"; fail=1; }
+          ! grep -q '^static void k[0-9]*_.*Transpose(' "$d/build/model.c" ||
+              { echo "$c: the Transpose before B not read through by the packing"; fail=1; } ;;
     depthwise|s8_depthwise) grep -q 'ctvm_vcvt_u8_i32(ctvm_vload_8(' "$d/build/model.c" ||
                    { echo "$c: not the blocked int8 depthwise kernel"; fail=1; } ;;
     *) [ "$dot" -gt 0 ] || { echo "$c: no dot product in the generated code"; fail=1; } ;;
@@ -44,7 +51,7 @@ for d in "$TMP"/*/; do
     qmax=0
     case $c in s8_*) qmax=1 ;; esac # the graph's own QuantizeLinear of its float32 input
     case $c in
-    s8_mm_rt|wz_wide_conv) ;;
+    s8_mm_rt|wz_wide_conv|rt_k18) ;;
     *) [ "$qk" -le $qmax ] || { echo "$c: QuantizeLinear not fused into the convolution"; fail=1; }
        [ "$unpk" -le 1 ] || { echo "$c: $unpk Unpacks (the uint8 should stay blocked)"; fail=1; } ;;
     esac

@@ -12,7 +12,10 @@ first's uint8 output (its QuantizeLinear fused) read by the second.
 "mm_*": MatMulInteger with a constant int8 B on a 3-D uint8 A (int32
 output, or the chain with per-column scale and bias). "s8_*": int8
 activations quantized in the graph (make_s8); "pc_*": per-channel output
-QuantizeLinear (make_pc); "wz_*": weights with zero points (make_wz)."""
+QuantizeLinear (make_pc); "wz_*": weights with zero points (make_wz). "rt_*": MatMulInteger
+with a run-time B (attention's products: batched uint8 x uint8 or int8,
+both zero points set; int32 output, or Cast -> Mul -> QuantizeLinear);
+rt_k18 has K off the 4-grid (the generic path)."""
 import os
 import sys
 
@@ -281,6 +284,45 @@ WZ_CASES = ["wz_u8_conv", "wz_s8_conv", "wz_u8_mm", "wz_s8_pc_mm", "wz_wide_conv
 PC_CASES = ["pc_conv", "pc_mm"]
 
 S8_CASES = ["s8_two_layers", "s8_depthwise", "s8_mm", "s8_mm_rt"]
+def make_runtime(name, shape_a, N, bdt, az, bz, chain, rng, perm=None):
+    """B [.., K, N] an input, or (perm) Transpose(input, perm) as attention's K^T / V."""
+    K = shape_a[-1]
+    shape_b = tuple(shape_a[:-2]) + (K, N)
+    shape_in = shape_b if perm is None else tuple(shape_b[perm.index(i)] for i in range(len(perm)))
+    info = np.iinfo(bdt)
+    a = rng.integers(0, 256, size=shape_a, dtype=np.uint8)
+    b = rng.integers(info.min, info.max + 1, size=shape_in).astype(bdt)
+    bt = TensorProto.UINT8 if bdt == np.uint8 else TensorProto.INT8
+    inits = [numpy_helper.from_array(np.array(az, np.uint8), "az"), numpy_helper.from_array(np.array(bz, bdt), "bz")]
+    nodes = [helper.make_node("MatMulInteger", ["x", "b" if perm is None else "bt", "az", "bz"], ["acc"])]
+    if perm is not None:
+        nodes.insert(0, helper.make_node("Transpose", ["b"], ["bt"], perm=list(perm)))
+    out_name, out_type = "acc", TensorProto.INT32
+    if chain:
+        inits += [numpy_helper.from_array(np.array(4e-4, np.float32), "scale"),
+                  numpy_helper.from_array(np.array(0.05, np.float32), "ys"),
+                  numpy_helper.from_array(np.array(128, np.uint8), "yz")]
+        nodes += [helper.make_node("Cast", ["acc"], ["accf"], to=TensorProto.FLOAT),
+                  helper.make_node("Mul", ["accf", "scale"], ["scaled"]),
+                  helper.make_node("QuantizeLinear", ["scaled", "ys", "yz"], ["y"])]
+        out_name, out_type = "y", TensorProto.UINT8
+    rank = len(shape_a)
+    graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.UINT8, list(shape_a)),
+                                            helper.make_tensor_value_info("b", bt, list(shape_in))],
+                              [helper.make_tensor_value_info(out_name, out_type, [None] * rank)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model, {"x": a, "b": b}, out_name
+
+
+RT_CASES = [("rt_u8_heads", (1, 4, 33, 64), 40, np.uint8, 125, 130, False),
+            ("rt_s8_k20", (2, 9, 20), 24, np.int8, 7, -3, False),
+            ("rt_u8_bz128_chain", (1, 2, 17, 128), 64, np.uint8, 0, 128, True),
+            ("rt_u8_chain", (1, 3, 16, 32), 16, np.uint8, 131, 90, True),
+            ("rt_k18", (2, 5, 18), 12, np.uint8, 3, 200, False),
+            ("rt_kt_u8", (1, 4, 33, 64), 40, np.uint8, 125, 130, False, (0, 2, 3, 1)),  # Q.K^T, K [1,S,H,D]
+            ("rt_v_u8_chain", (1, 2, 7, 24), 16, np.uint8, 0, 131, True, (0, 2, 1, 3))]  # P.V, V [1,S,H,D]
 
 MM_CASES = [("mm_k36_n23", 2, 7, 36, 23, False, 131), ("mm_k64_n40_chain", 1, 19, 64, 40, True, 0),
             ("mm_k256_n1000_chain", 1, 3, 256, 1000, True, 77)]
@@ -289,8 +331,10 @@ MM_CASES = [("mm_k36_n23", 2, 7, 36, 23, False, 131), ("mm_k64_n40_chain", 1, 19
 def main():
     out = sys.argv[1]
     rng = np.random.default_rng(22)
-    for case in CASES + [("two_layers",)] + MM_CASES + [(c,) for c in S8_CASES + PC_CASES + WZ_CASES]:
-        if case[0].startswith("wz_"):
+    for case in CASES + [("two_layers",)] + MM_CASES + [(c,) for c in S8_CASES + PC_CASES + WZ_CASES] + RT_CASES:
+        if case[0].startswith("rt_"):
+            model, x, out_name = make_runtime(*case[:7], rng, *case[7:])
+        elif case[0].startswith("wz_"):
             model, x, out_name = make_wz(case[0], rng)
         elif case[0].startswith("pc_"):
             model, x, out_name = make_pc(case[0], rng)
