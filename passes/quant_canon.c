@@ -43,6 +43,10 @@ typedef struct Core {
     int bias_rt;      /* a run-time float32 bias added instead, or -1 */
     int ys, yz;       /* closing QuantizeLinear's parameters (ys -1: none) */
     int y;            /* the value the chain ends in */
+    int int_bias;     /* ORT's order (QLinearConv / QLinearMatMul): bias holds the
+                         int32 bias unscaled and is added before the Mul, scale is
+                         x_scale * w_scale / y_scale, and the QuantizeLinear divides
+                         by 1 */
 } Core;
 
 static int f32_const(Graph *g, const char *base, const char *what, Shape s, const float *v)
@@ -83,6 +87,22 @@ static void build_core(Graph *g, const Core *c)
     node_set_int(g, cast, "to", dtype_to_onnx(DT_FLOAT32));
     int more = c->bias || c->bias_rt >= 0 || c->ys >= 0;
     int s = f32_const(g, base, "scale", channel_shape(c->per_ch ? c->ch : 0, c->ch_rank), c->scale);
+    if (c->int_bias) { /* float(acc + B) * (xs * ws / ys), rounded: as ORT requantizes */
+        int v = f;
+        if (c->bias) {
+            int ab[2] = {f, f32_const(g, base, "bias", c->bias_shape, c->bias)};
+            v = pb_value(&b, "biased");
+            pb_node(&b, "Add", 2, ab, v);
+        }
+        static const float one = 1.0f;
+        int ms[2] = {v, s};
+        int r = pb_value(&b, "scaled");
+        pb_node(&b, "Mul", 2, ms, r);
+        int q[3] = {r, f32_const(g, base, "one", shape_make(0, NULL), &one), c->yz};
+        pb_node(&b, "QuantizeLinear", c->yz >= 0 ? 3 : 2, q, c->y);
+        graph_count_uses(g);
+        return;
+    }
     int v = pb_binary(&b, "Mul", f, s);
     if (!more)
         g->nodes[g->values[v].producer].out[0] = c->y;
@@ -142,6 +162,47 @@ static int const_bias(Graph *g, int v, float mul, float **out, Shape *shape)
     return 1;
 }
 
+/* ORT's requantization order for a QDQ Conv whose only reader is a
+ * per-tensor QuantizeLinear (ORT's QDQ fusion makes it a QLinearConv): the
+ * bias, if any, is the DequantizeLinear of int32 values at scale
+ * x_scale * w_scale (as ORT's quantizer writes it), added unscaled; the
+ * multiplier is x_scale * w_scale / y_scale; the QuantizeLinear is folded
+ * into the chain. 0 (c unchanged) when the pattern does not hold. */
+static int ort_order(Graph *g, Core *c, int out, int bias_v)
+{
+    int q = pass_sole_consumer(g, out);
+    QParams yp, bp;
+    if (q < 0 || !qp_match_q(g, q, &yp))
+        return 0;
+    float *bias = NULL;
+    int64_t m = c->ch;
+    if (bias_v >= 0) {
+        if (!qp_match_dq(g, bias_v, 1, &bp) || !bp.x_const || bp.qt != DT_INT32 || bp.xc.n < 1 ||
+            (bp.xc.n != 1 && bp.xc.n != m) || !qp_zero_all_zero(&bp))
+            return 0;
+        int64_t nb = bp.xc.n;
+        bias = arena_array(g->arena, (size_t)nb, sizeof(float));
+        for (int64_t k = 0; k < nb; k++) {
+            float want = c->scale[c->per_ch ? k : 0], have = qp_scale(&bp, k);
+            if (!(fabsf(have - want) <= 1e-6f * want))
+                return 0;
+            bias[k] = (float)((const int32_t *)bp.xc.data)[k];
+        }
+        if (nb != m) /* one bias value for every channel */
+            return 0;
+    }
+    float ys = qp_scale(&yp, 0);
+    for (int64_t k = 0; k < (c->per_ch ? m : 1); k++)
+        c->scale[k] = c->scale[k] / ys;
+    c->int_bias = 1;
+    c->bias = bias;
+    c->ys = g->nodes[q].in[1];
+    c->yz = g->nodes[q].n_in > 2 ? g->nodes[q].in[2] : -1;
+    c->y = yp.x;
+    g->nodes[q].dead = 1;
+    return 1;
+}
+
 /* DQ(x) -> Conv(., DQ(w const) [, bias]) */
 static int canon_conv(Graph *g, int i)
 {
@@ -156,13 +217,15 @@ static int canon_conv(Graph *g, int i)
     Core c = {.op = "ConvInteger", .src = i, .x = xp.x, .xz = core_zp(&xp), .w = wp.x, .wz = core_zp(&wp),
               .ch = m, .ch_rank = wp.xc.s.rank - 1, .per_ch = wp.axis == 0, .bias_rt = -1, .ys = -1, .yz = -1,
               .y = n->out[0]};
-    if (n->n_in >= 3 && n->in[2] >= 0) {
+    int bias_v = n->n_in >= 3 ? n->in[2] : -1;
+    if (bias_v >= 0) {
         Shape bs;
-        if (!const_bias(g, n->in[2], 1.0f, &c.bias, &bs) || bs.rank != 1 || bs.dims[0] != m)
+        if (!const_bias(g, bias_v, 1.0f, &c.bias, &bs) || bs.rank != 1 || bs.dims[0] != m)
             return 0;
         c.bias_shape = channel_shape(m, c.ch_rank);
     }
     c.scale = product_scales(g, &xp, &wp, 1.0f, c.per_ch ? m : 1);
+    ort_order(g, &c, n->out[0], bias_v);
     build_core(g, &c);
     return 1;
 }
@@ -243,15 +306,23 @@ static int canon_qlinear(Graph *g, int i)
     Core c = {.op = conv ? "ConvInteger" : "MatMulInteger", .src = i, .x = n->in[0], .xz = core_zp(&xp),
               .w = n->in[3], .wz = core_zp(&wp), .ch = ch, .ch_rank = conv ? wc.s.rank - 1 : 1,
               .per_ch = wp.axis >= 0, .bias_rt = -1, .ys = n->in[6], .yz = n->in[7], .y = n->out[0]};
+    /* ORT's QLinearConv / QLinearMatMul: one multiplier x_scale * w_scale /
+       y_scale (in float32, in that order) on the int32 sum plus the int32
+       bias B, rounded half to even (MLAS's requantization); the same order
+       here keeps the rounding ties where ORT has them */
+    c.int_bias = 1;
     c.scale = product_scales(g, &xp, &wp, 1.0f, ch);
-    if (conv && n->n_in >= 9 && n->in[8] >= 0) { /* int32 bias: B * x_scale * w_scale */
+    float ys = qp_scale(&yp, 0);
+    for (int64_t k = 0; k < ch; k++)
+        c.scale[k] = c.scale[k] / ys;
+    if (conv && n->n_in >= 9 && n->in[8] >= 0) { /* int32 bias B, added before scaling */
         QConst bc;
         int64_t m = wc.s.dims[0];
         if (!qc_get(g, n->in[8], &bc) || bc.t != DT_INT32 || bc.s.rank != 1 || bc.n != m)
             return 0;
         c.bias = arena_array(g->arena, (size_t)m, sizeof(float));
         for (int64_t k = 0; k < m; k++)
-            c.bias[k] = (float)((double)((const int32_t *)bc.data)[k] * c.scale[c.per_ch ? k : 0]);
+            c.bias[k] = (float)((const int32_t *)bc.data)[k];
         c.bias_shape = channel_shape(m, c.ch_rank);
     }
     build_core(g, &c);

@@ -190,21 +190,28 @@ static void test_conv_canonical(void **state)
     ConvCase cc = {WS[0], 0, 0};
     Graph *g = qdq_conv(cc, &x, &y), *ref = qdq_conv(cc, &xr, &yr);
     assert_int_equal(pass_quant_canon(g, &d), 0);
-    /* ConvInteger(x, w int8, x_zp) -> Cast -> Mul -> Add -> QuantizeLinear -> y */
+    /* the Conv's only reader is a QuantizeLinear: ORT's order (its QDQ fusion
+       makes a QLinearConv): ConvInteger(x, w int8, x_zp) -> Cast -> Add(int32
+       bias, unscaled) -> Mul(x_scale * w_scale / y_scale) -> QuantizeLinear(1, y_zp) -> y */
     assert_int_equal(count_op(g, OP_CONV), 0);
     assert_int_equal(count_op(g, OP_DEQUANTIZELINEAR), 0); /* the weights' and bias' DQ dropped */
+    assert_int_equal(count_op(g, OP_QUANTIZELINEAR), 1);   /* the model's one, folded in */
     const Node *q = producer(g, y);
     assert_non_null(q);
     assert_int_equal(q->op, OP_QUANTIZELINEAR);
-    const Node *add = producer(g, q->in[0]);
-    assert_int_equal(add->op, OP_ADD);
-    const Node *mul = producer(g, add->in[0]);
+    assert_true(((const float *)g->values[q->in[1]].data)[0] == 1.0f);
+    const Node *mul = producer(g, q->in[0]);
     assert_int_equal(mul->op, OP_MUL);
     const Value *sc = &g->values[mul->in[1]];
     assert_int_equal(sc->shape.rank, 3);
     assert_int_equal(sc->shape.dims[0], M);
-    assert_true(((const float *)sc->data)[1] == XS * WS[1]);
-    const Node *cast = producer(g, mul->in[0]);
+    assert_true(((const float *)sc->data)[1] == XS * WS[1] / YS);
+    const Node *add = producer(g, mul->in[0]);
+    assert_int_equal(add->op, OP_ADD);
+    const Value *bv = &g->values[add->in[1]];
+    for (int m = 0; m < M; m++)
+        assert_true(((const float *)bv->data)[m] == (float)BIAS[m]);
+    const Node *cast = producer(g, add->in[0]);
     assert_int_equal(cast->op, OP_CAST);
     const Node *core = producer(g, cast->in[0]);
     assert_int_equal(core->op, OP_CONVINTEGER);
