@@ -42,15 +42,32 @@ static const char *const ALIAS[][2] = {
     {"scalar", "generic"},       {"neon", "aarch64"},        {"cortex-m", "cortex-m7"},
 };
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+
+/* Bit `bit` of register reg (0 eax, 1 ebx, 2 ecx, 3 edx) of CPUID leaf 7,
+   subleaf sub; 0 when the leaf is absent. */
+static int cpu_leaf7(unsigned sub, int reg, int bit)
+{
+    unsigned r[4] = {0, 0, 0, 0};
+    if (!__get_cpuid_count(7, sub, &r[0], &r[1], &r[2], &r[3]))
+        return 0;
+    return (int)((r[reg] >> bit) & 1u);
+}
+#endif
+
 const Target *target_native(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_cpu_init();
-    /* the VNNI variants: int8 dot products in one instruction (issue 22) */
+    /* the VNNI variants: int8 dot products in one instruction (issue 22);
+       their bits read from CPUID leaf 7 (clang 14's __builtin_cpu_supports
+       knows no "avxvnni"), the OS support of the registers from avx512f /
+       avx2 above them */
     if (__builtin_cpu_supports("avx512f"))
-        return target_find(__builtin_cpu_supports("avx512vnni") ? "x86_64-avx512-vnni" : "x86_64-avx512");
+        return target_find(cpu_leaf7(0, 2, 11) ? "x86_64-avx512-vnni" : "x86_64-avx512");
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return target_find(__builtin_cpu_supports("avxvnni") ? "x86_64-avx2-vnni" : "x86_64-avx2");
+        return target_find(cpu_leaf7(1, 0, 4) ? "x86_64-avx2-vnni" : "x86_64-avx2");
     if (__builtin_cpu_supports("sse4.1"))
         return target_find("x86_64-sse4");
 #elif defined(__aarch64__)
