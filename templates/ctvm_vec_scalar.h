@@ -355,19 +355,15 @@ static CTVM_INLINE ctvm_vh ctvm_vcvt_f32_bf16(ctvm_vf x)
 #if defined(__ARM_FEATURE_DSP) && defined(__ARM_FEATURE_SIMD32) && !defined(__ARM_BIG_ENDIAN)
 #include <arm_acle.h>
 #define CTVM_SCALAR_SMLAD 1
-/* bytes 1,3 of x extended to halfwords: one SXTB16 / UXTB16 with ROR #8
- * (ACLE has no rotating form and gcc 12 does not fold a rotate into it) */
+/* bytes 1,3 of x extended to halfwords: SXTB16 / UXTB16 of x rotated by 8
+ * (ACLE intrinsics only, no inline asm: the generic file stays ISO C) */
 static CTVM_INLINE int16x2_t ctvm_vscalar_sxtb16_ror8(uint32_t x)
 {
-    int16x2_t r;
-    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
-    return r;
+    return __sxtb16((int8x4_t)((x >> 8) | (x << 24)));
 }
 static CTVM_INLINE int16x2_t ctvm_vscalar_uxtb16_ror8(uint32_t x)
 {
-    int16x2_t r;
-    __asm__("uxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
-    return r;
+    return (int16x2_t)__uxtb16((uint8x4_t)((x >> 8) | (x << 24)));
 }
 static CTVM_INLINE ctvm_vi ctvm_vdot_u8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
 {
