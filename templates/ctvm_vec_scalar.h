@@ -356,7 +356,7 @@ static CTVM_INLINE ctvm_vh ctvm_vcvt_f32_bf16(ctvm_vf x)
 #include <arm_acle.h>
 #define CTVM_SCALAR_SMLAD 1
 /* bytes 1,3 of x extended to halfwords: SXTB16 / UXTB16 of x rotated by 8
- * (ACLE intrinsics only, no inline asm: the generic file stays ISO C) */
+ * (ACLE intrinsics only, nothing but ISO C in the generic file) */
 static CTVM_INLINE int16x2_t ctvm_vscalar_sxtb16_ror8(uint32_t x)
 {
     return __sxtb16((int8x4_t)((x >> 8) | (x << 24)));
