@@ -18,24 +18,15 @@
 #include "passes/passes.h"
 #include "passes/quant_util.h"
 
-/* Inputs of the op that carry the data (the rest are indices, shapes...). */
+/* Inputs of the op that carry the data: the moving ops (qp_moving_inputs;
+   MaxPool from version 8, without Indices) and Relu. */
 static int data_inputs(const Node *n)
 {
-    switch (n->op) {
-    case OP_MAXPOOL: return n->n_out == 1 && n->version >= 8 ? 1 : 0; /* no Indices */
-    case OP_RESHAPE:
-    case OP_FLATTEN:
-    case OP_TRANSPOSE:
-    case OP_SQUEEZE:
-    case OP_UNSQUEEZE:
-    case OP_IDENTITY:
-    case OP_GATHER:
-    case OP_SLICE:
-    case OP_SPLIT:
-    case OP_RELU: return 1;
-    case OP_CONCAT: return n->n_in;
-    default: return 0;
-    }
+    if (n->op == OP_RELU)
+        return 1;
+    if (n->op == OP_MAXPOOL && n->version < 8)
+        return 0;
+    return qp_moving_inputs(n);
 }
 
 /* The QuantizeLinear reading value v alone, with parameters equal to p; -1 if none. */

@@ -27,25 +27,7 @@
 
 #include "passes/pass_util.h"
 #include "passes/passes.h"
-
-/* Inputs of a moving op that carry the data (the rest are indices, shapes...). */
-static int moving_inputs(const Node *n)
-{
-    switch (n->op) {
-    case OP_MAXPOOL: return n->n_out == 1 ? 1 : 0; /* no Indices */
-    case OP_RESHAPE:
-    case OP_FLATTEN:
-    case OP_TRANSPOSE:
-    case OP_SQUEEZE:
-    case OP_UNSQUEEZE:
-    case OP_IDENTITY:
-    case OP_GATHER:
-    case OP_SLICE:
-    case OP_SPLIT: return 1;
-    case OP_CONCAT: return n->n_in;
-    default: return 0;
-    }
-}
+#include "passes/quant_util.h"
 
 static int in_of(const Node *n, int i)
 {
@@ -71,7 +53,7 @@ static int drop(char *cand, int v)
 static int check_node(const Graph *g, int i, char *cand)
 {
     const Node *n = &g->nodes[i];
-    int ch = 0, nm = moving_inputs(n);
+    int ch = 0, nm = qp_moving_inputs(n);
     if (nm) { /* all data inputs and outputs flip together, or none */
         int any = 0, all = 1;
         for (int k = 0; k < nm; k++)
@@ -195,7 +177,7 @@ int pass_quant_u8_acts(Graph *g, Diag *d)
                 drop_outer_reads(g, g->nodes[i].attrs[a].graph, cand);
     for (int v = 0; v < nv && any; v++) /* a producer that is neither a Q nor a moving op */
         if (cand[v] && g->nodes[g->values[v].producer].op != OP_QUANTIZELINEAR &&
-            !moving_inputs(&g->nodes[g->values[v].producer]))
+            !qp_moving_inputs(&g->nodes[g->values[v].producer]))
             cand[v] = 0;
     for (int changed = any; changed;) {
         changed = 0;

@@ -189,3 +189,21 @@ void qp_drop_unread_dq(Graph *g)
     }
     graph_count_uses(g);
 }
+
+int qp_moving_inputs(const Node *n)
+{
+    switch (n->op) {
+    case OP_MAXPOOL: return n->n_out == 1 ? 1 : 0; /* no Indices */
+    case OP_RESHAPE:
+    case OP_FLATTEN:
+    case OP_TRANSPOSE:
+    case OP_SQUEEZE:
+    case OP_UNSQUEEZE:
+    case OP_IDENTITY:
+    case OP_GATHER:
+    case OP_SLICE:
+    case OP_SPLIT: return 1;
+    case OP_CONCAT: return n->n_in;
+    default: return 0;
+    }
+}

@@ -61,4 +61,10 @@ void qp_dequantize(const QParams *p, float *out);
  * (so infer_fold does not fold the weights it read into float32). */
 void qp_drop_unread_dq(Graph *g);
 
+/* How many leading inputs of n carry the data when n is an op that only
+ * moves elements (MaxPool without Indices, Reshape, Flatten, Transpose,
+ * Squeeze, Unsqueeze, Identity, Gather, Slice, Split: 1; Concat: all), so it
+ * runs on integers as on floats; 0 for any other op. */
+int qp_moving_inputs(const Node *n);
+
 #endif
