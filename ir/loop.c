@@ -371,7 +371,15 @@ Expr *lx_bin(LoopBuilder *lb, BinOp op, Expr *a, Expr *b)
         if (op == BO_SUB && is_int(b, 0)) return a;
         if (op == BO_MUL && is_int(b, 1)) return a;
         if (op == BO_MUL && is_int(a, 1)) return b;
+        /* loads and arithmetic have no side effects, so a product by the
+         * constant 0 is 0 (a zero point of 0 times a sum) */
+        if (op == BO_MUL && (is_int(a, 0) || is_int(b, 0))) return lx_const_i(lb, rt, 0);
+        if (op == BO_DIV && is_int(b, 1)) return a;
     } else if (lt_is_float(t)) {
+        /* x / 1 is x exactly in IEEE arithmetic (NaN, infinities, -0 too):
+         * QuantizeLinear by a scale of 1 after ORT's requantization order */
+        if (op == BO_DIV && b->kind == EX_FLOAT && b->f == 1.0)
+            return a;
         if (op == BO_ADD && b->kind == EX_FLOAT && b->f == 0.0)
             return a;
         if (op == BO_MUL && b->kind == EX_FLOAT && b->f == 1.0)
