@@ -2,7 +2,8 @@
  * "layout" makes from ConvInteger (never read from a model):
  *
  *   X   [N, ICb, H, W, IB]  uint8 input in channel blocks (IB a multiple of
- *       4), already padded (ctvm.PadHW with the zero point as its value)
+ *       4), already padded (ctvm.PadHW with the zero point as its value),
+ *       except depthwise, which tests the bounds itself
  *   W   [OCb, ICb, KH, KW, IB/4, OB*4]  int8, packed at compile time: for
  *       each group of 4 input lanes, the 4 weights of output lane 0, then
  *       lane 1, ... (one 32-bit group per output lane: vpdpbusd / SDOT)
@@ -10,8 +11,9 @@
  *   WS  [OCb*OB] int32: sum of each output channel's weights
  *   Y   [N, OCb, OH, OW, OB] int32, or float32 (at.conv.out_float: the
  *       Cast that followed the ConvInteger folded in)
- * Attributes: kernel_shape[2], strides[2], dilations[2] (Node.at.conv.win;
- * no pads), group G (at.conv.group: W is [OCb, ICb/G, ...] and output
+ * Attributes: kernel_shape[2], strides[2], dilations[2], pads[4]
+ * (Node.at.conv.win; pads only when depthwise: a tap outside the input reads
+ * xz, so it adds (xz - xz) * w = 0), group G (at.conv.group: W is [OCb, ICb/G, ...] and output
  * blocks g*OCb/G.. read input blocks g*ICb/G..; pass layout merges small
  * groups into whole blocks first). The weights' zero point is 0 (pass layout only
  * makes this node then), so
@@ -42,8 +44,14 @@ static int read_attrs(Graph *g, int node, Diag *d)
         wa->strides[i] = st[i];
         wa->dilations[i] = dl[i];
     }
+    int k4;
+    const int64_t *pd = attr_ints(n, "pads", &k4); /* depthwise only; absent: none */
+    if (pd && k4 != 4)
+        return diag_error(d, g, node, "malformed QConvNCHWc (internal error)");
     for (int i = 0; i < 4; i++)
-        wa->pads[i] = 0;
+        wa->pads[i] = pd ? pd[i] : 0;
+    if (!n->at.conv.depthwise && (wa->pads[0] || wa->pads[1] || wa->pads[2] || wa->pads[3]))
+        return diag_error(d, g, node, "malformed QConvNCHWc (internal error)");
     n->at.conv.group = (int)attr_int(n, "group", 1); /* (at.conv.out_float is pass layout's, as ConvNCHWc's depthwise) */
     return 0;
 }
@@ -65,8 +73,9 @@ int op_qconvnchwc_infer(Graph *g, int node, Diag *d)
                  w->shape.dims[5] % 4)
         return diag_error(d, g, node, "malformed QConvNCHWc (internal error)");
     int64_t OB = dw ? w->shape.dims[5] : w->shape.dims[5] / 4, OCb = w->shape.dims[0];
-    int64_t OH = (x->shape.dims[2] - wa->dilations[0] * (wa->kernel[0] - 1) - 1) / wa->strides[0] + 1;
-    int64_t OW = (x->shape.dims[3] - wa->dilations[1] * (wa->kernel[1] - 1) - 1) / wa->strides[1] + 1;
+    int64_t H = x->shape.dims[2] + wa->pads[0] + wa->pads[2], W = x->shape.dims[3] + wa->pads[1] + wa->pads[3];
+    int64_t OH = (H - wa->dilations[0] * (wa->kernel[0] - 1) - 1) / wa->strides[0] + 1;
+    int64_t OW = (W - wa->dilations[1] * (wa->kernel[1] - 1) - 1) / wa->strides[1] + 1;
     if (OH < 1 || OW < 1 || ws->shape.rank != 1 || ws->shape.dims[0] != OCb * OB)
         return diag_error(d, g, node, "malformed QConvNCHWc (internal error)");
     int64_t dims[5] = {x->shape.dims[0], OCb, OH, OW, OB};
@@ -91,15 +100,24 @@ int compute_qconvnchwc(ComputeCtx *cx, int node, ComputeDef *def)
     s->acc = lv_new_typed(lb, "acc", LT_I32);
     Expr *nn = lx_var(lb, s->axis[0]), *ocb = lx_var(lb, s->axis[1]), *ol = lx_var(lb, s->axis[4]);
     LBuf *xb = cx->buf_of(cx, n->in[0]), *wb = cx->buf_of(cx, n->in[1]);
+    Expr *xz = compute_const_scalar(cx, n->in[2]);
+    xz = lx_cast(lb, LT_I32, xz ? xz : lx_load(lb, cx->buf_of(cx, n->in[2]), lx_int(lb, 0)));
     if (n->at.conv.depthwise) { /* reduction over kh, kw only: the schedule's depthwise case */
-        LVar *kh = compute_add_raxis(cx, s, "kh", wa->kernel[0]);
-        LVar *kw = compute_add_raxis(cx, s, "kw", wa->kernel[1]);
-        Expr *ih = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[2]), wa->strides[0]), lx_muli(lb, lx_var(lb, kh), wa->dilations[0]));
-        Expr *iw = lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[3]), wa->strides[1]), lx_muli(lb, lx_var(lb, kw), wa->dilations[1]));
+        const int64_t *pd = wa->pads, *st = wa->strides, *dl = wa->dilations, *ks = wa->kernel;
+        LVar *kh = compute_add_raxis(cx, s, "kh", ks[0]);
+        LVar *kw = compute_add_raxis(cx, s, "kw", ks[1]);
+        Expr *ih = lx_add(lb, lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[2]), st[0]), lx_muli(lb, lx_var(lb, kh), dl[0])),
+                          lx_int(lb, -pd[0]));
+        Expr *iw = lx_add(lb, lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[3]), st[1]), lx_muli(lb, lx_var(lb, kw), dl[1])),
+                          lx_int(lb, -pd[1]));
+        int64_t H = x->shape.dims[2], W = x->shape.dims[3], OH = y->shape.dims[2], OW = y->shape.dims[3];
+        Expr *cond = compute_bound(cx, lx_int(lb, 1), ih, pd[0], (OH - 1) * st[0] + (ks[0] - 1) * dl[0] - pd[0], H);
+        cond = compute_bound(cx, cond, iw, pd[1], (OW - 1) * st[1] + (ks[1] - 1) * dl[1] - pd[1], W);
         Expr *xi[5] = {nn, ocb, ih, iw, ol};
         Expr *wi[6] = {ocb, lx_int(lb, 0), lx_var(lb, kh), lx_var(lb, kw), lx_int(lb, 0), ol};
-        s->body = lx_mul(lb, lx_cast(lb, LT_I32, lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi))),
-                         lx_cast(lb, LT_I32, lx_load(lb, wb, compute_flat_index(cx, &w->shape, wi))));
+        /* a padded tap reads the zero point: (xz - xz) * w = 0 after the compensation */
+        Expr *xv = lx_select(lb, cond, lx_cast(lb, LT_I32, lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi))), xz);
+        s->body = lx_mul(lb, xv, lx_cast(lb, LT_I32, lx_load(lb, wb, compute_flat_index(cx, &w->shape, wi))));
     } else {
         LVar *icb = compute_add_raxis(cx, s, "icb", w->shape.dims[1]);
         int64_t G = n->at.conv.group, OCbg = w->shape.dims[0] / G;
@@ -122,8 +140,6 @@ int compute_qconvnchwc(ComputeCtx *cx, int node, ComputeDef *def)
         s->body = sum;
     }
     /* - xz * sum(w) */
-    Expr *xz = compute_const_scalar(cx, n->in[2]);
-    xz = lx_cast(lb, LT_I32, xz ? xz : lx_load(lb, cx->buf_of(cx, n->in[2]), lx_int(lb, 0)));
     Expr *wsum = lx_load(lb, cx->buf_of(cx, n->in[3]), lx_add(lb, lx_muli(lb, ocb, OB), ol));
     Expr *fin = lx_sub(lb, lx_var(lb, s->acc), lx_mul(lb, xz, wsum));
     s->finalize = n->at.conv.out_float ? lx_cast(lb, LT_F32, fin) : fin;
