@@ -592,6 +592,15 @@ static void vexpr(Em *m, const Expr *e)
         vexpr(m, e->c);
         fputc(')', f);
         return;
+    case EX_MLA16:
+        fputs("ctvm_vmla16_i32(", f);
+        vexpr(m, e->a);
+        fputs(", ", f);
+        vexpr(m, e->b);
+        fputs(", ", f);
+        vexpr(m, e->c);
+        fputc(')', f);
+        return;
     case EX_DOT:
         fprintf(f, "ctvm_vdot_%s(", e->b->type == LT_U8 ? "u8i8" : "i8i8");
         if (lx_lanes(e) == 1)

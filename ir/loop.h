@@ -63,6 +63,8 @@ typedef enum ExprKind {
     EX_FMA,    /* a * b + c, fused (vector float) */
     EX_DOT,    /* a (lanes x i32) + per lane the sum of 4 products of b and c
                   (4*lanes x u8/i8 each): VNNI vpdpbusd, SDOT */
+    EX_MLA16,  /* a + b * c (lanes x i32 each), b in [0, 32767] and c in
+                  [-32768, 32767]: a 16-bit product, pmaddwd / vpdpwssd */
 } ExprKind;
 
 typedef enum BinOp {

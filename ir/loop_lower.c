@@ -84,7 +84,8 @@ int lx_equal(const Expr *a, const Expr *b)
     case EX_CAST:
     case EX_BCAST: return lx_equal(a->a, b->a);
     case EX_FMA:
-    case EX_DOT: return lx_equal(a->a, b->a) && lx_equal(a->b, b->b) && lx_equal(a->c, b->c);
+    case EX_DOT:
+    case EX_MLA16: return lx_equal(a->a, b->a) && lx_equal(a->b, b->b) && lx_equal(a->c, b->c);
     }
     return 0;
 }

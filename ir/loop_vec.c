@@ -121,6 +121,17 @@ Expr *lx_dot(LoopBuilder *lb, Expr *acc, Expr *x, Expr *y)
     return e;
 }
 
+Expr *lx_mla16(LoopBuilder *lb, Expr *acc, Expr *b, Expr *c)
+{
+    assert(acc->type == LT_I32 && b->type == LT_I32 && c->type == LT_I32 && lx_lanes(b) == lx_lanes(acc) &&
+           lx_lanes(c) == lx_lanes(acc));
+    Expr *e = node(lb, EX_MLA16, LT_I32, lx_lanes(acc));
+    e->a = acc;
+    e->b = b;
+    e->c = c;
+    return e;
+}
+
 LVar *lv_new_reg(LoopBuilder *lb, const char *name, LType t, int lanes)
 {
     LVar *v = lv_new_typed(lb, name, t);
@@ -191,7 +202,7 @@ Stmt *ls_clone(LoopBuilder *lb, const Stmt *s)
 
 void loop_print_vec_expr(FILE *f, const Expr *e)
 {
-    static const char *const K[] = {[EX_BCAST] = "bcast", [EX_FMA] = "fma", [EX_DOT] = "dot"};
+    static const char *const K[] = {[EX_BCAST] = "bcast", [EX_FMA] = "fma", [EX_DOT] = "dot", [EX_MLA16] = "mla16"};
     if (e->kind == EX_LOAD) {
         fprintf(f, "%s[", e->buf->name);
         loop_print_expr(f, e->a);

@@ -36,6 +36,9 @@ Expr *lx_fma(LoopBuilder *lb, Expr *a, Expr *b, Expr *c);
 /* acc (lanes x i32) + sum over j < 4 of x[4l+j] * y[4l+j] per lane l;
  * x and y have 4*lanes lanes of LT_U8 or LT_I8 */
 Expr *lx_dot(LoopBuilder *lb, Expr *acc, Expr *x, Expr *y);
+/* acc + b * c, all int32 vectors, b known in [0, 32767] and c in [-32768, 32767]
+   (EX_MLA16: ctvm_vmla16_i32, one vpdpwssd with AVX-512 VNNI) */
+Expr *lx_mla16(LoopBuilder *lb, Expr *acc, Expr *b, Expr *c);
 
 /* A register variable of type t (lanes 1: scalar) and its use. */
 LVar *lv_new_reg(LoopBuilder *lb, const char *name, LType t, int lanes);

@@ -203,6 +203,60 @@ static int match_dot(LoopBuilder *lb, const Expr *e, const LVar *v, Dot *dot)
     return 0;
 }
 
+/* ---- 16-bit multiply-adds (EX_MLA16) ----
+ * acc + x*w in int32 whose factors are known to fit in 16 bits, one of them
+ * non-negative (the depthwise int8 conv: a uint8 input or its zero point
+ * times an int8 weight, widened): per lane one product of the low halves,
+ * which pmaddwd / vpdpwssd compute exactly (the high half of the
+ * non-negative factor is 0) - cheaper than a 32-bit multiply and an add. */
+static int int_range(const Expr *e, int64_t *lo, int64_t *hi)
+{
+    int64_t l2, h2;
+    switch (e->type) {
+    case LT_U8: *lo = 0, *hi = 255; return 1;
+    case LT_I8: *lo = -128, *hi = 127; return 1;
+    case LT_U16: *lo = 0, *hi = 65535; return 1;
+    case LT_I16: *lo = -32768, *hi = 32767; return 1;
+    default: break;
+    }
+    if (e->type != LT_I32)
+        return 0;
+    switch (e->kind) {
+    case EX_INT: *lo = *hi = e->i; return 1;
+    case EX_CAST: return int_range(e->a, lo, hi);
+    case EX_SELECT:
+        if (!int_range(e->a, lo, hi) || !int_range(e->b, &l2, &h2))
+            return 0;
+        *lo = l2 < *lo ? l2 : *lo;
+        *hi = h2 > *hi ? h2 : *hi;
+        return 1;
+    default: return 0;
+    }
+}
+
+/* e = acc + x*w (either order) with x in [0, 32767] and w in [-32768, 32767] */
+static int match_mla16(const Expr *e, const Expr **acc, const Expr **x, const Expr **w)
+{
+    if (e->kind != EX_BIN || e->op != BO_ADD || e->type != LT_I32)
+        return 0;
+    for (int s = 0; s < 2; s++) {
+        const Expr *m = s ? e->a : e->b;
+        int64_t l0, h0, l1, h1;
+        if (m->kind != EX_BIN || m->op != BO_MUL || m->type != LT_I32 || !int_range(m->a, &l0, &h0) ||
+            !int_range(m->b, &l1, &h1))
+            continue;
+        int a_pos = l0 >= 0 && h0 <= 32767 && l1 >= -32768 && h1 <= 32767;
+        int b_pos = l1 >= 0 && h1 <= 32767 && l0 >= -32768 && h0 <= 32767;
+        if (!a_pos && !b_pos)
+            continue;
+        *acc = s ? e->b : e->a;
+        *x = a_pos ? m->a : m->b;
+        *w = a_pos ? m->b : m->a;
+        return 1;
+    }
+    return 0;
+}
+
 static int expr_ok(LoopBuilder *lb, const Expr *e, const LVar *v);
 
 static int expr_ok(LoopBuilder *lb, const Expr *e, const LVar *v)
@@ -359,11 +413,14 @@ static Expr *vexpr(Vec *c, Expr *e, const LVar *v)
         return bcast(c, e);
     LType t = e->type;
     Dot dot;
+    const Expr *macc, *mx, *mw;
     if (match_dot(lb, e, v, &dot)) {
         Expr *xg = lx_vload(lb, dot.x->buf, lane0(c, dot.x->a, v), 4, storage(dot.x->buf->dtype));
         Expr *wq = lx_vload(lb, dot.w->buf, lane0(c, dot.w->a, v), 4 * c->vl, LT_I8);
         return lx_dot(lb, vexpr(c, (Expr *)dot.acc, v), lx_bcast_group(lb, xg, 4 * c->vl), wq);
     }
+    if (match_mla16(e, &macc, &mx, &mw))
+        return lx_mla16(lb, vexpr(c, (Expr *)macc, v), vexpr(c, (Expr *)mx, v), vexpr(c, (Expr *)mw, v));
     switch (e->kind) {
     case EX_LOAD: {
         LType st = storage(e->buf->dtype);

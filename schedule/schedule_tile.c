@@ -73,7 +73,8 @@ Stmt *sched_tile(ComputeCtx *cx, const ComputeStage *st, Expr *const *at, const 
     Expr *upd = lx_bin(lb, rop, cur, body);
     Stmt *loop = wrap_tile(cx, t, r, u, j, lane, ls_store(lb, acc, slot, upd));
     for (int r = st->n_raxes - 1; r >= 0; r--)
-        loop = ls_for(lb, st->raxis[r], chunked && r == t->kax ? t->Kc : st->rextent[r], LOOP_SERIAL, loop);
+        loop = ls_for(lb, st->raxis[r], chunked && r == t->kax ? t->Kc : st->rextent[r],
+                      t->unroll_r && r == st->n_raxes - 1 ? LOOP_UNROLL : LOOP_SERIAL, loop);
     Stmt *first = wrap_tile(cx, t, r, u, j, lane, ls_store(lb, acc, slot, init));
     Stmt *last = wrap_tile(cx, t, r, u, j, lane, ls_store(lb, st->out, oidx, lx_subst(lb, fin, st->acc, cur)));
     if (chunked) { /* partial sums live in the output between chunks */

@@ -31,6 +31,10 @@ typedef struct Tile {
     int kax;
     int64_t Kc, nK;
     LVar *kvar;
+    /* 1: the innermost reduction loop is unrolled (a depthwise conv's kw:
+     * the C compiler then loads each input vector once for the columns and
+     * taps that share it) */
+    int unroll_r;
 } Tile;
 Stmt *sched_tile(ComputeCtx *cx, const ComputeStage *st, Expr *const *at, const Tile *t);
 

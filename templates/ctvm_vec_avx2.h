@@ -605,6 +605,7 @@ static CTVM_INLINE ctvm_vh ctvm_vcvt_f32_bf16(ctvm_vf x)
  * (exact: no product pair reaches pmaddwd's one overflow). */
 #if defined(__AVXVNNI__) || defined(CTVM_EXT_AVXVNNI) /* the latter: target x86_64-avx2-vnni */
 #define CTVM_VAVX2_DPBUSD(acc, a, b) _mm256_dpbusd_avx_epi32(acc, a, b)
+#define CTVM_VAVX2_DPWSSD(acc, a, b) _mm256_dpwssd_avx_epi32(acc, a, b)
 #elif defined(__AVX512VNNI__) && defined(__AVX512VL__) && defined(__GNUC__)
 /* one register for the sum, as in ctvm_vec_avx512.h (gcc 12 copies it
    around every _mm256_dpbusd_epi32) */
@@ -614,8 +615,25 @@ static CTVM_INLINE __m256i ctvm_vavx2_dpbusd(__m256i acc, __m256i a, __m256i b)
     return acc;
 }
 #define CTVM_VAVX2_DPBUSD(acc, a, b) ctvm_vavx2_dpbusd(acc, a, b)
+static CTVM_INLINE __m256i ctvm_vavx2_dpwssd(__m256i acc, __m256i a, __m256i b)
+{
+    __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(a), "vm"(b));
+    return acc;
+}
+#define CTVM_VAVX2_DPWSSD(acc, a, b) ctvm_vavx2_dpwssd(acc, a, b)
 #elif defined(__AVX512VNNI__) && defined(__AVX512VL__)
 #define CTVM_VAVX2_DPBUSD(acc, a, b) _mm256_dpbusd_epi32(acc, a, b)
+#define CTVM_VAVX2_DPWSSD(acc, a, b) _mm256_dpwssd_epi32(acc, a, b)
+#endif
+/* acc + a*b for a in [0, 32767], b in [-32768, 32767]: a's high half is 0,
+   so pmaddwd's pair sum is the one product (vpdpwssd with VNNI); wraps */
+#ifdef CTVM_VAVX2_DPWSSD
+static CTVM_INLINE ctvm_vi ctvm_vmla16_i32(ctvm_vi acc, ctvm_vi a, ctvm_vi b) { return CTVM_VAVX2_DPWSSD(acc, a, b); }
+#else
+static CTVM_INLINE ctvm_vi ctvm_vmla16_i32(ctvm_vi acc, ctvm_vi a, ctvm_vi b)
+{
+    return _mm256_add_epi32(acc, _mm256_madd_epi16(a, b));
+}
 #endif
 #ifdef CTVM_VAVX2_DPBUSD
 static CTVM_INLINE ctvm_vi ctvm_vdot_u8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b) { return CTVM_VAVX2_DPBUSD(acc, a, b); }

@@ -556,6 +556,17 @@ static CTVM_INLINE __m512i ctvm_v512_dpbusd(__m512i acc, __m512i a, __m512i b)
 static CTVM_INLINE __m512i ctvm_v512_dpbusd(__m512i acc, __m512i a, __m512i b) { return _mm512_dpbusd_epi32(acc, a, b); }
 #endif
 static CTVM_INLINE ctvm_vi ctvm_vdot_u8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b) { return ctvm_v512_dpbusd(acc, a, b); }
+/* acc + a*b for a in [0, 32767], b in [-32768, 32767] (a's high half is 0,
+   so the pair sum of vpdpwssd is the one product; the sum wraps) */
+#if defined(__GNUC__)
+static CTVM_INLINE ctvm_vi ctvm_vmla16_i32(ctvm_vi acc, ctvm_vi a, ctvm_vi b)
+{
+    __asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(a), "vm"(b));
+    return acc;
+}
+#else
+static CTVM_INLINE ctvm_vi ctvm_vmla16_i32(ctvm_vi acc, ctvm_vi a, ctvm_vi b) { return _mm512_dpwssd_epi32(acc, a, b); }
+#endif
 static CTVM_INLINE ctvm_vi ctvm_vdot_i8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
 {
     __m512i bias = _mm512_set1_epi32((int32_t)0x80808080u);
@@ -587,6 +598,12 @@ static CTVM_INLINE ctvm_vi ctvm_vdot_i8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
     __m256i hi = ctvm_v512_dot_half(_mm256_srai_epi16(_mm256_slli_epi16(ahi, 8), 8), _mm256_srai_epi16(ahi, 8),
                                     _mm512_extracti64x4_epi64(b, 1));
     return _mm512_add_epi32(acc, ctvm_v512_join(lo, hi));
+}
+/* acc + a*b (a in [0, 32767], b in [-32768, 32767]): AVX-512F has no
+   16-bit multiply-add on 512 bits, so the 32-bit one */
+static CTVM_INLINE ctvm_vi ctvm_vmla16_i32(ctvm_vi acc, ctvm_vi a, ctvm_vi b)
+{
+    return _mm512_add_epi32(acc, _mm512_mullo_epi32(a, b));
 }
 #endif
 

@@ -784,6 +784,9 @@ static CTVM_INLINE ctvm_vi ctvm_vdot_u8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
 }
 #endif
 
+/* acc + a*b for a in [0, 32767], b in [-32768, 32767] (one multiply-accumulate; wraps) */
+static CTVM_INLINE ctvm_vi ctvm_vmla16_i32(ctvm_vi acc, ctvm_vi a, ctvm_vi b) { return vmlaq_s32(acc, a, b); }
+
 #if defined(__clang__)
 #pragma clang diagnostic pop
 #endif

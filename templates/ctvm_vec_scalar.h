@@ -398,6 +398,12 @@ static CTVM_INLINE ctvm_vi ctvm_vdot_i8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
     return (int32_t)s;
 }
 #endif
+/* acc + a*b for a in [0, 32767], b in [-32768, 32767] (the product is exact
+   in int32; the sum wraps) */
+static CTVM_INLINE ctvm_vi ctvm_vmla16_i32(ctvm_vi acc, ctvm_vi a, ctvm_vi b)
+{
+    return (int32_t)((uint32_t)acc + (uint32_t)(a * b));
+}
 
 #if defined(__clang__)
 #pragma clang diagnostic pop

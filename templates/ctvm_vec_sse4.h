@@ -588,6 +588,9 @@ static CTVM_INLINE ctvm_vi ctvm_vdot_i8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
     __m128i be = _mm_srai_epi16(_mm_slli_epi16(b, 8), 8), bo = _mm_srai_epi16(b, 8);
     return _mm_add_epi32(acc, _mm_add_epi32(_mm_madd_epi16(ae, be), _mm_madd_epi16(ao, bo)));
 }
+/* acc + a*b for a in [0, 32767], b in [-32768, 32767]: a's high half is 0,
+   so pmaddwd's pair sum is the one product; wraps */
+static CTVM_INLINE ctvm_vi ctvm_vmla16_i32(ctvm_vi acc, ctvm_vi a, ctvm_vi b) { return _mm_add_epi32(acc, _mm_madd_epi16(a, b)); }
 
 #if defined(__clang__)
 #pragma clang diagnostic pop

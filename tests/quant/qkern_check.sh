@@ -4,8 +4,8 @@
 # ctvm against ONNX Runtime on the same files (tests/quant/qkern_models.py
 # makes them): int32 outputs must be equal, uint8 ones within one step and
 # >= 99.9% equal. Also checks that the blocked int8 kernel (EX_DOT) was used
-# where it applies (channel-lane int32 multiply-adds for depthwise, which
-# reads its input unpadded: no PadHW kernel), that a QuantizeLinear after it is fused into its kernel
+# where it applies (for depthwise: channel-lane 16-bit multiply-adds into
+# int32, ctvm_vmla16_i32, reading the input unpadded: no PadHW kernel), that a QuantizeLinear after it is fused into its kernel
 # (no kernel of its own) and that two convolutions in a row pass the uint8
 # blocked (no Unpack between them), and MatMulInteger with a constant int8 B
 # (ctvm.QMatMul: dot products, its QuantizeLinear fused); the same with int8
@@ -43,8 +43,8 @@ for d in "$TMP"/*/; do
               { echo "$c: run-time B not packed for the dot product"; fail=1; }
           ! grep -q '^static void k[0-9]*_.*Transpose(' "$d/build/model.c" ||
               { echo "$c: the Transpose before B not read through by the packing"; fail=1; } ;;
-    depthwise|s8_depthwise|dw*) grep -q 'ctvm_vcvt_u8_i32(ctvm_vload_8(' "$d/build/model.c" ||
-                   { echo "$c: not the blocked int8 depthwise kernel"; fail=1; }
+    depthwise|s8_depthwise|dw*) grep -q ' = ctvm_vmla16_i32(acc[0-9]*, .*ctvm_vcvt_u8_i32(ctvm_vload_8(' "$d/build/model.c" ||
+                   { echo "$c: not the blocked int8 depthwise kernel (16-bit multiply-adds)"; fail=1; }
                    ! grep -q '^static void k[0-9]*_pad(' "$d/build/model.c" ||
                    { echo "$c: a PadHW kernel before the depthwise one (it should test its bounds)"; fail=1; } ;;
     *) [ "$dot" -gt 0 ] || { echo "$c: no dot product in the generated code"; fail=1; } ;;

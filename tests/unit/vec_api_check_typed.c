@@ -799,6 +799,43 @@ static void check_dot(void)
     }
 }
 
+/* ---- 16-bit multiply-adds: acc + a*b, a in [0, 32767], b in [-32768, 32767] ----
+ * the ends of both ranges (32767 * -32768, the one pair pmaddwd could not
+ * hold were a's high half not 0), uint8 x int8 (the depthwise kernels' use)
+ * and random values, on the edge and random accumulators of TA and on ones
+ * near INT32_MAX / INT32_MIN (the sum wraps). */
+static void check_mla16(void)
+{
+    static int32_t xa[TN], xb[TN], acc_near[TN];
+    int i, l, r;
+    for (i = 0; i < TN; i++)
+        acc_near[i] = i % 2 ? INT32_MIN + (int32_t)(trand() % 1073741824u) : INT32_MAX - (int32_t)(trand() % 1073741824u);
+    for (r = 0; r < 6; r++) {
+        const int32_t *acc0 = r >= 3 ? acc_near : TA;
+        for (i = 0; i < TN; i++) {
+            uint32_t u = trand();
+            if (r % 3 == 0) { /* the range ends */
+                xa[i] = u % 3 == 0 ? 32767 : u % 3 == 1 ? 0 : 1;
+                xb[i] = (u >> 4) % 3 == 0 ? -32768 : (u >> 4) % 3 == 1 ? 32767 : -1;
+            } else if (r % 3 == 1) { /* uint8 x int8 */
+                xa[i] = (int32_t)(u & 255u);
+                xb[i] = (int32_t)((u >> 8) & 255u) - 128;
+            } else {
+                xa[i] = (int32_t)(u % 32768u);
+                xb[i] = (int32_t)((u >> 15) % 65536u) - 32768;
+            }
+        }
+        for (i = 0; i + CTVM_VL <= TN; i += CTVM_VL) {
+            int32_t o[CTVM_VL];
+            ctvm_vstore_i32(o, ctvm_vmla16_i32(ctvm_vload_i32(acc0 + i), ctvm_vload_i32(xa + i), ctvm_vload_i32(xb + i)));
+            for (l = 0; l < CTVM_VL; l++) {
+                long long want = (long long)acc0[i + l] + (long long)xa[i + l] * xb[i + l];
+                tcheck("vmla16_i32", xa[i + l], xb[i + l], o[l], as_i32((uint32_t)((unsigned long long)want & 0xffffffffu)));
+            }
+        }
+    }
+}
+
 /* ---- the requantization epilogue (int32 accumulator -> u8 / s8) ----
  * QuantizeLinear's saturate(round_half_even(acc * scale) + zero_point) on
  * the vector API, as the int8 kernels chain it: int32 -> float32, times the
@@ -850,6 +887,7 @@ static void check_typed(void)
     check_float_conversions();
     check_half_conversions();
     check_dot();
+    check_mla16();
     check_requant();
 #ifdef CTVM_SCALAR_SMLAD
 #define SMLAD_USED CTVM_SCALAR_SMLAD
