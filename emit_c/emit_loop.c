@@ -534,7 +534,7 @@ static void vcast(Em *m, const Expr *e)
     else if (to == LT_F32 && (from == LT_I32 || from == LT_U32))
         fn = from == LT_I32 ? "ctvm_vcvt_i32_f32" : "ctvm_vcvt_u32_f32";
     else if (from == LT_F32 && (to == LT_I32 || to == LT_U32))
-        fn = "ctvm_vcvt_f32_i32";
+        fn = e->i == LX_CAST_RNE_IN ? "ctvm_vcvt_f32_i32_rne_in" : "ctvm_vcvt_f32_i32";
     else
         snprintf(buf, sizeof buf, "ctvm_vcvt_%s_%s", lt_name(from), lt_name(to)), fn = buf; /* f16/bf16/f64 <-> f32 */
     fprintf(m->f, "%s(", fn);

@@ -137,6 +137,8 @@ struct Expr {
     BinOp op;       /* EX_BIN */
     CallOp fn;      /* EX_CALL */
     Expr *a, *b, *c; /* operands: LOAD index in a; SELECT cond in c; CAST operand in a */
+    /* (a vector EX_CAST float32 -> int32 with i = LX_CAST_RNE_IN: rounds to
+     * nearest even, its operand known integral-bounded, in range, not NaN) */
     /* vector lanes (0 or 1: scalar). A vector EX_LOAD reads `lanes`
      * consecutive elements from the scalar index a (its first lane); a
      * vector comparison is a LT_BOOL mask; EX_SELECT's condition may stay

@@ -81,7 +81,7 @@ int lx_equal(const Expr *a, const Expr *b)
     case EX_BIN: return a->op == b->op && lx_equal(a->a, b->a) && lx_equal(a->b, b->b);
     case EX_CALL: return a->fn == b->fn && lx_equal(a->a, b->a);
     case EX_SELECT: return lx_equal(a->a, b->a) && lx_equal(a->b, b->b) && lx_equal(a->c, b->c);
-    case EX_CAST:
+    case EX_CAST: return a->i == b->i && lx_equal(a->a, b->a);
     case EX_BCAST: return lx_equal(a->a, b->a);
     case EX_FMA:
     case EX_DOT:

@@ -85,6 +85,15 @@ Expr *lx_vcast(LoopBuilder *lb, LType t, Expr *a)
     return e;
 }
 
+Expr *lx_vcvt_rne_in(LoopBuilder *lb, Expr *a)
+{
+    assert(a->type == LT_F32);
+    Expr *e = node(lb, EX_CAST, LT_I32, a->lanes);
+    e->a = a;
+    e->i = LX_CAST_RNE_IN;
+    return e;
+}
+
 Expr *lx_vselect(LoopBuilder *lb, Expr *cond, Expr *a, Expr *b)
 {
     int lanes = lx_lanes(a) > lx_lanes(b) ? lx_lanes(a) : lx_lanes(b);

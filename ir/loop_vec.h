@@ -39,6 +39,10 @@ Expr *lx_dot(LoopBuilder *lb, Expr *acc, Expr *x, Expr *y);
 /* acc + b * c, all int32 vectors, b known in [0, 32767] and c in [-32768, 32767]
    (EX_MLA16: ctvm_vmla16_i32, one vpdpwssd with AVX-512 VNNI) */
 Expr *lx_mla16(LoopBuilder *lb, Expr *acc, Expr *b, Expr *c);
+/* a float32 vector known not NaN and within int32 -> int32, rounded to
+   nearest even (EX_CAST with i = LX_CAST_RNE_IN: ctvm_vcvt_f32_i32_rne_in) */
+#define LX_CAST_RNE_IN 1
+Expr *lx_vcvt_rne_in(LoopBuilder *lb, Expr *a);
 
 /* A register variable of type t (lanes 1: scalar) and its use. */
 LVar *lv_new_reg(LoopBuilder *lb, const char *name, LType t, int lanes);

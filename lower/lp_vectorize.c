@@ -257,6 +257,56 @@ static int match_mla16(const Expr *e, const Expr **acc, const Expr **x, const Ex
     return 0;
 }
 
+/* ---- rounding conversions of clamped values (requantization) ----
+ * (int32)min(max(round(y) + c, lo), hi), lo, hi and c integral float32
+ * constants of magnitude <= 2^16 (c may be absent: 0) - QuantizeLinear's
+ * saturate(round(x / s) + zp) as the int8 epilogues write it - is
+ * rne(min(max(y, lo - c), hi - c)) + c in int32: the bounds are integers,
+ * so the clamp commutes with the rounding (and round(y) + c is exact or
+ * beyond the bounds either way); the clamped value is never NaN (max(NaN,
+ * b) is b, as the IR's max and every ISA's) and within int32, so one
+ * conversion without the saturation fixups (ctvm_vcvt_f32_i32_rne_in)
+ * replaces round, the truncating conversion and its INT_MIN check. */
+static int const_f32(const Expr *e, double *v)
+{
+    if (e->kind != EX_FLOAT || e->type != LT_F32 || e->lanes > 1 || !(e->f >= -65536.0 && e->f <= 65536.0) ||
+        e->f != (double)(int64_t)e->f)
+        return 0;
+    *v = e->f;
+    return 1;
+}
+
+static int match_clamp_round(const Expr *e, const Expr **y, double *lo, double *hi, double *c)
+{
+    if (e->kind != EX_BIN || e->op != BO_MIN || e->type != LT_F32 || !const_f32(e->b, hi))
+        return 0;
+    const Expr *mx = e->a, *r;
+    if (mx->kind != EX_BIN || mx->op != BO_MAX || !const_f32(mx->b, lo) || *lo > *hi)
+        return 0;
+    r = mx->a;
+    *c = 0;
+    if (r->kind == EX_BIN && r->op == BO_ADD && const_f32(r->b, c))
+        r = r->a;
+    if (r->kind != EX_CALL || r->fn != CO_ROUND || r->type != LT_F32)
+        return 0;
+    *y = r->a;
+    return 1;
+}
+
+/* a conversion to t of a float32 value holds it exactly when [lo, hi] is
+   within t (int32 and the narrower integers, whose lanes are int32) */
+static int clamp_fits(LType t, const Expr *from)
+{
+    return from->type == LT_F32 && (t == LT_I32 || t == LT_I16 || t == LT_U16 || t == LT_I8 || t == LT_U8);
+}
+
+static int clamp_fits_range(LType t, double lo, double hi)
+{
+    double tl = t == LT_U8 || t == LT_U16 ? 0 : t == LT_I8 ? -128 : t == LT_I16 ? -32768 : -2147483648.0;
+    double th = t == LT_U8 ? 255 : t == LT_I8 ? 127 : t == LT_U16 ? 65535 : t == LT_I16 ? 32767 : 2147483647.0;
+    return lo >= tl && hi <= th;
+}
+
 static int expr_ok(LoopBuilder *lb, const Expr *e, const LVar *v);
 
 static int expr_ok(LoopBuilder *lb, const Expr *e, const LVar *v)
@@ -455,7 +505,18 @@ static Expr *vexpr(Vec *c, Expr *e, const LVar *v)
         Expr *r = lx_vcall(lb, e->fn, vexpr(c, e->a, v));
         return e->fn == CO_NEG || e->fn == CO_ABS ? renorm(c, r, t) : r;
     }
-    case EX_CAST: return vconvert(c, vexpr(c, e->a, v), e->a->type, t);
+    case EX_CAST: {
+        const Expr *y;
+        double lo, hi, k;
+        if (clamp_fits(t, e->a) && match_clamp_round(e->a, &y, &lo, &hi, &k) && clamp_fits_range(t, lo, hi)) {
+            Expr *vy = vexpr(c, (Expr *)y, v);
+            Expr *cl = lx_vbin(lb, BO_MIN, lx_vbin(lb, BO_MAX, vy, bcast(c, lx_const_f(lb, LT_F32, lo - k))),
+                               bcast(c, lx_const_f(lb, LT_F32, hi - k)));
+            Expr *r = lx_vcvt_rne_in(lb, cl);
+            return k != 0 ? lx_vbin(lb, BO_ADD, r, bcast(c, lx_const_i(lb, LT_I32, (int64_t)k))) : r;
+        }
+        return vconvert(c, vexpr(c, e->a, v), e->a->type, t);
+    }
     case EX_SELECT: {
         Expr *a = vexpr(c, e->a, v), *b = vexpr(c, e->b, v);
         Expr *r = lx_vselect(lb, lx_uses_var(e->c, v) ? vexpr(c, e->c, v) : e->c, a, b);

@@ -525,6 +525,9 @@ static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32_rne(ctvm_vf x)
     r = _mm256_xor_si256(r, _mm256_castps_si256(_mm256_cmp_ps(x, _mm256_set1_ps(2147483648.0f), _CMP_GE_OQ)));
     return _mm256_and_si256(r, _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_ORD_Q)));
 }
+/* x rounded to nearest even, for x not NaN and within int32 (a clamped
+   value: the requantization; else unspecified) - no fixups */
+static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32_rne_in(ctvm_vf x) { return _mm256_cvtps_epi32(x); }
 static CTVM_INLINE ctvm_vf ctvm_vfloor(ctvm_vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
 static CTVM_INLINE ctvm_vf ctvm_vceil(ctvm_vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
 static CTVM_INLINE ctvm_vf ctvm_vtrunc(ctvm_vf x) { return _mm256_round_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }

@@ -490,6 +490,12 @@ static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32_rne(ctvm_vf x)
                               _mm512_set1_epi32(2147483647));
     return _mm512_maskz_mov_epi32(_mm512_cmp_ps_mask(x, x, _CMP_ORD_Q), r);
 }
+/* x rounded to nearest even, for x not NaN and within int32 (a clamped
+   value: the requantization; else unspecified) - no fixups */
+static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32_rne_in(ctvm_vf x)
+{
+    return _mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
 static CTVM_INLINE ctvm_vf ctvm_vfloor(ctvm_vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
 static CTVM_INLINE ctvm_vf ctvm_vceil(ctvm_vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
 static CTVM_INLINE ctvm_vf ctvm_vtrunc(ctvm_vf x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }

@@ -629,6 +629,9 @@ static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32_rne(ctvm_vf x) { return vcvtnq_s32_
 #else
 static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32_rne(ctvm_vf x) { return vcvtq_s32_f32(ctvm_vround(x)); }
 #endif
+/* x rounded to nearest even, for x not NaN and within int32 (a clamped
+   value: the requantization; else unspecified) - no fixups */
+static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32_rne_in(ctvm_vf x) { return ctvm_vcvt_f32_i32_rne(x); }
 #if defined(__aarch64__)
 static CTVM_INLINE ctvm_vf ctvm_vfloor(ctvm_vf x) { return vrndmq_f32(x); }
 static CTVM_INLINE ctvm_vf ctvm_vceil(ctvm_vf x) { return vrndpq_f32(x); }

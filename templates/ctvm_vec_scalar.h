@@ -281,6 +281,9 @@ static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32_rne(ctvm_vf x)
        single-precision FPU (Cortex-M), no undefined conversion */
     return x >= 2147483648.0f ? INT32_MAX : x >= -2147483648.0f ? (int32_t)ctvm_vround(x) : x == x ? INT32_MIN : 0;
 }
+/* x rounded to nearest even, for x not NaN and within int32 (a clamped
+   value: the requantization; else unspecified) - no fixups */
+static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32_rne_in(ctvm_vf x) { return (int32_t)ctvm_vround(x); }
 static CTVM_INLINE ctvm_vf ctvm_vfloor(ctvm_vf x) { return floorf(x); }
 static CTVM_INLINE ctvm_vf ctvm_vceil(ctvm_vf x) { return ceilf(x); }
 static CTVM_INLINE ctvm_vf ctvm_vtrunc(ctvm_vf x) { return truncf(x); }

@@ -502,6 +502,9 @@ static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32_rne(ctvm_vf x)
     r = _mm_xor_si128(r, _mm_castps_si128(_mm_cmpge_ps(x, _mm_set1_ps(2147483648.0f)))); /* INT_MIN -> INT_MAX */
     return _mm_and_si128(r, _mm_castps_si128(_mm_cmpord_ps(x, x)));                       /* NaN -> 0 */
 }
+/* x rounded to nearest even, for x not NaN and within int32 (a clamped
+   value: the requantization; else unspecified) - no fixups */
+static CTVM_INLINE ctvm_vi ctvm_vcvt_f32_i32_rne_in(ctvm_vf x) { return _mm_cvtps_epi32(x); }
 static CTVM_INLINE ctvm_vf ctvm_vfloor(ctvm_vf x) { return _mm_round_ps(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
 static CTVM_INLINE ctvm_vf ctvm_vceil(ctvm_vf x) { return _mm_round_ps(x, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC); }
 static CTVM_INLINE ctvm_vf ctvm_vtrunc(ctvm_vf x) { return _mm_round_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }

@@ -653,12 +653,15 @@ static void check_float_conversions(void)
     while (i < TN)
         FA[i++] = bits_f32(trand());
     for (i = 0; i < TN; i += CTVM_VL) {
-        int32_t t[CTVM_VL], rn[CTVM_VL];
+        int32_t t[CTVM_VL], rn[CTVM_VL], ri[CTVM_VL];
         float fi[CTVM_VL], fu[CTVM_VL], o[4][CTVM_VL];
         double d[CTVM_VL];
         ctvm_vf x = ctvm_vload(FA + i);
+        /* rne_in: x clamped into int32 (the largest float32 below 2^31; NaN lanes unchecked) */
+        ctvm_vf xc = ctvm_vmin(ctvm_vmax(x, ctvm_vset1(-2147483648.0f)), ctvm_vset1(2147483520.0f));
         ctvm_vstore_i32(t, ctvm_vcvt_f32_i32(x));
         ctvm_vstore_i32(rn, ctvm_vcvt_f32_i32_rne(x));
+        ctvm_vstore_i32(ri, ctvm_vcvt_f32_i32_rne_in(xc));
         ctvm_vstore(fi, ctvm_vcvt_i32_f32(ctvm_vload_i32(TA + i)));
         ctvm_vstore(fu, ctvm_vcvt_u32_f32(ctvm_vload_i32(TA + i)));
         ctvm_vstore(o[0], ctvm_vround(x));
@@ -671,6 +674,9 @@ static void check_float_conversions(void)
             volatile float vi = (float)TA[i + l], vu = (float)(uint32_t)TA[i + l];
             tcheck("vcvt_f32_i32", f32_bits(f), 0, t[l], r_f32_i32(f));
             tcheck("vcvt_f32_i32_rne", f32_bits(f), 0, rn[l], r_rne_i32(f));
+            if (f == f)
+                tcheck("vcvt_f32_i32_rne_in", f32_bits(f), 0, ri[l],
+                       r_rne_i32(f < -2147483648.0f ? -2147483648.0f : f > 2147483520.0f ? 2147483520.0f : f));
             tcheckf("vcvt_i32_f32", TA[i + l], fi[l], vi);
             tcheckf("vcvt_u32_f32", (uint32_t)TA[i + l], fu[l], vu);
             tcheck_rounding("vround", f, o[0][l], r_rint);
@@ -861,12 +867,17 @@ static void check_requant(void)
                     uint8_t o[CTVM_VL];
                     ctvm_vf v = ctvm_vmul(ctvm_vcvt_i32_f32(ctvm_vload_i32(TA + i)), sc);
                     ctvm_vi q = ctvm_vadd_i32(ctvm_vcvt_f32_i32_rne(ctvm_vmin(ctvm_vmax(v, lo), hi)), ctvm_vset1_i32(zp));
+                    /* the compiler's form: the in-range conversion of the clamped value */
+                    ctvm_vi q2 = ctvm_vadd_i32(ctvm_vcvt_f32_i32_rne_in(ctvm_vmin(ctvm_vmax(v, lo), hi)), ctvm_vset1_i32(zp));
+                    int32_t o2[CTVM_VL];
                     ctvm_vstore_8(o, sg ? ctvm_vcvt_i32_i8_sat(q) : ctvm_vcvt_i32_u8_sat(q));
+                    ctvm_vstore_i32(o2, q2);
                     for (l = 0; l < CTVM_VL; l++) {
                         volatile float acc = (float)TA[i + l], prod = acc * scales[si];
                         long long want = (long long)r_rne_i32(prod) + zp;
                         want = want < qmin ? qmin : want > qmax ? qmax : want;
                         tcheck(sg ? "requant_s8" : "requant_u8", TA[i + l], (long long)(si * 100 + zi), sg ? (int8_t)o[l] : o[l], want);
+                        tcheck("requant_rne_in", TA[i + l], (long long)(si * 100 + zi), o2[l], want);
                     }
                 }
             }
