@@ -22,7 +22,7 @@ need() {
     max_uint8*) echo ctvm_vload_8 ctvm_vcvt_u8_i32 ctvm_vmax_i32 ctvm_vstore_8 ;;
     cast_f16_f32*) echo ctvm_vload_16 ctvm_vcvt_f16_f32 ctvm_vstore ;;
     cast_f32_f16*) echo ctvm_vcvt_f32_f16 ctvm_vstore_16 ;;
-    quantize_*) echo ctvm_vround ctvm_vcvt_f32_i32 ctvm_vcvt_i32_8 ctvm_vstore_8 ;;
+    quantize_*) echo ctvm_vcvt_f32_i32_rne_in ctvm_vmin ctvm_vmax ctvm_vcvt_i32_8 ctvm_vstore_8 ;; # clamp, then one rounding conversion
     where_greater*) echo ctvm_vgt ctvm_vselect ctvm_vb_of_mask ctvm_vmnot ;;
   esac
 }
