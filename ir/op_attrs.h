@@ -45,6 +45,7 @@ typedef struct ConvAttrs {
     int64_t offset_group; /* DeformConv */
     int depthwise;        /* ConvNCHWc: one input channel block per output block (pass layout) */
     int out_float;        /* QConvNCHWc: output float32 (the int32 sum converted), else int32 */
+    int64_t panel;        /* QMatMul: B packed in panels of this many columns (0: none) */
 } ConvAttrs;
 
 /* MaxPool, AveragePool, LpPool and the global pools */

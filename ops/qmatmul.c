@@ -5,7 +5,11 @@
  *   B   [K/4, N*4]   int8, packed at compile time: row g holds, for each
  *       column n, B[4g..4g+3, n] (one 32-bit group per output lane:
  *       vpdpbusd / SDOT); or [..., K/4, N*4] with A's batch dimensions,
- *       packed at run time (pass qmatmul_runtime)
+ *       packed at run time (pass qmatmul_runtime); or, with attribute
+ *       panel = P (a matrix-vector product: A one row), [K/4, Np*4] holding
+ *       ceil(N/P) panels of P columns one after the other, each [K/4, P*4]
+ *       (zero columns past N): a vector of P columns streams one contiguous
+ *       panel instead of P*4 bytes of every row
  *   AZ  A's zero point (uint8 scalar, run-time or constant)
  *   BS  [N] (or [..., N], B's batch dimensions) int32: the sum of each
  *       column of B
@@ -28,9 +32,12 @@ int op_qmatmul_infer(Graph *g, int node, Diag *d)
         return -1;
     const Value *a = opu_in(g, node, 0), *b = opu_in(g, node, 1), *bs = opu_in(g, node, 3), *rc = opu_in(g, node, 4);
     int ra = a ? a->shape.rank : 0, rb = b ? b->shape.rank : 0, ok = a && b && bs;
+    int64_t P = attr_int(&g->nodes[node], "panel", 0);
+    g->nodes[node].at.conv.panel = P;
     ok = ok && ra >= 2 && rb >= 2 && (rb == 2 || rb == ra) && a->dtype == DT_UINT8 && b->dtype == DT_INT8 &&
          bs->dtype == DT_INT32 && bs->shape.rank == rb - 1 && a->shape.dims[ra - 1] == b->shape.dims[rb - 2] * 4 &&
-         b->shape.dims[rb - 1] == bs->shape.dims[rb - 2] * 4;
+         P >= 0 && (P ? rb == 2 && b->shape.dims[1] == (bs->shape.dims[0] + P - 1) / P * P * 4
+                      : b->shape.dims[rb - 1] == bs->shape.dims[rb - 2] * 4);
     for (int i = 0; ok && i < rb - 2; i++)
         ok = b->shape.dims[i] == a->shape.dims[i] && bs->shape.dims[i] == a->shape.dims[i];
     if (ok && rc) {
@@ -41,7 +48,7 @@ int op_qmatmul_infer(Graph *g, int node, Diag *d)
     if (!ok)
         return diag_error(d, g, node, "malformed QMatMul (internal error)");
     Shape s = a->shape;
-    s.dims[s.rank - 1] = b->shape.dims[rb - 1] / 4;
+    s.dims[s.rank - 1] = bs->shape.dims[rb - 2];
     opu_set_out(g, node, 0, g->nodes[node].at.conv.out_float ? DT_FLOAT32 : DT_INT32, s);
     return 0;
 }
@@ -74,8 +81,14 @@ int compute_qmatmul(ComputeCtx *cx, int node, ComputeDef *def)
             bi[i] = lx_var(lb, s->axis[i]);
         bi[rb - 2] = lx_var(lb, kg);
         bi[rb - 1] = lx_add(lb, lx_muli(lb, col, 4), lx_int(lb, q));
+        Expr *bidx = compute_flat_index(cx, &b->shape, bi);
+        int64_t P = n->at.conv.panel, KG = b->shape.dims[rb - 2];
+        if (P > 0) /* ((col / P) * K/4 + kg) * P*4 + (col % P) * 4 + q */
+            bidx = lx_add(lb, lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, lx_div(lb, col, lx_int(lb, P)), KG), lx_var(lb, kg)), P * 4),
+                                     lx_muli(lb, lx_bin(lb, BO_MOD, col, lx_int(lb, P)), 4)),
+                          lx_int(lb, q));
         Expr *p = lx_mul(lb, lx_cast(lb, LT_I32, lx_load(lb, ab, compute_flat_index(cx, &a->shape, ai))),
-                         lx_cast(lb, LT_I32, lx_load(lb, bb, compute_flat_index(cx, &b->shape, bi))));
+                         lx_cast(lb, LT_I32, lx_load(lb, bb, bidx)));
         sum = sum ? lx_add(lb, sum, p) : p;
     }
     s->body = sum;

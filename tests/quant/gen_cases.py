@@ -62,6 +62,7 @@ MATMULS = [
     ("m17k5n1", [17, 5], 5, 1),
     ("m3k64n65", [3, 64], 64, 65),
     ("b3m1k33n17", [3, 1, 33], 33, 17),
+    ("m1k64n37", [1, 64], 64, 37),  # one row: B in panels of one vector's columns (pass layout)
 ]
 
 

@@ -328,7 +328,10 @@ RT_CASES = [("rt_u8_heads", (1, 4, 33, 64), 40, np.uint8, 125, 130, False),
             ("rt_v_u8_chain", (1, 2, 7, 24), 16, np.uint8, 0, 131, True, (0, 2, 1, 3))]  # P.V, V [1,S,H,D]
 
 MM_CASES = [("mm_k36_n23", 2, 7, 36, 23, False, 131), ("mm_k64_n40_chain", 1, 19, 64, 40, True, 0),
-            ("mm_k256_n1000_chain", 1, 3, 256, 1000, True, 77)]
+            ("mm_k256_n1000_chain", 1, 3, 256, 1000, True, 77),
+            # one row (B in panels of one vector's columns, the last one padded)
+            ("mm_row1_k256_n1000_chain", 1, 1, 256, 1000, True, 77), ("mm_row1_k36_n23", 1, 1, 36, 23, False, 131),
+            ("mm_row1_k64_n16", 1, 1, 64, 16, False, 5)]
 
 
 def main():
