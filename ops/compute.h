@@ -61,6 +61,10 @@ typedef struct ComputeStage {
      * unrolled (a small axis whose index picks constants, e.g. the 16
      * Winograd transform positions of ops/winograd.c) */
     int unroll_inner;
+    /* default schedule: the last axis, when it is not vectorized (fewer
+     * elements than a vector), is unrolled (a Pack into blocks of 4: the
+     * copies of one pixel's channels side by side, no loop of 4) */
+    int unroll_last;
     /* A schedule of its own (schedule/schedule_<kind>.c) instead of the
      * default; it reads body/finalize (epilogues already composed) and the
      * knobs below. */

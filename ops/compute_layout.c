@@ -23,6 +23,7 @@ int compute_layout(ComputeCtx *cx, int node, ComputeDef *def)
         Expr *xi[4] = {ax[0], c, ax[2], ax[3]};
         Expr *load = lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi));
         s->body = C % B ? lx_select(lb, lx_bin(lb, BO_LT, c, lx_int(lb, C)), load, zero) : load;
+        s->unroll_last = B <= 8; /* a small block (a 3-channel image in one of 4): one copy per lane */
     } else if (n->op == OP_UNPACK) {
         int64_t B = x->shape.dims[4];
         Expr *xi[5] = {ax[0], lx_bin(lb, BO_DIV, ax[1], lx_int(lb, B)), ax[2], ax[3],

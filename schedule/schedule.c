@@ -115,7 +115,8 @@ static Stmt *default_inner(ComputeCtx *cx, const ComputeStage *st, Expr **at, vo
             LVar *a = lv_new(lb, st->axis[last]->name);
             at[last] = lx_add(lb, lx_var(lb, a), lx_int(lb, full * L));
             Tile t = {.tax = -1, .uax = -1, .vax = -1, .T = 1, .U = 1, .L = 1};
-            items[1] = ls_for(lb, a, E - full * L, LOOP_SERIAL, sched_tile(cx, st, at, &t));
+            LoopKind k = st->unroll_last && full == 0 && E <= 8 ? LOOP_UNROLL : LOOP_SERIAL;
+            items[1] = ls_for(lb, a, E - full * L, k, sched_tile(cx, st, at, &t));
         }
         s = ls_seq(lb, 2, items);
     }
