@@ -46,6 +46,7 @@ typedef struct ConvAttrs {
     int depthwise;        /* ConvNCHWc: one input channel block per output block (pass layout) */
     int out_float;        /* QConvNCHWc: output float32 (the int32 sum converted), else int32 */
     int64_t panel;        /* QMatMul: B packed in panels of this many columns (0: none) */
+    int64_t in_channels;  /* QConvNCHWc: the input's channels before blocking (0: unknown) */
 } ConvAttrs;
 
 /* MaxPool, AveragePool, LpPool and the global pools */

@@ -53,6 +53,7 @@ static int read_attrs(Graph *g, int node, Diag *d)
     if (!n->at.conv.depthwise && (wa->pads[0] || wa->pads[1] || wa->pads[2] || wa->pads[3]))
         return diag_error(d, g, node, "malformed QConvNCHWc (internal error)");
     n->at.conv.group = (int)attr_int(n, "group", 1); /* (at.conv.out_float is pass layout's, as ConvNCHWc's depthwise) */
+    n->at.conv.in_channels = attr_int(n, "in_channels", 0);
     return 0;
 }
 
@@ -81,6 +82,19 @@ int op_qconvnchwc_infer(Graph *g, int node, Diag *d)
     int64_t dims[5] = {x->shape.dims[0], OCb, OH, OW, OB};
     opu_set_out(g, node, 0, g->nodes[node].at.conv.out_float ? DT_FLOAT32 : DT_INT32, shape_make(5, dims));
     return 0;
+}
+
+/* the 4-channel groups a 1x1 one-group convolution reads when its input's
+   channels (at.conv.in_channels) leave whole groups of its last block
+   unused; 0 otherwise */
+static int64_t one_by_one_groups(const Node *n, const Value *x, const Value *w)
+{
+    const WindowAttrs *wa = &n->at.conv.win;
+    int64_t C = n->at.conv.in_channels, IB = x->shape.dims[4], ng = (C + 3) / 4;
+    if (n->at.conv.depthwise || n->at.conv.group != 1 || wa->kernel[0] != 1 || wa->kernel[1] != 1 || C <= 0 ||
+        w->shape.dims[1] != x->shape.dims[1] || ng >= x->shape.dims[1] * IB / 4)
+        return 0;
+    return ng;
 }
 
 int compute_qconvnchwc(ComputeCtx *cx, int node, ComputeDef *def)
@@ -118,6 +132,24 @@ int compute_qconvnchwc(ComputeCtx *cx, int node, ComputeDef *def)
         /* a padded tap reads the zero point: (xz - xz) * w = 0 after the compensation */
         Expr *xv = lx_select(lb, cond, lx_cast(lb, LT_I32, lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi))), xz);
         s->body = lx_mul(lb, xv, lx_cast(lb, LT_I32, lx_load(lb, wb, compute_flat_index(cx, &w->shape, wi))));
+    } else if (one_by_one_groups(n, x, w) > 0) {
+        /* 1x1, one group, channels short of the last block: one reduction
+         * axis over the input's 4-channel groups only (block g / (IB/4),
+         * group g % (IB/4)), so the groups of padding lanes, whose weights
+         * are 0, are not multiplied (24 channels in blocks of 16: 6 groups
+         * of 8) */
+        LVar *g = compute_add_raxis(cx, s, "ig", one_by_one_groups(n, x, w));
+        Expr *gb = lx_div(lb, lx_var(lb, g), lx_int(lb, IB / 4)), *gi = lx_bin(lb, BO_MOD, lx_var(lb, g), lx_int(lb, IB / 4));
+        Expr *ih = lx_muli(lb, lx_var(lb, s->axis[2]), wa->strides[0]), *iw = lx_muli(lb, lx_var(lb, s->axis[3]), wa->strides[1]);
+        Expr *sum = NULL;
+        for (int q = 0; q < 4; q++) {
+            Expr *xi[5] = {nn, gb, ih, iw, lx_add(lb, lx_muli(lb, gi, 4), lx_int(lb, q))};
+            Expr *wi[6] = {ocb, gb, lx_int(lb, 0), lx_int(lb, 0), gi, lx_add(lb, lx_muli(lb, ol, 4), lx_int(lb, q))};
+            Expr *p = lx_mul(lb, lx_cast(lb, LT_I32, lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi))),
+                             lx_cast(lb, LT_I32, lx_load(lb, wb, compute_flat_index(cx, &w->shape, wi))));
+            sum = sum ? lx_add(lb, sum, p) : p;
+        }
+        s->body = sum;
     } else {
         LVar *icb = compute_add_raxis(cx, s, "icb", w->shape.dims[1]);
         int64_t G = n->at.conv.group, OCbg = w->shape.dims[0] / G;

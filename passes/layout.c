@@ -537,6 +537,7 @@ static int qconv_blocked(Lay *L, int node)
     node_set_ints(g, L->pos, "dilations", dl, 2);
     node_set_ints(g, L->pos, "pads", kpads, 4);
     node_set_int(g, L->pos, "group", Gk);
+    node_set_int(g, L->pos, "in_channels", g->values[x].shape.dims[1]);
     n = &g->nodes[L->pos];
     memset(&n->at, 0, sizeof n->at);
     n->at.conv.depthwise = dwise;
@@ -549,6 +550,7 @@ static int qconv_blocked(Lay *L, int node)
     for (int i = 0; i < 4; i++)
         n->at.conv.win.pads[i] = kpads[i];
     n->at.conv.group = (int)Gk;
+    n->at.conv.in_channels = g->values[x].shape.dims[1];
     n->at.conv.out_float = out_float;
     if (cast >= 0) /* moved down by the nodes inserted before the convolution */
         cast += L->pos - node;
