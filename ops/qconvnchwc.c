@@ -52,8 +52,7 @@ static int read_attrs(Graph *g, int node, Diag *d)
         wa->pads[i] = pd ? pd[i] : 0;
     if (!n->at.conv.depthwise && (wa->pads[0] || wa->pads[1] || wa->pads[2] || wa->pads[3]))
         return diag_error(d, g, node, "malformed QConvNCHWc (internal error)");
-    n->at.conv.group = (int)attr_int(n, "group", 1); /* (at.conv.out_float is pass layout's, as ConvNCHWc's depthwise) */
-    n->at.conv.in_channels = attr_int(n, "in_channels", 0);
+    n->at.conv.group = (int)attr_int(n, "group", 1); /* (at.conv.out_float and in_channels are pass layout's, as ConvNCHWc's depthwise) */
     return 0;
 }
 

@@ -6,7 +6,7 @@
  *       column n, B[4g..4g+3, n] (one 32-bit group per output lane:
  *       vpdpbusd / SDOT); or [..., K/4, N*4] with A's batch dimensions,
  *       packed at run time (pass qmatmul_runtime); or, with attribute
- *       panel = P (a matrix-vector product: A one row), [K/4, Np*4] holding
+ *       at.conv.panel = P (pass layout's; a matrix-vector product: A one row), [K/4, Np*4] holding
  *       ceil(N/P) panels of P columns one after the other, each [K/4, P*4]
  *       (zero columns past N): a vector of P columns streams one contiguous
  *       panel instead of P*4 bytes of every row
@@ -32,8 +32,7 @@ int op_qmatmul_infer(Graph *g, int node, Diag *d)
         return -1;
     const Value *a = opu_in(g, node, 0), *b = opu_in(g, node, 1), *bs = opu_in(g, node, 3), *rc = opu_in(g, node, 4);
     int ra = a ? a->shape.rank : 0, rb = b ? b->shape.rank : 0, ok = a && b && bs;
-    int64_t P = attr_int(&g->nodes[node], "panel", 0);
-    g->nodes[node].at.conv.panel = P;
+    int64_t P = g->nodes[node].at.conv.panel; /* pass layout's */
     ok = ok && ra >= 2 && rb >= 2 && (rb == 2 || rb == ra) && a->dtype == DT_UINT8 && b->dtype == DT_INT8 &&
          bs->dtype == DT_INT32 && bs->shape.rank == rb - 1 && a->shape.dims[ra - 1] == b->shape.dims[rb - 2] * 4 &&
          P >= 0 && (P ? rb == 2 && b->shape.dims[1] == (bs->shape.dims[0] + P - 1) / P * P * 4

@@ -537,7 +537,6 @@ static int qconv_blocked(Lay *L, int node)
     node_set_ints(g, L->pos, "dilations", dl, 2);
     node_set_ints(g, L->pos, "pads", kpads, 4);
     node_set_int(g, L->pos, "group", Gk);
-    node_set_int(g, L->pos, "in_channels", g->values[x].shape.dims[1]);
     n = &g->nodes[L->pos];
     memset(&n->at, 0, sizeof n->at);
     n->at.conv.depthwise = dwise;
@@ -629,9 +628,6 @@ static int qmatmul_packed(Lay *L, int node)
     n = &g->nodes[node];
     n->op = OP_QMATMUL;
     n->op_type = "ctvm.QMatMul";
-    if (PW)
-        node_set_int(g, node, "panel", PW);
-    n = &g->nodes[node];
     n->in[0] = a;
     n->in[1] = bp;
     n->in[2] = az;
