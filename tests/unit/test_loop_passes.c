@@ -207,6 +207,48 @@ static void test_int32_vectors(void **state)
     arena_free(lb.arena);
 }
 
+/* iout[v] = ib[v] + (int32)(uint8)ia[v] * (int32)(int8)ib[v]: factors known
+   to fit 16 bits -> one EX_MLA16 (ctvm_vmla16_i32); and
+   iout[v] = (int32)min(max(round(fin[v] * 4) + 7, 0), 10) (QuantizeLinear's
+   form, .5 ties and both bounds hit) -> clamp, then ctvm_vcvt_f32_i32_rne_in
+   and + 7 in int32; both bit for bit the interpreter's */
+static void test_int16_products_and_requant(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 2; t++) {
+        LoopBuilder lb = {.arena = arena_new()};
+        LBuf *a = lbuf_new_typed(&lb, "ia", LB_INPUT, DT_INT32, N), *b = lbuf_new_typed(&lb, "ib", LB_INPUT, DT_INT32, N);
+        LBuf *in = lbuf_new(&lb, "fin", LB_INPUT, N), *out = lbuf_new_typed(&lb, "iout", LB_OUTPUT, DT_INT32, N);
+        LVar *v = lv_new(&lb, "v");
+        Expr *av = lx_load(&lb, a, lx_var(&lb, v)), *bv = lx_load(&lb, b, lx_var(&lb, v)), *x;
+        if (t == 0) {
+            x = lx_add(&lb, bv, lx_mul(&lb, lx_cast(&lb, LT_I32, lx_cast(&lb, LT_U8, av)),
+                                       lx_cast(&lb, LT_I32, lx_cast(&lb, LT_I8, bv))));
+        } else {
+            Expr *r = lx_add(&lb, lx_call(&lb, CO_ROUND, lx_mul(&lb, lx_load(&lb, in, lx_var(&lb, v)), lx_float(&lb, 4.0))),
+                             lx_float(&lb, 7.0));
+            x = lx_cast(&lb, LT_I32, lx_bin(&lb, BO_MIN, lx_bin(&lb, BO_MAX, r, lx_float(&lb, 0.0)), lx_float(&lb, 10.0)));
+        }
+        Stmt *body = ls_for(&lb, v, N, LOOP_VECTORIZE, ls_store(&lb, out, lx_var(&lb, v), x));
+        fill();
+        char err[256];
+        assert_int_equal(loop_interp_run(body, mem, NULL, err, sizeof err), 0);
+        Module *m = lower_one(&lb, body, 1);
+        char *k = kernel_c(m);
+        if (t == 0)
+            assert_non_null(strstr(k, "ctvm_vmla16_i32(ctvm_vload_i32((int32_t *)&ib["));
+        else {
+            assert_non_null(strstr(k, "ctvm_vcvt_f32_i32_rne_in(ctvm_vmin(ctvm_vmax("));
+            assert_null(strstr(k, "ctvm_vround("));
+        }
+        char *got = run_c(m, k, "iout", N, 1);
+        expect_same(got, iout, N, 1);
+        free(got);
+        free(k);
+        arena_free(lb.arena);
+    }
+}
+
 /* a local only written (never read) disappears with its stores; one read
    through constant indices becomes registers named after its hint */
 static void test_dead_and_register_locals(void **state)
@@ -297,6 +339,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tail_split_float), cmocka_unit_test(test_partition_pad),
         cmocka_unit_test(test_int32_vectors),
+        cmocka_unit_test(test_int16_products_and_requant),
         cmocka_unit_test(test_dead_and_register_locals),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_thread_partition),
