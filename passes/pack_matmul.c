@@ -20,6 +20,15 @@
  * view), so pass fuse makes them the Transpose's epilogue: the panels are
  * turned back into rows, biased and activated in one pass.
  *
+ * bfloat16 (issue 22): a product whose operands are both exactly bfloat16
+ * in the model (Node.bf16_operands, set by promote_half), on a target with a
+ * bfloat16 dot product (x86_64-avx512-bf16: target_has_bf16_dot), K even and
+ * alpha 1, stores its panels as bfloat16 pairs [P, K/2, NB*2] (half the
+ * bytes) and multiplies them with ctvm.BF16MatMul (ops/bf16matmul.c) on A
+ * as bfloat16: the model's own bfloat16 value when A is a Cast of one, else
+ * A rounded by a Cast (a value the model declares bfloat16). Everything
+ * after the product (Transpose, epilogues, Slice, Gemm's C) is as below.
+ *
  * Taken when: vector target, B constant float32 2-D, N >= NB (N off the
  * grid: the last panel padded with zero columns, Y sliced out of the result,
  * the consumers left after the Slice),
