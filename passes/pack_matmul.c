@@ -23,7 +23,7 @@
  * bfloat16 (issue 22): a product whose operands are both exactly bfloat16
  * in the model (Node.bf16_operands, set by promote_half), on a target with a
  * bfloat16 dot product (x86_64-avx512-bf16: target_has_bf16_dot), K even and
- * alpha 1, stores its panels as bfloat16 pairs [P, K/2, NB*2] (half the
+ * alpha*B still bfloat16 (Gemm's alpha a power of 2), stores its panels as bfloat16 pairs [P, K/2, NB*2] (half the
  * bytes) and multiplies them with ctvm.BF16MatMul (ops/bf16matmul.c) on A
  * as bfloat16: the model's own bfloat16 value when A is a Cast of one, else
  * A rounded by a Cast (a value the model declares bfloat16). Everything
@@ -107,6 +107,14 @@ static void sink_epilogue(Graph *g, int r, Shape ys, int64_t M, int64_t P, int64
     }
 }
 
+/* x is not a bfloat16 number (its low 16 bits are not 0) */
+static int bf16_bits_lost(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return (u & 0xffffu) != 0;
+}
+
 /* bfloat16 bits of a float32 that is exactly a bfloat16 number */
 static uint16_t bf16_bits(float x)
 {
@@ -132,7 +140,7 @@ static int a_as_bf16(PassBuild *B, int a)
 
 /* Rewrites node i; returns the number of nodes it now spans (0: untouched).
  * bf16: the target has a bfloat16 dot product; a node whose operands are
- * exactly bfloat16 (Node.bf16_operands, K even, alpha 1) then becomes
+ * exactly bfloat16 (Node.bf16_operands, K even, alpha*B bfloat16) then becomes
  * ctvm.BF16MatMul (ops/bf16matmul.c) on panels of bfloat16 pairs
  * [P, K/2, NB*2], A rounded to (or read as) bfloat16; the rest is as for
  * float32. */
@@ -161,7 +169,9 @@ static int pack_one(Graph *g, int i, int64_t NB, int bf16)
         M *= a->shape.dims[d];
     if ((double)M * (double)N * (double)K < PACK_MIN_WORK)
         return 0;
-    bf16 = bf16 && n->bf16_operands && K % 2 == 0 && alpha == 1.0f;
+    bf16 = bf16 && n->bf16_operands && K % 2 == 0;
+    for (int64_t e = 0; bf16 && e < K * N; e++) /* Gemm's alpha folded in must keep B bfloat16 (a power of 2) */
+        bf16 = !(bf16_bits_lost(alpha * ((const float *)b->data)[e]));
     int64_t esz = bf16 ? 2 : (int64_t)sizeof(float); /* bytes of a packed element */
     /* N off the panel grid: the last panel's columns past N are zeros, and a
        Slice takes the N real ones back (mobilenet_v2's 1280 x 1000

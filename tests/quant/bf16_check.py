@@ -11,7 +11,8 @@ says). Per model and target: max|err| <= REL * max|ref| (float32 accumulation of
 exact products; one bfloat16 step for a bfloat16 output), and the generated
 C calls ctvm_vdot_bf16 in a kernel exactly when the target has vdpbf16ps
 and both operands are bfloat16 (mm, gemm, chain, mm_out), never for the
-zoo's form (float32 activations, bfloat16 weights) nor for an odd K.
+zoo's form (float32 activations, bfloat16 weights), an odd K or a Gemm
+alpha that takes B off bfloat16 (gemm_a3).
 "chain" declares its middle value bfloat16: the bf16 target rounds it
 (reference "y"), the others compute it in float32 as before (reference
 "y_unrounded"). Prints "bf16: N passed, N failed"; exits 1 on a failure.
@@ -32,8 +33,9 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import bf16_models  # noqa: E402
 
-REL = {"mm": 2e-5, "gemm": 2e-5, "chain": 2e-5, "oddk": 2e-5, "zoo": 2e-5, "mm_out": 2.0 ** -8}
-BF16_PATH = {"mm", "gemm", "chain", "mm_out"}
+REL = {"mm": 2e-5, "gemm": 2e-5, "chain": 2e-5, "oddk": 2e-5, "zoo": 2e-5, "mm_out": 2.0 ** -8, "gemv": 2e-5,
+       "gemm_ab": 2e-5, "gemm_a3": 2e-5}
+BF16_PATH = {"mm", "gemm", "chain", "mm_out", "gemv", "gemm_ab"}
 
 
 def kernel_dots(c_path):

@@ -9,6 +9,9 @@ their float64 references computed by numpy from the bfloat16 operands.
   chain   x bf16 [64,128] @ W1 [128,256] -> Relu -> @ W2 [256,96] + b2
           (the middle value is declared bfloat16: the reference rounds it)
   mm_out  x bf16 [32,128] @ W bf16 [128,64], output bfloat16
+  gemv    x bf16 [1,768] @ W bf16 [768,1000] (one row, N off the grid)
+  gemm_ab Gemm(x [40,128], W [128,96], C, alpha 0.5, beta 2): alpha folded
+  gemm_a3 Gemm alpha 1/3, transB: alpha*B is not bfloat16 -> float32 path
   oddk    x bf16 [64,75] @ W bf16 [75,128] -> Cast float32 (K odd: float32)
   zoo     x float32 [64,96] @ Cast(W bf16 [96,160]) (the zoo's *_bf16 form:
           float32 activations; must not take the bfloat16 path)
@@ -88,6 +91,26 @@ def main(out):
     ref = bf16_val(x).astype(np.float64) @ bf16_val(w).astype(np.float64)
     save(out, "mm_out", [helper.make_node("MatMul", ["x", "w"], ["y"])],
          [helper.make_tensor_value_info("x", BF, x.shape)], [helper.make_tensor_value_info("y", BF, ref.shape)],
+         [init("w", w)], {"x": x}, {"y": ref})
+    # gemv: one row, N off the panel grid (the GEMM schedule's M = 1 tile)
+    x, w = rnd(rng, (1, 768)), rnd(rng, (768, 1000), 0.05)
+    ref = bf16_val(x).astype(np.float64) @ bf16_val(w).astype(np.float64)
+    save(out, "gemv", [helper.make_node("MatMul", ["x", "w"], ["p"]), helper.make_node("Cast", ["p"], ["y"], to=F)],
+         [helper.make_tensor_value_info("x", BF, x.shape)], [helper.make_tensor_value_info("y", F, ref.shape)],
+         [init("w", w)], {"x": x}, {"y": ref})
+    # gemm_ab: Gemm without transB, alpha 0.5 (folded into B: still bfloat16), beta 2
+    x, w, c = rnd(rng, (40, 128)), rnd(rng, (128, 96), 0.1), rnd(rng, (96,), 0.1)
+    ref = 0.5 * (bf16_val(x).astype(np.float64) @ bf16_val(w).astype(np.float64)) + 2.0 * bf16_val(c)
+    save(out, "gemm_ab", [helper.make_node("Gemm", ["x", "w", "c"], ["p"], alpha=0.5, beta=2.0),
+                          helper.make_node("Cast", ["p"], ["y"], to=F)],
+         [helper.make_tensor_value_info("x", BF, x.shape)], [helper.make_tensor_value_info("y", F, ref.shape)],
+         [init("w", w), init("c", c)], {"x": x}, {"y": ref})
+    # gemm_a3: alpha 1/3 (alpha*B not bfloat16: the float32 path)
+    x, w = rnd(rng, (40, 128)), rnd(rng, (96, 128), 0.1)
+    ref = (bf16_val(x).astype(np.float64) @ bf16_val(w).astype(np.float64).T) * np.float64(np.float32(1.0 / 3.0))
+    save(out, "gemm_a3", [helper.make_node("Gemm", ["x", "w"], ["p"], alpha=1.0 / 3.0, transB=1),
+                          helper.make_node("Cast", ["p"], ["y"], to=F)],
+         [helper.make_tensor_value_info("x", BF, x.shape)], [helper.make_tensor_value_info("y", F, ref.shape)],
          [init("w", w)], {"x": x}, {"y": ref})
     # oddk
     x, w = rnd(rng, (64, 75)), rnd(rng, (75, 128), 0.1)
