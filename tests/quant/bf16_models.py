@@ -18,13 +18,14 @@ their float64 references computed by numpy from the bfloat16 operands.
   ffn     bert-base-shaped FFN, bfloat16 end to end (speed): 2 layers of
           x [128,768] @ W1 [768,3072] + b1 -> Relu -> @ W2 [3072,768] + b2
           -> + x; ffn_f32 is the same weights in float32
-Usage: bf16_models.py OUTDIR  (writes NAME.onnx, NAME.npz inputs, NAME_ref.npz)"""
+Usage: bf16_models.py OUTDIR [--ffn]  (writes NAME.onnx, NAME.npz inputs,
+NAME_ref.npz; ffn and ffn_f32 only with --ffn: 57 MB of weights)"""
 import os
 import sys
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 BF, F = TensorProto.BFLOAT16, TensorProto.FLOAT
 
@@ -58,7 +59,7 @@ def save(out, name, nodes, inputs, outputs, inits, feeds, refs):
     np.savez(os.path.join(out, name + "_ref.npz"), **refs)
 
 
-def main(out):
+def main(out, ffn=False):
     rng = np.random.default_rng(22)
     os.makedirs(out, exist_ok=True)
     # mm
@@ -124,7 +125,12 @@ def main(out):
     save(out, "zoo", [helper.make_node("Cast", ["w"], ["wf"], to=F), helper.make_node("MatMul", ["x", "wf"], ["y"])],
          [helper.make_tensor_value_info("x", F, xf.shape)], [helper.make_tensor_value_info("y", F, ref.shape)],
          [init("w", w)], {"x": xf}, {"y": ref})
-    # ffn (speed): bfloat16 end to end, and its float32 twin
+    if ffn:
+        make_ffn(out, np.random.default_rng(2022))
+
+
+def make_ffn(out, rng):
+    """ffn (speed): bfloat16 end to end, and its float32 twin"""
     S, H, FF, L = 128, 768, 3072, 2
     x = rnd(rng, (S, H))
     ws = [(rnd(rng, (H, FF), 0.03), rnd(rng, (FF,), 0.02), rnd(rng, (FF, H), 0.02), rnd(rng, (H,), 0.02)) for _ in range(L)]
@@ -134,7 +140,7 @@ def main(out):
         for i, (w1, b1, w2, b2) in enumerate(ws):
             for nm, a in (("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2)):
                 inits.append(init("l%d_%s" % (i, nm), a) if prec == "bf16" else
-                             helper.make_tensor("l%d_%s" % (i, nm), F, a.shape, bf16_val(a).flatten().tolist()))
+                             numpy_helper.from_array(bf16_val(a), "l%d_%s" % (i, nm)))
             p = "l%d_" % i
             nodes += [helper.make_node("MatMul", [cur, p + "w1"], [p + "m1"]),
                       helper.make_node("Add", [p + "m1", p + "b1"], [p + "a1"]),
@@ -151,4 +157,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], "--ffn" in sys.argv[2:])
