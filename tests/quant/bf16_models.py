@@ -19,7 +19,9 @@ their float64 references computed by numpy from the bfloat16 operands.
           x [128,768] @ W1 [768,3072] + b1 -> Relu -> @ W2 [3072,768] + b2
           -> + x; ffn_f32 is the same weights in float32
 Usage: bf16_models.py OUTDIR [--ffn]  (writes NAME.onnx, NAME.npz inputs,
-NAME_ref.npz; ffn and ffn_f32 only with --ffn: 57 MB of weights)"""
+NAME_ref.npz: "y" exact in float64, and for the products that take
+vdpbf16ps "y_vdp", its float32 sums in its order; ffn and ffn_f32 only
+with --ffn: 57 MB of weights)"""
 import os
 import sys
 
@@ -49,6 +51,17 @@ def init(name, bits):
     return helper.make_tensor(name, BF, bits.shape, np.ascontiguousarray(bits, np.uint16).tobytes(), raw=True)
 
 
+def vdp(a, b):
+    """a [M, K] @ b [K, N] (bfloat16 bits) as vdpbf16ps computes it, in float32:
+    per k pair, + the odd product, rounded, then + the even one, rounded"""
+    a, b = bf16_val(a), bf16_val(b)
+    y = np.zeros((a.shape[0], b.shape[1]), np.float32)
+    for g in range(a.shape[1] // 2):
+        y = y + a[:, 2 * g + 1, None] * b[None, 2 * g + 1]
+        y = y + a[:, 2 * g, None] * b[None, 2 * g]
+    return y
+
+
 def save(out, name, nodes, inputs, outputs, inits, feeds, refs):
     g = helper.make_graph(nodes, name, inputs, outputs, inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
@@ -68,14 +81,15 @@ def main(out, ffn=False):
     save(out, "mm", [helper.make_node("MatMul", ["x", "w"], ["p"]), helper.make_node("Add", ["p", "b"], ["q"]),
                      helper.make_node("Cast", ["q"], ["y"], to=F)],
          [helper.make_tensor_value_info("x", BF, x.shape)], [helper.make_tensor_value_info("y", F, ref.shape)],
-         [init("w", w), init("b", b)], {"x": x}, {"y": ref})
+         [init("w", w), init("b", b)], {"x": x}, {"y": ref, "y_vdp": (vdp(x.reshape(128, 96), w) + bf16_val(b)).reshape(2, 64, 160)})
     # gemm
     x, w, c = rnd(rng, (48, 256)), rnd(rng, (200, 256), 0.1), rnd(rng, (200,), 0.1)
     ref = np.maximum(bf16_val(x).astype(np.float64) @ bf16_val(w).astype(np.float64).T + bf16_val(c), 0)
+    ref_vdp = np.maximum(vdp(x, np.ascontiguousarray(w.T)) + bf16_val(c), 0)
     save(out, "gemm", [helper.make_node("Gemm", ["x", "w", "c"], ["p"], transB=1), helper.make_node("Relu", ["p"], ["q"]),
                        helper.make_node("Cast", ["q"], ["y"], to=F)],
          [helper.make_tensor_value_info("x", BF, x.shape)], [helper.make_tensor_value_info("y", F, ref.shape)],
-         [init("w", w), init("c", c)], {"x": x}, {"y": ref})
+         [init("w", w), init("c", c)], {"x": x}, {"y": ref, "y_vdp": ref_vdp})
     # chain: the middle value rounded to bfloat16 in the reference (the model declares it bfloat16)
     x, w1, w2, b2 = rnd(rng, (64, 128)), rnd(rng, (128, 256), 0.1), rnd(rng, (256, 96), 0.1), rnd(rng, (96,), 0.1)
     h = np.maximum(bf16_val(x).astype(np.float64) @ bf16_val(w1).astype(np.float64), 0)
@@ -96,16 +110,18 @@ def main(out, ffn=False):
     # gemv: one row, N off the panel grid (the GEMM schedule's M = 1 tile)
     x, w = rnd(rng, (1, 768)), rnd(rng, (768, 1000), 0.05)
     ref = bf16_val(x).astype(np.float64) @ bf16_val(w).astype(np.float64)
+    ref_vdp = vdp(x, w)
     save(out, "gemv", [helper.make_node("MatMul", ["x", "w"], ["p"]), helper.make_node("Cast", ["p"], ["y"], to=F)],
          [helper.make_tensor_value_info("x", BF, x.shape)], [helper.make_tensor_value_info("y", F, ref.shape)],
-         [init("w", w)], {"x": x}, {"y": ref})
+         [init("w", w)], {"x": x}, {"y": ref, "y_vdp": ref_vdp})
     # gemm_ab: Gemm without transB, alpha 0.5 (folded into B: still bfloat16), beta 2
     x, w, c = rnd(rng, (40, 128)), rnd(rng, (128, 96), 0.1), rnd(rng, (96,), 0.1)
     ref = 0.5 * (bf16_val(x).astype(np.float64) @ bf16_val(w).astype(np.float64)) + 2.0 * bf16_val(c)
+    ref_vdp = vdp(x, bf16_round(0.5 * bf16_val(w))) + np.float32(2.0) * bf16_val(c)
     save(out, "gemm_ab", [helper.make_node("Gemm", ["x", "w", "c"], ["p"], alpha=0.5, beta=2.0),
                           helper.make_node("Cast", ["p"], ["y"], to=F)],
          [helper.make_tensor_value_info("x", BF, x.shape)], [helper.make_tensor_value_info("y", F, ref.shape)],
-         [init("w", w), init("c", c)], {"x": x}, {"y": ref})
+         [init("w", w), init("c", c)], {"x": x}, {"y": ref, "y_vdp": ref_vdp})
     # gemm_a3: alpha 1/3 (alpha*B not bfloat16: the float32 path)
     x, w = rnd(rng, (40, 128)), rnd(rng, (96, 128), 0.1)
     ref = (bf16_val(x).astype(np.float64) @ bf16_val(w).astype(np.float64).T) * np.float64(np.float32(1.0 / 3.0))
