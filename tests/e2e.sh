@@ -74,6 +74,7 @@ done
 INT8_TARGETS=$TARGETS
 [[ " $CROSS_TARGETS " == *" aarch64 "* ]] && INT8_TARGETS="$INT8_TARGETS aarch64-dotprod"
 grep -qw avx512_vnni /proc/cpuinfo && INT8_TARGETS="$INT8_TARGETS x86_64-avx512-vnni"
+grep -qw avx512_bf16 /proc/cpuinfo && INT8_TARGETS="$INT8_TARGETS x86_64-avx512-bf16" # VNNI too
 grep -qw avx_vnni /proc/cpuinfo && INT8_TARGETS="$INT8_TARGETS x86_64-avx2-vnni"
 for t in $INT8_TARGETS; do
   check "small_cnn_int8 matches ORT within one step [$t]" golden_model golden/small_cnn_int8 "$t" --rtol 0 --atol 0.0039216
@@ -416,6 +417,16 @@ done
 if grep -qw avx512_vnni /proc/cpuinfo || grep -qw avx_vnni /proc/cpuinfo; then
   check "default (native) int8 output on this VNNI CPU: plain gcc -O2 -c uses vpdpbusd" plain_dot "" gcc
 fi
+# the BF16 target enables AVX-512 + VNNI + BF16 itself: a plain cc -O2 builds a
+# bfloat16 x bfloat16 product with vdpbf16ps (tests/quant/bf16_check.sh checks the numbers)
+plain_bf16() { # cc
+  /usr/bin/python3 tests/quant/bf16_models.py "$T/bf16" >/dev/null &&
+    $EMIT "$T/bf16/gemm.onnx" -o "$T/b.c" --target x86_64-avx512-bf16 &&
+    grep -q '^ \* Build: [^ ]* -O2 -c this_file\.c' "$T/b.c" && $1 -O2 -c "$T/b.c" -o "$T/b.o" &&
+    objdump -d "$T/b.o" | grep -q vdpbf16ps
+}
+check "plain gcc -O2 -c builds the bfloat16 x86_64-avx512-bf16 file with vdpbf16ps" plain_bf16 gcc
+check "plain clang -O2 -c builds the bfloat16 x86_64-avx512-bf16 file with vdpbf16ps" plain_bf16 clang
 if grep -qw avx512_vnni /proc/cpuinfo; then
   check "small_cnn_int8 built by gcc -O2 without ISA flags matches ORT [x86_64-avx512-vnni]" \
     golden_model golden/small_cnn_int8 x86_64-avx512-vnni --rtol 0 --atol 0.0039216 --no-isa-flags
