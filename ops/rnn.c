@@ -432,29 +432,40 @@ static Stmt *mm_build(const Mm *p)
     return ls_seq(lb, 3, s3);
 }
 
-/* The int8 form's h, the n floats of px at hs, quantized to uint8 into
- * hq[hb..] as ONNX Runtime quantizes the recurrent product's input at each
- * step (DynamicQuantizeLinear's arithmetic, ops/quant.c): min and max
+/* The int8 form's h, the n = B*H floats of px at hs, quantized to uint8
+ * into hq[hb..] as ONNX Runtime quantizes the recurrent product's input at
+ * each step (DynamicQuantizeLinear's arithmetic, ops/quant.c): min and max
  * (with 0), scale = (max - min) / 255 (1/255 when 0), zero point
  * round(clamp(-min / scale, 0, 255)), both stored at px[qs], px[qs + 1];
  * q = clamp(round(h / scale) + zero point, 0, 255). Both passes run in
- * vector lanes (LR_LANES; min and max one-element accumulators). */
-static Stmt *quantize_h(LoopBuilder *lb, LBuf *px, int64_t hs, int64_t n, int64_t qs, LBuf *hq, int64_t hb)
+ * vector lanes (LR_LANES; min and max one-element accumulators). With
+ * `active` (b -> entry b's h is still a state) the range covers those
+ * entries only: ONNX Runtime's h of a finished entry is the Y row it
+ * zeroed when Y is an output (and its stale state when not: then active is
+ * NULL). */
+static Stmt *quantize_h(LoopBuilder *lb, LBuf *px, int64_t hs, int64_t n, int64_t H, Expr *(*active)(void *, Expr *),
+                        void *actx, int64_t qs, LBuf *hq, int64_t hb)
 {
     LBuf *mnb = lbuf_new_typed(lb, "mn", LB_LOCAL, DT_FLOAT32, 1), *mxb = lbuf_new_typed(lb, "mx", LB_LOCAL, DT_FLOAT32, 1);
     Expr *c0 = lx_int(lb, 0), *f0 = lx_const_f(lb, LT_F32, 0.0), *f255 = lx_const_f(lb, LT_F32, 255.0);
     Expr *mn = lx_load(lb, mnb, c0), *mx = lx_load(lb, mxb, c0);
     Expr *sc = lx_load(lb, px, lx_int(lb, qs)), *zp = lx_load(lb, px, lx_int(lb, qs + 1));
-    LVar *i1 = lv_new(lb, "i"), *i2 = lv_new(lb, "i");
-    Expr *x1 = lx_load(lb, px, lx_add(lb, lx_int(lb, hs), lx_var(lb, i1)));
+    LVar *i1 = lv_new(lb, "i"), *i2 = lv_new(lb, "i"), *b = active ? lv_new(lb, "b") : NULL;
+    Expr *at = lx_int(lb, hs);
+    if (active) /* per batch entry: its H values */
+        at = lx_add(lb, at, lx_muli(lb, lx_var(lb, b), H));
+    Expr *x1 = lx_load(lb, px, lx_add(lb, at, lx_var(lb, i1)));
     Expr *x2 = lx_load(lb, px, lx_add(lb, lx_int(lb, hs), lx_var(lb, i2)));
     Stmt *st[6];
     st[0] = ls_store(lb, mnb, c0, f0);
     st[1] = ls_store(lb, mxb, c0, f0);
-    st[2] = ls_role(ls_for(lb, i1, n, LOOP_SERIAL,
+    int64_t m = active ? H : n;
+    st[2] = ls_role(ls_for(lb, i1, m, LOOP_SERIAL,
                            ls_seq2(lb, ls_store(lb, mnb, c0, lx_bin(lb, BO_MIN, mn, x1)),
                                    ls_store(lb, mxb, c0, lx_bin(lb, BO_MAX, mx, x1)))),
-                    LR_LANES, n);
+                    LR_LANES, m);
+    if (active)
+        st[2] = ls_for(lb, b, n / H, LOOP_SERIAL, ls_if(lb, active(actx, lx_var(lb, b)), st[2]));
     Expr *range = lx_select(lb, lx_bin(lb, BO_EQ, mx, mn), lx_const_f(lb, LT_F32, 1.0), lx_sub(lb, mx, mn));
     st[3] = ls_store(lb, px, lx_int(lb, qs), lx_div(lb, range, f255));
     Expr *izp = lx_sub(lb, f0, lx_div(lb, mn, sc));
@@ -465,6 +476,25 @@ static Stmt *quantize_h(LoopBuilder *lb, LBuf *px, int64_t hs, int64_t n, int64_
                            ls_store(lb, hq, lx_add(lb, lx_int(lb, hb), lx_var(lb, i2)), lx_cast(lb, LT_U8, q))),
                     LR_LANES, n);
     return ls_alloc(lb, mnb, ls_alloc(lb, mxb, ls_seq(lb, 6, st)));
+}
+
+/* s <= sequence_lens[b] (clamped to 0..T), for quantize_h: ONNX Runtime's
+ * h at step s is the Y row of step s - 1, computed when s - 1 < len and
+ * zeroed past it (initial_h at step 0) */
+typedef struct Active {
+    LoopBuilder *lb;
+    LBuf *slb;
+    Expr *s;
+    int64_t T;
+} Active;
+
+static Expr *active_entry(void *p, Expr *b)
+{
+    const Active *a = p;
+    LoopBuilder *lb = a->lb;
+    Expr *L = lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, lx_cast(lb, LT_IDX, lx_load(lb, a->slb, b)), lx_int(lb, 0)),
+                     lx_int(lb, a->T));
+    return lx_bin(lb, BO_LE, a->s, L);
 }
 
 /* for j in 0..n { body }, contiguous in j when `lanes` (float32): the
@@ -661,7 +691,8 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
         st[ns++] = mm_build(&m_);                                                          \
     } while (0)
         if (q8) { /* h quantized as ONNX Runtime does, its scale and zero point at px[qs] */
-            st[ns++] = quantize_h(lb, px, hs, B * H, qs, hq, d * B * H);
+            Active ac = {lb, slb, es, T};
+            st[ns++] = quantize_h(lb, px, hs, B * H, H, slb && yb ? active_entry : NULL, &ac, qs, hq, d * B * H);
             mm.a_scale = SC(I(qs));
             mm.a_zp = SC(I(qs + 1));
         }
