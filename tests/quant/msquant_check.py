@@ -305,6 +305,7 @@ LSTM_CASES = [("bidirectional", True, np.int8, 0, 6, 2, 12, 8, None, False),
               ("forward", True, np.int8, 0, 7, 3, 20, 36, [7, 4, 1], False),
               ("bidirectional", False, np.int8, 0, 5, 2, 8, 16, [5, 3], True),
               ("reverse", True, np.int8, 0, 6, 3, 4, 4, [2, 6, 5], False),
+              ("forward", False, np.int8, 0, 7, 3, 8, 12, [7, 2, 4], "no Y"),
               # the float form: sizes off the 4-grid, asymmetric uint8 weights
               ("bidirectional", True, np.int8, 0, 6, 2, 10, 8, None, False),
               ("forward", False, np.int8, 0, 6, 2, 12, 6, None, False),
@@ -344,16 +345,21 @@ def group_lstm(m):
             params += [m.const("ws", sq, np.float32), m.const("wz", zq, dt)]
         bias = m.const("b", (m.rng.standard_normal((D, 8 * H)) * 0.1).astype(np.float32), np.float32)
         sl = m.const("len", np.array(lens, np.int32), np.int32) if lens else ""
+        no_y, peep = peep == "no Y", peep is True  # without Y, ORT's h of a finished entry is its last state
         pp = m.const("p", (m.rng.standard_normal((D, 3 * H)) * 0.3).astype(np.float32), np.float32) if peep else ""
         ins_q += [bias, sl, h0, c0, pp, *params]
         ins_f += [bias, sl, h0, c0, pp]
         attrs = {"hidden_size": H, "direction": dirn}
         yq = m.node("DynamicQuantizeLSTM", ins_q, attrs, n_out=3)
         yf = m.node("LSTM", ins_f, attrs, domain="", n_out=3)
+        if no_y:
+            m.nodes[-2].output[0] = ""
+            yq, yf = yq[1:], yf[1:]
         case = "DynamicQuantizeLSTM %s %s%s %s S%d B%d I%d H%d%s%s (%s form)" % (
             dirn, np.dtype(dt).name, " zp 128" if sym else "", "per-column" if per_col else "per-tensor", S, B, I, H,
-            " lens %s" % lens if lens else "", " peepholes" if peep else "", "int8" if int_form else "float")
-        for k, what in enumerate(("Y", "Y_h", "Y_c")):
+            " lens %s" % lens if lens else "", " peepholes" if peep else " without Y" if no_y else "",
+            "int8" if int_form else "float")
+        for k, what in enumerate(("Y_h", "Y_c") if no_y else ("Y", "Y_h", "Y_c")):
             m.output(yq[k], ("lstm8" if int_form else "lstm", yf[k]), "%s %s" % (case, what))
             m.outputs.append(helper.make_empty_tensor_value_info(yf[k]))
             m.checks[yf[k]] = ("ref", case)
