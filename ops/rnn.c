@@ -50,11 +50,22 @@
  * bound applies to the input of every activation (LSTM's h(c) included, as
  * the spec words it; onnxruntime leaves h(c) unclipped).
  *
+ * The int8 form (LSTM only, at.rnn.q8; pass lower_msquant's
+ * DynamicQuantizeLSTM, docs/ARCHITECTURE.md): X uint8 with its scale and
+ * zero point (inputs 8, 9), W and R int8 (w - zero point) as ONNX lays
+ * them out or (pass layout) W as [D, I/4, G*H*4] and R in panels with 4
+ * k-values to a lane, W's and R's per-column scales and column sums
+ * (inputs 10..13, [D, G*H]). The projection is an int32 stage of 4-product
+ * sums; each step quantizes h to uint8 as ONNX Runtime does (quantize_h,
+ * into a second, uint8 scratch) and the recurrent product runs on the same
+ * 4-product body (mm_tile); both finalize in float32 with the zero points'
+ * column-sum terms and the scales.
+ *
  * Typed attributes (Node.at.rnn, ir/op_attrs.h): hidden size, dirs 0
  * forward / 1 reverse / 2 bidirectional, layout, linear_before_reset,
  * input_forget, clip (0: none), the activation codes (ActKind) per
- * direction with their alpha and beta, and (set by pass layout) W in
- * panels or transposed, R in panels. */
+ * direction with their alpha and beta, q8 (the int8 form) and (set by
+ * pass layout) W in panels or transposed, R in panels. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
