@@ -53,6 +53,8 @@ void op_attrs_print(FILE *f, const Graph *g, const Node *n)
             pi(f, "rnn_rp", r->r_panels);
         if (r->q8)
             pi(f, "rnn_q8", 1);
+        if (r->r_pad)
+            pi(f, "rnn_rpad", r->r_pad);
         break;
     }
     case OP_SDPA:

@@ -182,11 +182,14 @@ int op_rnn_infer(Graph *g, int node, Diag *d)
     } else if (H <= 0 || w->shape.dims[0] != D || w->shape.dims[gd] != G * H || w->shape.dims[kd] != I)
         return diag_error(d, g, node, "W %s does not fit [%d,%lld,%lld]", opu_shape_str(&w->shape), D,
                           (long long)(G * H), (long long)I);
+    int64_t rpad = q8 && rp > 1 ? ra->r_pad : 0; /* int8 panels: padding after each (pass layout) */
+    if (rpad < 0 || rpad > 256)
+        return diag_error(d, g, node, "R panel padding %lld is out of range", (long long)rpad);
     if (rp > 1 && H <= (1 << 20) && rp <= 64) {
         int64_t HP = (H + rp - 1) / rp;
-        if (r->shape.dims[0] != D || r->shape.dims[1] != G * HP || r->shape.dims[2] != H * rp)
+        if (r->shape.dims[0] != D || r->shape.dims[1] != G * HP || r->shape.dims[2] != H * rp + rpad)
             return diag_error(d, g, node, "packed R %s does not fit [%d,%lld,%lld]", opu_shape_str(&r->shape), D,
-                              (long long)(G * HP), (long long)(H * rp));
+                              (long long)(G * HP), (long long)(H * rp + rpad));
     } else if (rp > 1) {
         return diag_error(d, g, node, "R panel width %lld is out of range", (long long)rp);
     } else if (r->shape.dims[0] != D || r->shape.dims[1] != G * H || r->shape.dims[2] != H)
@@ -345,7 +348,8 @@ static LBuf *opt_buf(ComputeCtx *cx, const Node *n, int i, int out)
  * vectors and of single columns.
  * The int8 form (q8): a is uint8 (the quantized h) and w int8 with 4
  * k-values to a column, w(4g+r, c) = w[wb + (((c / Lp) * K + g) * Lp + c %
- * Lp) * 4 + r] over K = H/4 groups g, the same bytes per panel; the int32
+ * Lp) * 4 + r] over K = H/4 groups g (a panel is H*Lp bytes and
+ * at.rnn.r_pad bytes of padding: p->ps apart); the int32
  * sum of a group's 4 products is the body lp_vectorize turns into a dot
  * product (EX_DOT), and the store is bias + (acc - a_zp * wsum[sb + c]) *
  * (a_scale * wscale[sb + c]). */
@@ -356,6 +360,7 @@ typedef struct Mm {
     Expr *ab, *wb, *bb, *ob;
     int64_t as, os, M, N, K, MR, NR, L;
     int q8;
+    int64_t ps; /* q8: bytes from one panel to the next (K*L*4 and padding) */
     LBuf *wsum, *wscale;
     Expr *sb, *a_scale, *a_zp;
 } Mm;
@@ -383,7 +388,9 @@ static Stmt *mm_tile(const Mm *p, Expr *b0, Expr *c0, Expr *c0p, int64_t T, int6
     if (p->q8) { /* the 4 products of one k group: EX_DOT's unit */
         for (int r = 0; r < 4; r++) {
             Expr *ai = lx_add(lb, p->ab, lx_add(lb, lx_muli(lb, row, p->as), lx_add(lb, lx_muli(lb, lx_var(lb, k), 4), lx_int(lb, r))));
-            Expr *wr = lx_add(lb, lx_add(lb, p->wb, lx_muli(lb, wi, 4)), lx_int(lb, r));
+            Expr *wr = lx_add(lb, lx_add(lb, p->wb, lx_add(lb, lx_muli(lb, panel, p->ps),
+                                                            lx_muli(lb, lx_add(lb, lx_muli(lb, lx_var(lb, k), p->L), inp), 4))),
+                              lx_int(lb, r));
             Expr *pr = lx_mul(lb, lx_cast(lb, LT_I32, lx_load(lb, p->a, ai)), lx_cast(lb, LT_I32, lx_load(lb, p->w, wr)));
             prod = prod ? lx_add(lb, prod, pr) : pr;
         }
@@ -649,6 +656,7 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
         mm.q8 = 1;
         mm.a = hq;
         mm.K = H / 4;
+        mm.ps = H * Lp + (Lp > 1 ? ra->r_pad : 0);
         mm.wscale = opt_buf(cx, n, 12, 0);
         mm.wsum = opt_buf(cx, n, 13, 0);
     }
@@ -694,7 +702,7 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     do {                                                                                   \
         Mm m_ = mm;                                                                        \
         m_.ab = I(abase);                                                                  \
-        m_.wb = I((d * G + (q)) * HP * H * Lp);                                            \
+        m_.wb = I((d * G + (q)) * HP * (q8 ? mm.ps : H * Lp));                            \
         m_.bb = I(d * 2 * GH + GH + (q) * H);                                              \
         m_.ob = I(gr + (q) * H);                                                           \
         if (q8)                                                                            \

@@ -893,9 +893,10 @@ static int rnn_weights(Lay *L, int node)
  * 32-bit group per output lane; at.rnn.w_transposed), so the projection
  * runs on the GEMM schedule's dot products; on a vector target R per
  * direction and gate in panels of P = the vector width columns with 4
- * k-values to a lane, [D, G*HP, H*P] as the float32 panels (HP =
- * ceil(H/P)): byte (d, q, p, g, c, r) is R[d, q*H + p*P + c, 4g + r], 0
- * past the H columns of a gate. The column sums and scales stay. */
+ * k-values to a lane, [D, G*HP, H*P + 64] (HP = ceil(H/P), 64 bytes of
+ * padding after each panel, at.rnn.r_pad): byte (d, q, p, g, c, r) is
+ * R[d, q*H + p*P + c, 4g + r], 0 past the H columns of a gate. The column
+ * sums and scales stay. */
 static int rnn_int8_weights(Lay *L, int node)
 {
     Graph *g = L->g;
@@ -928,8 +929,11 @@ static int rnn_int8_weights(Lay *L, int node)
     if (P <= 1)
         return 0;
     r = &g->values[g->nodes[node].in[2]];
-    int64_t G = r->shape.dims[1] / H, HP = (H + P - 1) / P, KG = H / 4, rd[3] = {D, G * HP, H * P};
-    int8_t *pk = calloc((size_t)(D * G * HP * H * P) + 1, 1);
+    /* a cache line between panels: the NR panels a register tile reads at
+       once are then not all a multiple of 4 KB apart (one L1 set) */
+    int64_t G = r->shape.dims[1] / H, HP = (H + P - 1) / P, pad = 64, PS = H * P + pad;
+    int64_t rd[3] = {D, G * HP, PS};
+    int8_t *pk = calloc((size_t)(D * G * HP * PS) + 1, 1);
     if (!pk)
         return -1;
     src = r->data;
@@ -937,7 +941,7 @@ static int rnn_int8_weights(Lay *L, int node)
         for (int64_t q = 0; q < G; q++)
             for (int64_t c = 0; c < H; c++)
                 for (int64_t k = 0; k < H; k++)
-                    pk[(((((d * G + q) * HP + c / P) * KG + k / 4) * P) + c % P) * 4 + k % 4] =
+                    pk[((d * G + q) * HP + c / P) * PS + ((k / 4) * P + c % P) * 4 + k % 4] =
                         src[(d * G * H + q * H + c) * H + k];
     int rp = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_panels", r->name)), DT_INT8,
                              shape_make(3, rd), pk);
@@ -945,6 +949,7 @@ static int rnn_int8_weights(Lay *L, int node)
     grow(L);
     g->nodes[node].in[2] = rp;
     g->nodes[node].at.rnn.r_panels = P;
+    g->nodes[node].at.rnn.r_pad = pad;
     return 0;
 }
 
