@@ -145,7 +145,7 @@ typedef struct RnnAttrs {
     int w_transposed;                         /* W, R stored [D, I, G*H] */
     int64_t w_panels;                         /* > 1: W packed in panels of this many columns */
     int64_t r_panels;                         /* > 1: R packed in panels */
-    int q8;                                   /* LSTM's int8 form: X uint8, inputs 8..13 (ops/rnn.c) */
+    int q8;                                   /* LSTM's int8 form (set by pass lower_msquant): X uint8, inputs 8..13 */
     int64_t r_pad;                            /* int8 R panels: bytes of padding after each */
 } RnnAttrs;
 

@@ -134,8 +134,9 @@ int op_rnn_infer(Graph *g, int node, Diag *d)
 {
     Node *n = &g->nodes[node];
     int lstm = n->op == OP_LSTM, G = gates_of(n->op), NA = acts_of(n->op), ver = n->version;
-    /* the int8 form (pass lower_msquant's DynamicQuantizeLSTM): X uint8 */
-    int q8 = lstm && n->n_in == 14 && n->in[0] >= 0 && g->values[n->in[0]].dtype == DT_UINT8;
+    /* the int8 form: only pass lower_msquant makes it (at.rnn.q8, for a
+       DynamicQuantizeLSTM), never a model's LSTM */
+    int q8 = lstm && n->at.rnn.q8;
     if (opu_check_arity(g, node, d, 3, q8 ? 14 : lstm ? 8 : 6, 0, lstm ? 3 : 2))
         return -1;
     Value *x = opu_in(g, node, 0), *w = opu_in(g, node, 1), *r = opu_in(g, node, 2);
@@ -161,7 +162,7 @@ int op_rnn_infer(Graph *g, int node, Diag *d)
     if (H <= 0 || H > (1 << 20))
         return diag_error(d, g, node, "hidden_size %lld is out of range (1..%d)", (long long)H, 1 << 20);
     int64_t wp = ra->w_panels > 1 ? ra->w_panels : 1;
-    if (q8 && (w->dtype != DT_INT8 || r->dtype != DT_INT8 || wp > 1 || I % 4 || H % 4 ||
+    if (q8 && (x->dtype != DT_UINT8 || w->dtype != DT_INT8 || r->dtype != DT_INT8 || wp > 1 || I % 4 || H % 4 ||
                w->shape.dims[0] != D || w->shape.dims[1] != (wt ? I / 4 : G * H) ||
                w->shape.dims[2] != (wt ? G * H * 4 : I)))
         return diag_error(d, g, node, "malformed int8 LSTM weights W %s (internal error)", opu_shape_str(&w->shape));
@@ -230,7 +231,6 @@ int op_rnn_infer(Graph *g, int node, Diag *d)
     n->scratch.dtype = ct;
     n->scratch.bytes = rnn_scratch_elems(n->op, q8, D, T, B, H) * (int64_t)dtype_size(ct);
     n->scratch.bytes_u8 = q8 ? D * B * H : 0; /* the int8 form's quantized states h */
-    ra->q8 = q8;
     /* activations, consumed per direction; alphas/betas in the order of
      * the activations that take them */
     int n_act = 0;

@@ -290,6 +290,7 @@ static int lower_dyn_lstm(Msq *m)
         outs[i] = n->out[i];
     int id = msq_node(m, "LSTM", n_in, ins, 3, outs);
     msq_copy_attrs(m, id, NULL);
+    m->g->nodes[id].at.rnn.q8 = n_in == 14; /* the int8 form (ops/rnn.c) */
     return 0;
 }
 
