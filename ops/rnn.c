@@ -820,8 +820,15 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
         {
             LVar *b5 = lv_new(lb, "b"), *j5 = lv_new(lb, "j");
             Expr *hi = lx_add(lb, lx_muli(lb, E(b5), H), E(j5));
-            Stmt *two[2] = {yhb ? ls_store(lb, yhb, SIDX(E(b5), E(j5)), SC(lx_add(lb, I(hs), hi))) : NULL,
-                            ycb ? ls_store(lb, ycb, SIDX(E(b5), E(j5)), SC(lx_add(lb, I(cs), hi))) : NULL};
+            Expr *hv = SC(lx_add(lb, I(hs), hi)), *cv = SC(lx_add(lb, I(cs), hi));
+            if (q8 && slb) { /* ONNX Runtime's DynamicQuantizeLSTM: 0 for an entry of length 0 */
+                Active a0 = {lb, slb, I(1), T};
+                Expr *ran = active_entry(&a0, E(b5));
+                hv = lx_select(lb, ran, hv, lx_zero(lb, t));
+                cv = lx_select(lb, ran, cv, lx_zero(lb, t));
+            }
+            Stmt *two[2] = {yhb ? ls_store(lb, yhb, SIDX(E(b5), E(j5)), hv) : NULL,
+                            ycb ? ls_store(lb, ycb, SIDX(E(b5), E(j5)), cv) : NULL};
             if (yhb || ycb)
                 ds[nd++] = ls_for(lb, b5, B, LOOP_SERIAL, ls_for(lb, j5, H, LOOP_SERIAL, ls_seq(lb, 2, two)));
         }
