@@ -56,7 +56,7 @@
  * them out or (pass layout) W as [D, I/4, G*H*4] and R in panels with 4
  * k-values to a lane, W's and R's per-column scales and column sums
  * (inputs 10..13, [D, G*H]). The projection is an int32 stage of 4-product
- * sums; each step quantizes h to uint8 as ONNX Runtime does (quantize_h,
+ * sums (ops/rnn_q8.c); each step quantizes h to uint8 as ONNX Runtime does (rnn_q8_quantize_h,
  * into a second, uint8 scratch) and the recurrent product runs on the same
  * 4-product body (mm_tile); both finalize in float32 with the zero points'
  * column-sum terms and the scales.
@@ -74,6 +74,7 @@
 #include "ops/compute.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "ops/rnn_q8.h"
 
 typedef enum ActKind {
     A_RELU, A_TANH, A_SIGMOID, A_AFFINE, A_LEAKYRELU, A_THRESHRELU, A_SCALEDTANH, A_HARDSIGMOID, A_ELU,
@@ -450,70 +451,7 @@ static Stmt *mm_build(const Mm *p)
     return ls_seq(lb, 3, s3);
 }
 
-/* The int8 form's h, the n = B*H floats of px at hs, quantized to uint8
- * into hq[hb..] as ONNX Runtime quantizes the recurrent product's input at
- * each step (DynamicQuantizeLinear's arithmetic, ops/quant.c): min and max
- * (with 0), scale = (max - min) / 255 (1/255 when 0), zero point
- * round(clamp(-min / scale, 0, 255)), both stored at px[qs], px[qs + 1];
- * q = clamp(round(h / scale) + zero point, 0, 255). Both passes run in
- * vector lanes (LR_LANES; min and max one-element accumulators). With
- * `active` (b -> entry b's h is still a state) the range covers those
- * entries only: ONNX Runtime's h of a finished entry is the Y row it
- * zeroed when Y is an output (and its stale state when not: then active is
- * NULL). */
-static Stmt *quantize_h(LoopBuilder *lb, LBuf *px, int64_t hs, int64_t n, int64_t H, Expr *(*active)(void *, Expr *),
-                        void *actx, int64_t qs, LBuf *hq, int64_t hb)
-{
-    LBuf *mnb = lbuf_new_typed(lb, "mn", LB_LOCAL, DT_FLOAT32, 1), *mxb = lbuf_new_typed(lb, "mx", LB_LOCAL, DT_FLOAT32, 1);
-    Expr *c0 = lx_int(lb, 0), *f0 = lx_const_f(lb, LT_F32, 0.0), *f255 = lx_const_f(lb, LT_F32, 255.0);
-    Expr *mn = lx_load(lb, mnb, c0), *mx = lx_load(lb, mxb, c0);
-    Expr *sc = lx_load(lb, px, lx_int(lb, qs)), *zp = lx_load(lb, px, lx_int(lb, qs + 1));
-    LVar *i1 = lv_new(lb, "i"), *i2 = lv_new(lb, "i"), *b = active ? lv_new(lb, "b") : NULL;
-    Expr *at = lx_int(lb, hs);
-    if (active) /* per batch entry: its H values */
-        at = lx_add(lb, at, lx_muli(lb, lx_var(lb, b), H));
-    Expr *x1 = lx_load(lb, px, lx_add(lb, at, lx_var(lb, i1)));
-    Expr *x2 = lx_load(lb, px, lx_add(lb, lx_int(lb, hs), lx_var(lb, i2)));
-    Stmt *st[6];
-    st[0] = ls_store(lb, mnb, c0, f0);
-    st[1] = ls_store(lb, mxb, c0, f0);
-    int64_t m = active ? H : n;
-    st[2] = ls_role(ls_for(lb, i1, m, LOOP_SERIAL,
-                           ls_seq2(lb, ls_store(lb, mnb, c0, lx_bin(lb, BO_MIN, mn, x1)),
-                                   ls_store(lb, mxb, c0, lx_bin(lb, BO_MAX, mx, x1)))),
-                    LR_LANES, m);
-    if (active)
-        st[2] = ls_for(lb, b, n / H, LOOP_SERIAL, ls_if(lb, active(actx, lx_var(lb, b)), st[2]));
-    Expr *range = lx_select(lb, lx_bin(lb, BO_EQ, mx, mn), lx_const_f(lb, LT_F32, 1.0), lx_sub(lb, mx, mn));
-    st[3] = ls_store(lb, px, lx_int(lb, qs), lx_div(lb, range, f255));
-    Expr *izp = lx_sub(lb, f0, lx_div(lb, mn, sc));
-    st[4] = ls_store(lb, px, lx_int(lb, qs + 1), lx_call(lb, CO_ROUND, lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, izp, f0), f255)));
-    Expr *q = lx_add(lb, lx_call(lb, CO_ROUND, lx_div(lb, x2, sc)), zp);
-    q = lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, q, f0), f255);
-    st[5] = ls_role(ls_for(lb, i2, n, LOOP_SERIAL,
-                           ls_store(lb, hq, lx_add(lb, lx_int(lb, hb), lx_var(lb, i2)), lx_cast(lb, LT_U8, q))),
-                    LR_LANES, n);
-    return ls_alloc(lb, mnb, ls_alloc(lb, mxb, ls_seq(lb, 6, st)));
-}
 
-/* s <= sequence_lens[b] (clamped to 0..T), for quantize_h: ONNX Runtime's
- * h at step s is the Y row of step s - 1, computed when s - 1 < len and
- * zeroed past it (initial_h at step 0) */
-typedef struct Active {
-    LoopBuilder *lb;
-    LBuf *slb;
-    Expr *s;
-    int64_t T;
-} Active;
-
-static Expr *active_entry(void *p, Expr *b)
-{
-    const Active *a = p;
-    LoopBuilder *lb = a->lb;
-    Expr *L = lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, lx_cast(lb, LT_IDX, lx_load(lb, a->slb, b)), lx_int(lb, 0)),
-                     lx_int(lb, a->T));
-    return lx_bin(lb, BO_LE, a->s, L);
-}
 
 /* for j in 0..n { body }, contiguous in j when `lanes` (float32): the
  * schedule may run it in vectors (emit_c prints a vector loop it cannot
@@ -567,39 +505,8 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
                                                                  : lbuf_new_typed(lb, "hq", LB_LOCAL, DT_UINT8, D * B * H);
     int64_t WP = ra->w_panels > 1 ? ra->w_panels : 1; /* W in panels (pass layout) */
     if (q8) {
-        /* px[d, r, g] = Wb[d, g] + (sum_i X[r, i] W[d, g, i] - x_zp * Wsum[d, g]) * x_scale * Wscale[d, g],
-           the sum over groups of 4 i in int32 (EX_DOT); W as ONNX has it, or
-           (pass layout) [D, I/4, G*H*4], 4 i-values to a gate column */
-        int64_t KG = IN / 4, pd[3] = {D, ROWS, GH};
-        Shape ps = shape_make(3, pd);
-        ComputeStage *ps_ = compute_stage_new(cx, def, n->name, px, &ps);
-        if (!ps_)
-            return compute_fail(cx, node, "too many stages (internal error)");
-        LVar *kv = compute_add_raxis(cx, ps_, "kg", KG);
-        ps_->red = RED_SUM;
-        ps_->acc = lv_new_typed(lb, "acc", LT_I32);
-        Expr *ed = lx_var(lb, ps_->axis[0]), *er = lx_var(lb, ps_->axis[1]), *eg = lx_var(lb, ps_->axis[2]);
-        Expr *sum = NULL;
-        for (int q = 0; q < 4; q++) {
-            Expr *ik = lx_add(lb, lx_muli(lb, lx_var(lb, kv), 4), lx_int(lb, q));
-            Expr *xi = lx_add(lb, lx_muli(lb, er, IN), ik);
-            Expr *wi = wt ? lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, ed, KG), lx_var(lb, kv)), GH), eg), 4),
-                                   lx_int(lb, q))
-                          : lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, ed, GH), eg), IN), ik);
-            Expr *pr = lx_mul(lb, lx_cast(lb, LT_I32, lx_load(lb, xb, xi)), lx_cast(lb, LT_I32, lx_load(lb, wb, wi)));
-            sum = sum ? lx_add(lb, sum, pr) : pr;
-        }
-        ps_->body = sum;
-        Expr *si = lx_add(lb, lx_muli(lb, ed, GH), eg), *c0 = lx_int(lb, 0);
-        Expr *xz = lx_cast(lb, LT_I32, lx_load(lb, opt_buf(cx, n, 9, 0), c0));
-        Expr *xs = lx_load(lb, opt_buf(cx, n, 8, 0), c0);
-        Expr *v = lx_sub(lb, lx_var(lb, ps_->acc), lx_mul(lb, xz, lx_load(lb, opt_buf(cx, n, 11, 0), si)));
-        Expr *fin = lx_mul(lb, lx_cast(lb, LT_F32, v), lx_mul(lb, xs, lx_load(lb, opt_buf(cx, n, 10, 0), si)));
-        if (bb)
-            fin = lx_add(lb, fin, LD(bb, lx_add(lb, lx_muli(lb, ed, 2 * GH), eg)));
-        ps_->finalize = fin;
-        if (wt && ROWS >= 2)
-            ps_->sched = SCHED_GEMM;
+        if (rnn_q8_projection(cx, node, def, px, D, ROWS, GH) < 0)
+            return -1;
     } else if (WP > 1) {
         /* W as [D, G*H/WP, I, WP]: the stage runs over [D, panel, row, lane]
            and writes px[d, r, panel*WP + lane] */
@@ -710,8 +617,7 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
         st[ns++] = mm_build(&m_);                                                          \
     } while (0)
         if (q8) { /* h quantized as ONNX Runtime does, its scale and zero point at px[qs] */
-            Active ac = {lb, slb, es, T};
-            st[ns++] = quantize_h(lb, px, hs, B * H, H, slb && yb ? active_entry : NULL, &ac, qs, hq, d * B * H);
+            st[ns++] = rnn_q8_quantize_h(lb, px, hs, B * H, H, yb ? slb : NULL, es, T, qs, hq, d * B * H);
             mm.a_scale = SC(I(qs));
             mm.a_zp = SC(I(qs + 1));
         }
@@ -822,8 +728,7 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
             Expr *hi = lx_add(lb, lx_muli(lb, E(b5), H), E(j5));
             Expr *hv = SC(lx_add(lb, I(hs), hi)), *cv = SC(lx_add(lb, I(cs), hi));
             if (q8 && slb) { /* ONNX Runtime's DynamicQuantizeLSTM: 0 for an entry of length 0 */
-                Active a0 = {lb, slb, I(1), T};
-                Expr *ran = active_entry(&a0, E(b5));
+                Expr *ran = rnn_q8_within(lb, slb, E(b5), I(1), T);
                 hv = lx_select(lb, ran, hv, lx_zero(lb, t));
                 cv = lx_select(lb, ran, cv, lx_zero(lb, t));
             }
