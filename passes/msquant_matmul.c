@@ -26,7 +26,8 @@
  *   steps) and h at every step, u8 x s8 products in int32. So does the
  *   int8 form of ops/rnn.c's LSTM that it becomes when W and R are
  *   constant, input and hidden sizes are multiples of 4 and every w - zero
- *   point fits int8: DynamicQuantizeLinear(X) -> LSTM(xq, W - wz, R - rz
+ *   point fits int8: DynamicQuantizeLinear(X) (with sequence_lens: its
+ *   range over the first max(len) steps, as ORT's) -> LSTM(xq, W - wz, R - rz
  *   as int8 in ONNX's [D, 4H, rows] layout, B, sequence_lens, initial_h,
  *   initial_c, P, x_scale, x_zero_point, W's scales [D, 4H], W's column
  *   sums [D, 4H] int32, R's scales, R's column sums). Otherwise a float32
@@ -240,6 +241,42 @@ static int lstm_int8_weight(Msq *m, int w, int s, int z, int out[3])
     return oom ? -1 : ok;
 }
 
+/* X [T, B, I] quantized to uint8 as ONNX Runtime's projection does it:
+ * DynamicQuantizeLinear's range and arithmetic over the steps it runs, all
+ * of them, or with sequence_lens only the first max(len) (the rows past them
+ * count as 0, which the range holds anyway: Where(step < max(len), X, 0)),
+ * then every row quantized with that scale and zero point. q: xq, scale,
+ * zero point. */
+static void lstm_quantize_x(Msq *m, int x, int seq, int q[3])
+{
+    Graph *g = m->g;
+    for (int i = 0; i < 3; i++)
+        q[i] = msq_value(m, i == 0 ? "xq" : i == 1 ? "x_scale" : "x_zero_point");
+    if (seq < 0) {
+        msq_node(m, "DynamicQuantizeLinear", 1, &x, 3, q);
+        return;
+    }
+    int64_t T = g->values[x].shape.dims[0], one[3] = {T, 1, 1};
+    DType st = g->values[seq].dtype;
+    int64_t *steps = malloc((size_t)T * sizeof(int64_t) + 1);
+    int32_t *steps32 = malloc((size_t)T * sizeof(int32_t) + 1);
+    for (int64_t t = 0; steps && steps32 && t < T; t++)
+        steps[t] = t, steps32[t] = (int32_t)t;
+    int sv = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_steps", m->b.base)), st,
+                             shape_make(1, &T), st == DT_INT64 ? (void *)steps : (void *)steps32);
+    free(steps);
+    free(steps32);
+    int mx = msq_value(m, "max_len");
+    int id = msq_node(m, "ReduceMax", 1, &seq, 1, &mx);
+    node_set_int(g, id, "keepdims", 0);
+    int where[3] = {pb_reshape(&m->b, pb_binary(&m->b, "Less", sv, mx), 3, one, -1), x, msq_float(m, "zero", 0.0f)};
+    int xm = msq_value(m, "x_ran");
+    msq_node(m, "Where", 3, where, 1, &xm);
+    int dq[3] = {msq_value(m, "x_ran_q"), q[1], q[2]};
+    msq_node(m, "DynamicQuantizeLinear", 1, &xm, 3, dq);
+    msq_q(m, x, q[1], q[2], DT_UINT8, q[0]);
+}
+
 static int lower_dyn_lstm(Msq *m)
 {
     const Node *n = msq_n(m);
@@ -270,8 +307,8 @@ static int lower_dyn_lstm(Msq *m)
     if (sw->dims[1] % 4 == 0 && sr->dims[1] % 4 == 0 &&
         (rc = lstm_int8_weight(m, msq_in(m, 1), msq_in(m, 8), msq_in(m, 9), wi)) > 0 &&
         (rc = lstm_int8_weight(m, msq_in(m, 2), msq_in(m, 10), msq_in(m, 11), ri)) > 0) {
-        int q[3] = {msq_value(m, "xq"), msq_value(m, "x_scale"), msq_value(m, "x_zero_point")};
-        msq_node(m, "DynamicQuantizeLinear", 1, &x, 3, q);
+        int q[3];
+        lstm_quantize_x(m, x, msq_in(m, 4), q);
         ins[0] = q[0], ins[1] = wi[0], ins[2] = ri[0];
         ins[8] = q[1], ins[9] = q[2];
         ins[10] = wi[2], ins[11] = wi[1], ins[12] = ri[2], ins[13] = ri[1];
