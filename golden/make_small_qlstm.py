@@ -6,7 +6,7 @@
 # vector and tile grid. Graph inputs "input" [6,3,12] and "input_b1"
 # [5,1,16]; the nodes and their outputs:
 #   qlstm:    bidirectional, hidden 20, int8 per-column weights, biases,
-#             sequence_lens [6, 3, 5], initial_h/c, peepholes
+#             sequence_lens [5, 3, 4] (X's range over the first 5 of 6 steps, as ORT's), initial_h/c, peepholes
 #             -> qlstm_y, qlstm_h, qlstm_c
 #   qlstm36:  forward, hidden 36 (panels of 16: two whole, one of 4 columns),
 #             int8 per-tensor weights, on "input" -> qlstm36_y, qlstm36_h, qlstm36_c
@@ -68,7 +68,7 @@ def layer(name, x, direction, B, I, H, dt, per_col, lens=None, states=False, pee
 
 xs = {"input": rng.standard_normal((6, 3, 12)).astype(np.float32),
       "input_b1": rng.standard_normal((5, 1, 16)).astype(np.float32)}
-layer("qlstm", "input", "bidirectional", 3, 12, 20, np.int8, True, lens=[6, 3, 5], states=True, peep=True)
+layer("qlstm", "input", "bidirectional", 3, 12, 20, np.int8, True, lens=[5, 3, 4], states=True, peep=True)
 layer("qlstm36", "input", "forward", 3, 12, 36, np.int8, False)
 layer("qlstm_b1", "input_b1", "reverse", 1, 16, 64, np.uint8, False, states=True)
 graph = helper.make_graph(nodes, "small_qlstm",
