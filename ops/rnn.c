@@ -56,10 +56,10 @@
  * them out or (pass layout) W as [D, I/4, G*H*4] and R in panels with 4
  * k-values to a lane, W's and R's per-column scales and column sums
  * (inputs 10..13, [D, G*H]). The projection is an int32 stage of 4-product
- * sums (ops/rnn_q8.c); each step quantizes h to uint8 as ONNX Runtime does (rnn_q8_quantize_h,
- * into a second, uint8 scratch) and the recurrent product runs on the same
- * 4-product body (mm_tile); both finalize in float32 with the zero points'
- * column-sum terms and the scales.
+ * sums (ops/rnn_q8.c); each step quantizes h to uint8 as ONNX Runtime does
+ * (rnn_q8_quantize_h, into a second, uint8 scratch) and the recurrent
+ * product runs on the same 4-product body (mm_tile); both finalize in
+ * float32 with the zero points' column-sum terms and the scales.
  *
  * Typed attributes (Node.at.rnn, ir/op_attrs.h): hidden size, dirs 0
  * forward / 1 reverse / 2 bidirectional, layout, linear_before_reset,
@@ -159,7 +159,8 @@ int op_rnn_infer(Graph *g, int node, Diag *d)
     RnnAttrs *ra = &n->at.rnn;
     int wt = ra->w_transposed, gd = wt ? 2 : 1, kd = wt ? 1 : 2;
     int64_t rp = ra->r_panels > 1 ? ra->r_panels : 1;
-    int64_t H = attr_int(n, "hidden_size", ra->hidden > 0 ? ra->hidden : w->shape.dims[gd] / (q8 && wt ? 4 * G : G));
+    int64_t H = attr_int(n, "hidden_size",
+                         ra->hidden > 0 ? ra->hidden : w->shape.dims[gd] / (q8 && wt ? 4 * G : G));
     if (H <= 0 || H > (1 << 20))
         return diag_error(d, g, node, "hidden_size %lld is out of range (1..%d)", (long long)H, 1 << 20);
     int64_t wp = ra->w_panels > 1 ? ra->w_panels : 1;
@@ -348,12 +349,12 @@ static LBuf *opt_buf(ComputeCtx *cx, const Node *n, int i, int out)
  * L > 1. Tails: a last row block of M % MR rows, then column tails of whole
  * vectors and of single columns.
  * The int8 form (q8): a is uint8 (the quantized h) and w int8 with 4
- * k-values to a column, w(4g+r, c) = w[wb + (((c / Lp) * K + g) * Lp + c %
- * Lp) * 4 + r] over K = H/4 groups g (a panel is H*Lp bytes and
- * at.rnn.r_pad bytes of padding: p->ps apart); the int32
- * sum of a group's 4 products is the body lp_vectorize turns into a dot
- * product (EX_DOT), and the store is bias + (acc - a_zp * wsum[sb + c]) *
- * (a_scale * wscale[sb + c]). */
+ * k-values to a column, w(4g+r, c) = w[wb + (c / Lp) * ps + ((g * Lp + c %
+ * Lp) * 4 + r] over K = H/4 groups g (a panel is H*Lp bytes, then
+ * at.rnn.r_pad bytes of padding: ps apart); the int32 sum of a group's 4
+ * products is the body lp_vectorize turns into a dot product (EX_DOT), and
+ * the store is bias + (acc - a_zp * wsum[sb + c]) * (a_scale * wscale[sb +
+ * c]). */
 typedef struct Mm {
     LoopBuilder *lb;
     LType t;
@@ -388,11 +389,12 @@ static Stmt *mm_tile(const Mm *p, Expr *b0, Expr *c0, Expr *c0p, int64_t T, int6
     Expr *prod = NULL, *res = lx_load(lb, acc, slot);
     if (p->q8) { /* the 4 products of one k group: EX_DOT's unit */
         for (int r = 0; r < 4; r++) {
-            Expr *ai = lx_add(lb, p->ab, lx_add(lb, lx_muli(lb, row, p->as), lx_add(lb, lx_muli(lb, lx_var(lb, k), 4), lx_int(lb, r))));
-            Expr *wr = lx_add(lb, lx_add(lb, p->wb, lx_add(lb, lx_muli(lb, panel, p->ps),
-                                                            lx_muli(lb, lx_add(lb, lx_muli(lb, lx_var(lb, k), p->L), inp), 4))),
-                              lx_int(lb, r));
-            Expr *pr = lx_mul(lb, lx_cast(lb, LT_I32, lx_load(lb, p->a, ai)), lx_cast(lb, LT_I32, lx_load(lb, p->w, wr)));
+            Expr *ki = lx_add(lb, lx_muli(lb, lx_var(lb, k), 4), lx_int(lb, r));
+            Expr *ai = lx_add(lb, p->ab, lx_add(lb, lx_muli(lb, row, p->as), ki));
+            Expr *wg = lx_muli(lb, lx_add(lb, lx_muli(lb, lx_var(lb, k), p->L), inp), 4);
+            Expr *wr = lx_add(lb, lx_add(lb, p->wb, lx_add(lb, lx_muli(lb, panel, p->ps), wg)), lx_int(lb, r));
+            Expr *pr = lx_mul(lb, lx_cast(lb, LT_I32, lx_load(lb, p->a, ai)),
+                              lx_cast(lb, LT_I32, lx_load(lb, p->w, wr)));
             prod = prod ? lx_add(lb, prod, pr) : pr;
         }
         Expr *si = lx_add(lb, p->sb, col);
@@ -401,7 +403,8 @@ static Stmt *mm_tile(const Mm *p, Expr *b0, Expr *c0, Expr *c0p, int64_t T, int6
         if (bias)
             res = lx_add(lb, bias, res);
     } else {
-        Expr *av = lx_cast(lb, t, lx_load(lb, p->a, lx_add(lb, p->ab, lx_add(lb, lx_muli(lb, row, p->as), lx_var(lb, k)))));
+        Expr *av =
+            lx_cast(lb, t, lx_load(lb, p->a, lx_add(lb, p->ab, lx_add(lb, lx_muli(lb, row, p->as), lx_var(lb, k)))));
         prod = lx_mul(lb, av, lx_cast(lb, t, lx_load(lb, p->w, lx_add(lb, p->wb, wi))));
     }
     Stmt *s3[3] = {ls_store(lb, acc, slot, init), ls_store(lb, acc, slot, lx_add(lb, lx_load(lb, acc, slot), prod)),
@@ -451,8 +454,6 @@ static Stmt *mm_build(const Mm *p)
     return ls_seq(lb, 3, s3);
 }
 
-
-
 /* for j in 0..n { body }, contiguous in j when `lanes` (float32): the
  * schedule may run it in vectors (emit_c prints a vector loop it cannot
  * vectorize as a plain loop, so the body need not qualify) */
@@ -499,10 +500,13 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
        local buffer. */
     int64_t ROWS = T * B;
     int sv = n->scratch.value;
-    LBuf *px = sv >= 0 ? cx->buf_of(cx, sv) : lbuf_new_typed(lb, "px", LB_LOCAL, ldt, rnn_scratch_elems(n->op, q8, D, T, B, H));
+    LBuf *px = sv >= 0 ? cx->buf_of(cx, sv)
+                       : lbuf_new_typed(lb, "px", LB_LOCAL, ldt, rnn_scratch_elems(n->op, q8, D, T, B, H));
     /* the int8 form's quantized states h, [D, B, H] */
-    LBuf *hq = !q8 ? NULL : sv >= 0 && n->scratch.value_u8 >= 0 ? cx->buf_of(cx, n->scratch.value_u8)
-                                                                 : lbuf_new_typed(lb, "hq", LB_LOCAL, DT_UINT8, D * B * H);
+    LBuf *hq = NULL;
+    if (q8)
+        hq = sv >= 0 && n->scratch.value_u8 >= 0 ? cx->buf_of(cx, n->scratch.value_u8)
+                                                 : lbuf_new_typed(lb, "hq", LB_LOCAL, DT_UINT8, D * B * H);
     int64_t WP = ra->w_panels > 1 ? ra->w_panels : 1; /* W in panels (pass layout) */
     if (q8) {
         if (rnn_q8_projection(cx, node, def, px, D, ROWS, GH) < 0)

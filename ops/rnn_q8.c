@@ -35,8 +35,8 @@ int rnn_q8_projection(ComputeCtx *cx, int node, ComputeDef *def, LBuf *px, int64
     for (int q = 0; q < 4; q++) {
         Expr *ik = lx_add(lb, lx_muli(lb, lx_var(lb, kv), 4), lx_int(lb, q));
         Expr *xi = lx_add(lb, lx_muli(lb, er, IN), ik);
-        Expr *wi = wt ? lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, ed, KG), lx_var(lb, kv)), GH), eg), 4),
-                               lx_int(lb, q))
+        Expr *wrow = lx_add(lb, lx_muli(lb, ed, KG), lx_var(lb, kv)); /* packed: row (d, group) */
+        Expr *wi = wt ? lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, wrow, GH), eg), 4), lx_int(lb, q))
                       : lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, ed, GH), eg), IN), ik);
         Expr *pr = lx_mul(lb, lx_cast(lb, LT_I32, lx_load(lb, xb, xi)), lx_cast(lb, LT_I32, lx_load(lb, wb, wi)));
         sum = sum ? lx_add(lb, sum, pr) : pr;
@@ -77,7 +77,8 @@ Expr *rnn_q8_within(LoopBuilder *lb, LBuf *slb, Expr *b, Expr *s, int64_t T)
 Stmt *rnn_q8_quantize_h(LoopBuilder *lb, LBuf *px, int64_t hs, int64_t n, int64_t H, LBuf *slb, Expr *s, int64_t T,
                         int64_t qs, LBuf *hq, int64_t hb)
 {
-    LBuf *mnb = lbuf_new_typed(lb, "mn", LB_LOCAL, DT_FLOAT32, 1), *mxb = lbuf_new_typed(lb, "mx", LB_LOCAL, DT_FLOAT32, 1);
+    LBuf *mnb = lbuf_new_typed(lb, "mn", LB_LOCAL, DT_FLOAT32, 1);
+    LBuf *mxb = lbuf_new_typed(lb, "mx", LB_LOCAL, DT_FLOAT32, 1);
     Expr *c0 = lx_int(lb, 0), *f0 = lx_const_f(lb, LT_F32, 0.0), *f255 = lx_const_f(lb, LT_F32, 255.0);
     Expr *mn = lx_load(lb, mnb, c0), *mx = lx_load(lb, mxb, c0);
     Expr *sc = lx_load(lb, px, lx_int(lb, qs)), *zp = lx_load(lb, px, lx_int(lb, qs + 1));
@@ -100,7 +101,8 @@ Stmt *rnn_q8_quantize_h(LoopBuilder *lb, LBuf *px, int64_t hs, int64_t n, int64_
     Expr *range = lx_select(lb, lx_bin(lb, BO_EQ, mx, mn), lx_const_f(lb, LT_F32, 1.0), lx_sub(lb, mx, mn));
     st[3] = ls_store(lb, px, lx_int(lb, qs), lx_div(lb, range, f255));
     Expr *izp = lx_sub(lb, f0, lx_div(lb, mn, sc));
-    st[4] = ls_store(lb, px, lx_int(lb, qs + 1), lx_call(lb, CO_ROUND, lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, izp, f0), f255)));
+    Expr *zpv = lx_call(lb, CO_ROUND, lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, izp, f0), f255));
+    st[4] = ls_store(lb, px, lx_int(lb, qs + 1), zpv);
     Expr *q = lx_add(lb, lx_call(lb, CO_ROUND, lx_div(lb, x2, sc)), zp);
     q = lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, q, f0), f255);
     st[5] = ls_role(ls_for(lb, i2, n, LOOP_SERIAL,
