@@ -260,7 +260,13 @@ static void lstm_quantize_x(Msq *m, int x, int seq, int q[3])
     DType st = g->values[seq].dtype;
     int64_t *steps = malloc((size_t)T * sizeof(int64_t) + 1);
     int32_t *steps32 = malloc((size_t)T * sizeof(int32_t) + 1);
-    for (int64_t t = 0; steps && steps32 && t < T; t++)
+    if (!steps || !steps32) { /* (out of memory: the range of all of X) */
+        free(steps);
+        free(steps32);
+        msq_node(m, "DynamicQuantizeLinear", 1, &x, 3, q);
+        return;
+    }
+    for (int64_t t = 0; t < T; t++)
         steps[t] = t, steps32[t] = (int32_t)t;
     int sv = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_steps", m->b.base)), st,
                              shape_make(1, &T), st == DT_INT64 ? (void *)steps : (void *)steps32);
