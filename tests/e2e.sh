@@ -95,6 +95,19 @@ for th in 2 3; do
   check "small_rnn with --threads $th (directions in parallel) matches ONNX Runtime" \
     golden_model golden/small_rnn native --elementwise --threads "$th"
 done
+# ONNX Runtime's dynamically quantized LSTM (DynamicQuantizeLSTM) on integer
+# dot products (ops/rnn.c's int8 form; golden/make_small_qlstm.py): X and h
+# quantized to uint8 as ORT does, so within float rounding of ORT's outputs
+# (2e-4 of max|ref|; a float32 LSTM over the dequantized weights is ~1e-2
+# away) on every target, the dot-product ones too, and on two threads
+for t in $INT8_TARGETS; do
+  check "small_qlstm (DynamicQuantizeLSTM, int8 dot products) matches ONNX Runtime [$t]" \
+    RUN golden/small_qlstm/model.onnx --inputs golden/small_qlstm/inputs.npz \
+    --golden golden/small_qlstm/outputs.npz --rtol 2e-4 --atol 1e-5 --target "$t"
+done
+check "small_qlstm with --threads 2 matches ONNX Runtime" \
+  RUN golden/small_qlstm/model.onnx --inputs golden/small_qlstm/inputs.npz \
+  --golden golden/small_qlstm/outputs.npz --rtol 2e-4 --atol 1e-5 --threads 2
 # the same with the input bound as a constant: folded by the loop interpreter
 check "small_rnn folded at compile time (--bind input) matches ONNX Runtime" \
   RUN golden/small_rnn/model.onnx --bind input=golden/small_rnn/inputs.npz \
