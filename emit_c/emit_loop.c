@@ -546,7 +546,7 @@ static void vcast(Em *m, const Expr *e)
    one 4-byte group broadcast (lx_bcast_group) */
 static void dot_operand(Em *m, const Expr *e)
 {
-    if (e->kind == EX_BCAST && e->a->kind == EX_LOAD && e->a->lanes == 4) {
+    if (e->kind == EX_BCAST && e->a->kind == EX_LOAD && (e->a->lanes == 4 || (e->a->lanes == 2 && e->a->type == LT_BF16))) {
         fputs("ctvm_vbcast4_q(", m->f);
         vaddr(m, e->a->buf, e->a->a, e->a->type);
         fputc(')', m->f);
@@ -602,7 +602,7 @@ static void vexpr(Em *m, const Expr *e)
         fputc(')', f);
         return;
     case EX_DOT:
-        fprintf(f, "ctvm_vdot_%s(", e->b->type == LT_U8 ? "u8i8" : "i8i8");
+        fprintf(f, "ctvm_vdot_%s(", e->type == LT_F32 ? "bf16" : e->b->type == LT_U8 ? "u8i8" : "i8i8");
         if (lx_lanes(e) == 1)
             pexpr(m, e->a);
         else

@@ -87,6 +87,7 @@ int graph_add_node(Graph *g, const char *op_type, const char *name,
     Node *n = &g->nodes[id];
     memset(n, 0, sizeof *n);
     n->scratch.value = -1;
+    n->scratch.value_u8 = -1;
     n->dyn.kind = -1;
     n->op_type = arena_strdup(g->arena, op_type);
     n->op = op_kind_from_name(op_type);

@@ -103,6 +103,9 @@ typedef struct Node {
     NodeScratch scratch;  /* kernel scratch buffer (ir/op_attrs.h) */
     NodeDyn dyn;          /* run-time output dims (ops/dynprop.c) */
     int dead;             /* removed by a pass */
+    int bf16_operands;    /* MatMul / Gemm whose A and B are both exactly bfloat16 values in
+                             the model (pass promote_half), so their products are exact in
+                             float32 and a bfloat16 dot product computes them (pack_matmul) */
     /* fusion */
     int fused_into;       /* anchor node id if this is a fused epilogue, else -1 */
     int is_view;          /* output shares its input's bytes; emits no code */

@@ -62,7 +62,9 @@ typedef enum ExprKind {
     EX_BCAST,  /* a (scalar) in every lane */
     EX_FMA,    /* a * b + c, fused (vector float) */
     EX_DOT,    /* a (lanes x i32) + per lane the sum of 4 products of b and c
-                  (4*lanes x u8/i8 each): VNNI vpdpbusd, SDOT */
+                  (4*lanes x u8/i8 each): VNNI vpdpbusd, SDOT; or a (lanes x f32)
+                  + the 2 products of b and c (2*lanes x bf16 each), odd one
+                  first: vdpbf16ps */
     EX_MLA16,  /* a + b * c (lanes x i32 each), b in [0, 32767] and c in
                   [-32768, 32767]: a 16-bit product, pmaddwd / vpdpwssd */
 } ExprKind;

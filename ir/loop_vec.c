@@ -42,7 +42,7 @@ Expr *lx_bcast(LoopBuilder *lb, Expr *scalar, int lanes)
 
 Expr *lx_bcast_group(LoopBuilder *lb, Expr *group, int lanes)
 {
-    assert(lx_lanes(group) == 4 && lanes % 4 == 0);
+    assert((lx_lanes(group) == 4 || (lx_lanes(group) == 2 && group->type == LT_BF16)) && lanes % lx_lanes(group) == 0);
     Expr *e = node(lb, EX_BCAST, group->type, lanes);
     e->a = group;
     return e;
@@ -122,8 +122,10 @@ Expr *lx_fma(LoopBuilder *lb, Expr *a, Expr *b, Expr *c)
 
 Expr *lx_dot(LoopBuilder *lb, Expr *acc, Expr *x, Expr *y)
 {
-    assert(acc->type == LT_I32 && lx_lanes(x) == 4 * lx_lanes(acc) && lx_lanes(y) == lx_lanes(x));
-    Expr *e = node(lb, EX_DOT, LT_I32, lx_lanes(acc));
+    assert((acc->type == LT_I32 && lx_lanes(x) == 4 * lx_lanes(acc)) ||
+           (acc->type == LT_F32 && x->type == LT_BF16 && lx_lanes(x) == 2 * lx_lanes(acc)));
+    assert(lx_lanes(y) == lx_lanes(x));
+    Expr *e = node(lb, EX_DOT, acc->type, lx_lanes(acc));
     e->a = acc;
     e->b = x;
     e->c = y;

@@ -51,6 +51,10 @@ void op_attrs_print(FILE *f, const Graph *g, const Node *n)
             pi(f, "rnn_wp", r->w_panels);
         if (r->r_panels > 1)
             pi(f, "rnn_rp", r->r_panels);
+        if (r->q8)
+            pi(f, "rnn_q8", 1);
+        if (r->r_pad)
+            pi(f, "rnn_rpad", r->r_pad);
         break;
     }
     case OP_SDPA:
@@ -219,6 +223,10 @@ void op_attrs_print(FILE *f, const Graph *g, const Node *n)
     }
     if (n->scratch.value >= 0)
         pi(f, "scratch_value", n->scratch.value);
+    if (n->scratch.bytes_u8 > 0)
+        pi(f, "scratch_u8_bytes", n->scratch.bytes_u8);
+    if (n->scratch.value_u8 >= 0)
+        pi(f, "scratch_u8_value", n->scratch.value_u8);
     if (n->dyn.kind >= 0)
         pi(f, "dyn_kind", n->dyn.kind);
     for (int k = 0; k < n->dyn.n_prog; k++)

@@ -147,6 +147,8 @@ typedef struct RnnAttrs {
     int w_transposed;                         /* W, R stored [D, I, G*H] */
     int64_t w_panels;                         /* > 1: W packed in panels of this many columns */
     int64_t r_panels;                         /* > 1: R packed in panels */
+    int q8;                                   /* LSTM's int8 form (set by pass lower_msquant): X uint8, inputs 8..13 */
+    int64_t r_pad;                            /* int8 R panels: bytes of padding after each */
 } RnnAttrs;
 
 /* Resize (and Upsample): the resolved modes, per axis */
@@ -407,6 +409,8 @@ typedef struct NodeScratch {
     DType dtype;
     int value;     /* the scratch value made by pass hidden, or -1 */
     int per_thread; /* bytes is one thread's share: pass hidden places one per thread */
+    int64_t bytes_u8; /* a second, uint8 scratch (the int8 LSTM's quantized states), 0: none */
+    int value_u8;     /* its value made by pass hidden, or -1 */
 } NodeScratch;
 
 /* A node whose output has data-dependent dims (ops/dynprop.c): how the

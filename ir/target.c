@@ -12,6 +12,13 @@ static const Target TARGETS[] = {
        tuning records apply to it. */
     {"x86_64-avx512-vnni", "avx512", "templates/ctvm_vec_avx512.h", 16, 32, "-mavx512f -mfma -mavx512vnni", "x86_64",
      "gcc", NULL, 0, 1, 1, "avx512vnni", "x86_64-avx512"},
+    /* AVX-512 with VNNI and BF16 (Cooper Lake, Sapphire Rapids, Zen 4): also
+       ctvm_vdot_bf16 as one vdpbf16ps, which pass bf16_matmul uses for the
+       products of two bfloat16 operands. Enabled by the file itself as for
+       x86_64-avx512-vnni (CTVM_EXT_AVX512BF16 implies VNNI in the header);
+       tuning records of x86_64-avx512 apply. */
+    {"x86_64-avx512-bf16", "avx512", "templates/ctvm_vec_avx512.h", 16, 32,
+     "-mavx512f -mfma -mavx512vnni -mavx512bf16", "x86_64", "gcc", NULL, 0, 1, 1, "avx512bf16", "x86_64-avx512"},
     {"x86_64-avx2", "avx2", "templates/ctvm_vec_avx2.h", 8, 16, "-mavx2 -mfma", "x86_64", "gcc", NULL, 0, 1, 1, NULL, NULL},
     /* AVX2 with AVX-VNNI (Alder Lake, Sapphire Rapids' AVX2 side, Zen 5): the
        VEX-encoded vpdpbusd, enabled by the file itself as for x86_64-avx512-vnni */
@@ -64,8 +71,12 @@ const Target *target_native(void)
        their bits read from CPUID leaf 7 (clang 14's __builtin_cpu_supports
        knows no "avxvnni"), the OS support of the registers from avx512f /
        avx2 above them */
-    if (__builtin_cpu_supports("avx512f"))
+    if (__builtin_cpu_supports("avx512f")) {
+        /* AVX512_BF16: CPUID leaf 7 subleaf 1, eax bit 5 */
+        if (cpu_leaf7(0, 2, 11) && cpu_leaf7(1, 0, 5))
+            return target_find("x86_64-avx512-bf16");
         return target_find(cpu_leaf7(0, 2, 11) ? "x86_64-avx512-vnni" : "x86_64-avx512");
+    }
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
         return target_find(cpu_leaf7(1, 0, 4) ? "x86_64-avx2-vnni" : "x86_64-avx2");
     if (__builtin_cpu_supports("sse4.1"))
@@ -78,6 +89,11 @@ const Target *target_native(void)
     return target_find("riscv64");
 #endif
     return target_find("generic");
+}
+
+int target_has_bf16_dot(const Target *t)
+{
+    return t && t->ext && strcmp(t->ext, "avx512bf16") == 0;
 }
 
 const Target *target_find(const char *name)
@@ -116,6 +132,6 @@ int target_runs_natively(const Target *t)
 
 const char *target_names(void)
 {
-    return "native|x86_64-avx512|x86_64-avx512-vnni|x86_64-avx2|x86_64-avx2-vnni|x86_64-sse4|aarch64|aarch64-dotprod|armv7-neon|riscv64|cortex-m7|generic "
+    return "native|x86_64-avx512|x86_64-avx512-vnni|x86_64-avx512-bf16|x86_64-avx2|x86_64-avx2-vnni|x86_64-sse4|aarch64|aarch64-dotprod|armv7-neon|riscv64|cortex-m7|generic "
            "(aliases avx512, avx2, sse4, neon, scalar, cortex-m)";
 }

@@ -36,7 +36,11 @@ typedef struct Target {
 
 /* The target called `name` ("native" detects the host); NULL if unknown. */
 const Target *target_find(const char *name);
-/* The best target this host runs (x86: avx512-vnni > avx512 > avx2-vnni > avx2 >
+/* The target's vector header computes ctvm_vdot_bf16 in one instruction
+ * (vdpbf16ps: x86_64-avx512-bf16), so bfloat16 products are worth packing
+ * for it (pass pack_matmul). */
+int target_has_bf16_dot(const Target *t);
+/* The best target this host runs (x86: avx512-bf16 > avx512-vnni > avx512 > avx2-vnni > avx2 >
  * sse4 > generic). */
 const Target *target_native(void);
 /* The i-th target of the table, NULL past the end. */

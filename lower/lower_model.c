@@ -111,7 +111,7 @@ double lower_group_flops(const Graph *g, int anchor)
         const Shape *u = &g->values[n->in[1]].shape;
         return 2.0 * (double)ny * 9.0 * (double)u->dims[1];
     }
-    if (n->op == OP_GEMM || n->op == OP_MATMUL) {
+    if (n->op == OP_GEMM || n->op == OP_MATMUL || n->op == OP_BF16MATMUL) {
         const Shape *a = &g->values[n->in[0]].shape;
         int64_t k = n->op == OP_GEMM && n->at.gemm.trans_a ? a->dims[0] : a->dims[a->rank - 1];
         return 2.0 * (double)ny * (double)k;

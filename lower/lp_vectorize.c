@@ -126,9 +126,13 @@ static int cast_ok(LType f, LType t)
  * and w's moving by 4 a lane (the blocked integer conv and GEMM of
  * ops/qconvnchwc.c, weights packed 4 input channels to an output lane):
  * per lane one 4-way dot product of the broadcast group x[i..i+3] and the
- * lane's group of w, EX_DOT. */
+ * lane's group of w, EX_DOT. The float32 form: acc + x[i]*w[j] +
+ * x[i+1]*w[j+1], x and w bfloat16 loads, w moving by 2 a lane
+ * (ctvm.BF16MatMul, B packed 2 k-values to an output lane): EX_DOT of
+ * float32 type, ctvm_vdot_bf16 (vdpbf16ps). */
 typedef struct Dot {
     const Expr *acc, *x, *w; /* acc: the other addend; x, w: the q = 0 loads */
+    int g;                   /* products per lane: 4 (8-bit, int32) or 2 (bfloat16, float32) */
 } Dot;
 
 static const Expr *load8(const Expr *e)
@@ -138,10 +142,15 @@ static const Expr *load8(const Expr *e)
     return e->kind == EX_LOAD && (e->buf->dtype == DT_UINT8 || e->buf->dtype == DT_INT8) ? e : NULL;
 }
 
-static int flatten_sum(const Expr *e, const Expr **leaf, int *n)
+static const Expr *load_bf16(const Expr *e)
 {
-    if (e->kind == EX_BIN && e->op == BO_ADD && e->type == LT_I32)
-        return flatten_sum(e->a, leaf, n) && flatten_sum(e->b, leaf, n);
+    return e->kind == EX_LOAD && e->type == LT_F32 && e->buf->dtype == DT_BFLOAT16 ? e : NULL;
+}
+
+static int flatten_sum(const Expr *e, LType t, const Expr **leaf, int *n)
+{
+    if (e->kind == EX_BIN && e->op == BO_ADD && e->type == t)
+        return flatten_sum(e->a, t, leaf, n) && flatten_sum(e->b, t, leaf, n);
     if (*n >= 4)
         return 0;
     leaf[(*n)++] = e;
@@ -158,23 +167,26 @@ static int const_diff(LoopBuilder *lb, const Expr *a, const Expr *b, int64_t *d)
     return 1;
 }
 
-static int match_dot_sum(LoopBuilder *lb, const Expr *sum, const LVar *v, Dot *dot)
+static int match_dot_sum(LoopBuilder *lb, const Expr *sum, const LVar *v, Dot *dot, LType t)
 {
     const Expr *leaf[4];
-    int n = 0;
-    if (!flatten_sum(sum, leaf, &n) || n != 4)
+    int n = 0, g = t == LT_F32 ? 2 : 4;
+    if ((t == LT_F32 && !v) || !flatten_sum(sum, t, leaf, &n) || n != g)
         return 0;
-    for (int q = 0; q < 4; q++) {
+    for (int q = 0; q < g; q++) {
         const Expr *p = leaf[q], *a, *b, *x, *w;
         int64_t c = 0, dx, dw;
-        if (p->kind != EX_BIN || p->op != BO_MUL || p->type != LT_I32 || !(a = load8(p->a)) || !(b = load8(p->b)))
+        if (p->kind != EX_BIN || p->op != BO_MUL || p->type != t)
+            return 0;
+        if (t == LT_F32 ? !(a = load_bf16(p->a)) || !(b = load_bf16(p->b)) : !(a = load8(p->a)) || !(b = load8(p->b)))
             return 0;
         if (v) /* x: the operand the lane does not move */
             x = lx_uses_var(a->a, v) ? b : a;
         else /* VL 1: x the uint8 one, or either when both are int8 */
             x = b->buf->dtype == DT_INT8 ? a : b;
         w = x == a ? b : a;
-        if (w->buf->dtype != DT_INT8 || (v && (lx_uses_var(x->a, v) || !lx_affine(w->a, v, &c) || c != 4)))
+        if ((t == LT_I32 && w->buf->dtype != DT_INT8) ||
+            (v && (lx_uses_var(x->a, v) || !lx_affine(w->a, v, &c) || c != g)))
             return 0;
         if (q == 0) {
             dot->x = x;
@@ -185,18 +197,19 @@ static int match_dot_sum(LoopBuilder *lb, const Expr *sum, const LVar *v, Dot *d
             !const_diff(lb, dot->w->a, w->a, &dw) || dx != q || dw != q)
             return 0;
     }
+    dot->g = g;
     return 1;
 }
 
 static int match_dot(LoopBuilder *lb, const Expr *e, const LVar *v, Dot *dot)
 {
-    if (e->kind != EX_BIN || e->op != BO_ADD || e->type != LT_I32)
+    if (e->kind != EX_BIN || e->op != BO_ADD || (e->type != LT_I32 && e->type != LT_F32))
         return 0;
-    if (match_dot_sum(lb, e->b, v, dot)) {
+    if (match_dot_sum(lb, e->b, v, dot, e->type)) {
         dot->acc = e->a;
         return 1;
     }
-    if (match_dot_sum(lb, e->a, v, dot)) {
+    if (match_dot_sum(lb, e->a, v, dot, e->type)) {
         dot->acc = e->b;
         return 1;
     }
@@ -465,9 +478,9 @@ static Expr *vexpr(Vec *c, Expr *e, const LVar *v)
     Dot dot;
     const Expr *macc, *mx, *mw;
     if (match_dot(lb, e, v, &dot)) {
-        Expr *xg = lx_vload(lb, dot.x->buf, lane0(c, dot.x->a, v), 4, storage(dot.x->buf->dtype));
-        Expr *wq = lx_vload(lb, dot.w->buf, lane0(c, dot.w->a, v), 4 * c->vl, LT_I8);
-        return lx_dot(lb, vexpr(c, (Expr *)dot.acc, v), lx_bcast_group(lb, xg, 4 * c->vl), wq);
+        Expr *xg = lx_vload(lb, dot.x->buf, lane0(c, dot.x->a, v), dot.g, storage(dot.x->buf->dtype));
+        Expr *wq = lx_vload(lb, dot.w->buf, lane0(c, dot.w->a, v), dot.g * c->vl, dot.g == 2 ? LT_BF16 : LT_I8);
+        return lx_dot(lb, vexpr(c, (Expr *)dot.acc, v), lx_bcast_group(lb, xg, dot.g * c->vl), wq);
     }
     if (match_mla16(e, &macc, &mx, &mw))
         return lx_mla16(lb, vexpr(c, (Expr *)macc, v), vexpr(c, (Expr *)mx, v), vexpr(c, (Expr *)mw, v));

@@ -151,6 +151,9 @@ Expr *compute_eltwise_expr(ComputeCtx *cx, int node, Expr *const *operands);
 /* Per-tensor QuantizeLinear `node` (float32 arithmetic) of the float32 value
  * x at `axes` of shape xs: an epilogue of a fused group (pass fuse). */
 Expr *compute_quantize_expr(ComputeCtx *cx, int node, Expr *x, const Shape *xs, LVar *const *axes);
+/* DequantizeLinear `node` (constant float32 parameters) of the value x (its
+ * input's type) over the axes of shape xs: (x - zero point) * scale */
+Expr *compute_dequantize_expr(ComputeCtx *cx, int node, Expr *x, const Shape *xs, LVar *const *axes);
 /* cond && c in [0, size), where c is an input coordinate reaching down to
  * -pad and up to max_c: only the sides that can be crossed are tested. */
 Expr *compute_bound(ComputeCtx *cx, Expr *cond, Expr *c, int64_t pad, int64_t max_c, int64_t size);

@@ -317,23 +317,33 @@ Expr *compute_quantize_expr(ComputeCtx *cx, int node, Expr *x, const Shape *xs, 
     return quantize_tail(cx, n, xs, axes, q, LT_F32);
 }
 
-static int compute_dequantize(ComputeCtx *cx, int node, ComputeDef *def)
+/* (x - zero point) * scale in the compute type, as the node's output type */
+static Expr *dequantize_of(ComputeCtx *cx, const Node *n, Expr *x, const Shape *xs, LVar *const *axes)
 {
     LoopBuilder *lb = cx->lb;
+    LType ct = n->at.quant.wide ? LT_F64 : LT_F32;
+    Expr *v = lx_cast(lb, ct, x);
+    if (n->n_in > 2 && n->in[2] >= 0)
+        v = lx_sub(lb, v, qparam(cx, n, n->in[2], xs, axes, ct));
+    v = lx_mul(lb, v, qparam(cx, n, n->in[1], xs, axes, ct));
+    return lx_cast(lb, lt_of_dtype(cx->g->values[n->out[0]].dtype), v);
+}
+
+Expr *compute_dequantize_expr(ComputeCtx *cx, int node, Expr *x, const Shape *xs, LVar *const *axes)
+{
+    return dequantize_of(cx, &cx->g->nodes[node], x, xs, axes);
+}
+
+static int compute_dequantize(ComputeCtx *cx, int node, ComputeDef *def)
+{
     const Node *n = &cx->g->nodes[node];
     const Value *x = &cx->g->values[n->in[0]], *y = &cx->g->values[n->out[0]];
-    int has_z = n->n_in > 2 && n->in[2] >= 0;
-    LType ct = n->at.quant.wide ? LT_F64 : LT_F32;
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     if (!s)
         return compute_fail(cx, node, "too many stages");
     s->out_is_node_output = 1;
-    Expr *v = lx_cast(lb, ct, lx_load(lb, cx->buf_of(cx, n->in[0]), s->out_index));
-    if (has_z)
-        v = lx_sub(lb, v, qparam(cx, n, n->in[2], &x->shape, s->axis, ct));
-    v = lx_mul(lb, v, qparam(cx, n, n->in[1], &x->shape, s->axis, ct));
-    s->body = lx_cast(lb, lt_of_dtype(y->dtype), v);
-    s->finalize = lx_var(lb, s->acc);
+    s->body = dequantize_of(cx, n, lx_load(cx->lb, cx->buf_of(cx, n->in[0]), s->out_index), &x->shape, s->axis);
+    s->finalize = lx_var(cx->lb, s->acc);
     return 0;
 }
 

@@ -50,11 +50,22 @@
  * bound applies to the input of every activation (LSTM's h(c) included, as
  * the spec words it; onnxruntime leaves h(c) unclipped).
  *
+ * The int8 form (LSTM only, at.rnn.q8; pass lower_msquant's
+ * DynamicQuantizeLSTM, docs/ARCHITECTURE.md): X uint8 with its scale and
+ * zero point (inputs 8, 9), W and R int8 (w - zero point) as ONNX lays
+ * them out or (pass layout) W as [D, I/4, G*H*4] and R in panels with 4
+ * k-values to a lane, W's and R's per-column scales and column sums
+ * (inputs 10..13, [D, G*H]). The projection is an int32 stage of 4-product
+ * sums (ops/rnn_q8.c); each step quantizes h to uint8 as ONNX Runtime does
+ * (rnn_q8_quantize_h, into a second, uint8 scratch) and the recurrent
+ * product runs on the same 4-product body (mm_tile); both finalize in
+ * float32 with the zero points' column-sum terms and the scales.
+ *
  * Typed attributes (Node.at.rnn, ir/op_attrs.h): hidden size, dirs 0
  * forward / 1 reverse / 2 bidirectional, layout, linear_before_reset,
  * input_forget, clip (0: none), the activation codes (ActKind) per
- * direction with their alpha and beta, and (set by pass layout) W in
- * panels or transposed, R in panels. */
+ * direction with their alpha and beta, q8 (the int8 form) and (set by
+ * pass layout) W in panels or transposed, R in panels. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -63,6 +74,7 @@
 #include "ops/compute.h"
 #include "ops/op_util.h"
 #include "ops/ops.h"
+#include "ops/rnn_q8.h"
 
 typedef enum ActKind {
     A_RELU, A_TANH, A_SIGMOID, A_AFFINE, A_LEAKYRELU, A_THRESHRELU, A_SCALEDTANH, A_HARDSIGMOID, A_ELU,
@@ -105,28 +117,31 @@ static int act_code(const char *s)
 
 /* the state of one direction in the scratch: h [B,H], c [B,H] (LSTM) or
  * r*h [B,H] (GRU), the recurrent products gr [B,G*H] of the current step */
-static int64_t rnn_state_elems(OpKind op, int64_t B, int64_t H)
+static int64_t rnn_state_elems(OpKind op, int q8, int64_t B, int64_t H)
 {
-    return (op == OP_LSTM || op == OP_GRU ? 2 : 1) * B * H + B * gates_of(op) * H;
+    return (op == OP_LSTM || op == OP_GRU ? 2 : 1) * B * H + B * gates_of(op) * H + (q8 ? 2 : 0);
 }
 
 /* scratch elements: the input projection [D,T*B,G*H] of every step and
  * direction, then one state per direction (the two directions of a
  * bidirectional layer run on two threads at once); sizes already bounded
  * by op_rnn_infer */
-static int64_t rnn_scratch_elems(OpKind op, int64_t D, int64_t T, int64_t B, int64_t H)
+static int64_t rnn_scratch_elems(OpKind op, int q8, int64_t D, int64_t T, int64_t B, int64_t H)
 {
-    return D * T * B * gates_of(op) * H + D * rnn_state_elems(op, B, H) + 1;
+    return D * T * B * gates_of(op) * H + D * rnn_state_elems(op, q8, B, H) + 1;
 }
 
 int op_rnn_infer(Graph *g, int node, Diag *d)
 {
     Node *n = &g->nodes[node];
     int lstm = n->op == OP_LSTM, G = gates_of(n->op), NA = acts_of(n->op), ver = n->version;
-    if (opu_check_arity(g, node, d, 3, lstm ? 8 : 6, 0, lstm ? 3 : 2))
+    /* the int8 form: only pass lower_msquant makes it (at.rnn.q8, for a
+       DynamicQuantizeLSTM), never a model's LSTM */
+    int q8 = lstm && n->at.rnn.q8;
+    if (opu_check_arity(g, node, d, 3, q8 ? 14 : lstm ? 8 : 6, 0, lstm ? 3 : 2))
         return -1;
     Value *x = opu_in(g, node, 0), *w = opu_in(g, node, 1), *r = opu_in(g, node, 2);
-    DType t = x->dtype;
+    DType t = q8 ? DT_FLOAT32 : x->dtype;
     if (t != DT_FLOAT32 && t != DT_FLOAT64 && t != DT_FLOAT16 && !(t == DT_BFLOAT16 && ver >= 22))
         return diag_error(d, g, node, "input type %s is not supported", dtype_name(t));
     const char *dir = attr_string(n, "direction", "forward");
@@ -144,11 +159,25 @@ int op_rnn_infer(Graph *g, int node, Diag *d)
     RnnAttrs *ra = &n->at.rnn;
     int wt = ra->w_transposed, gd = wt ? 2 : 1, kd = wt ? 1 : 2;
     int64_t rp = ra->r_panels > 1 ? ra->r_panels : 1;
-    int64_t H = attr_int(n, "hidden_size", ra->hidden > 0 ? ra->hidden : w->shape.dims[gd] / G);
+    int64_t H = attr_int(n, "hidden_size",
+                         ra->hidden > 0 ? ra->hidden : w->shape.dims[gd] / (q8 && wt ? 4 * G : G));
     if (H <= 0 || H > (1 << 20))
         return diag_error(d, g, node, "hidden_size %lld is out of range (1..%d)", (long long)H, 1 << 20);
     int64_t wp = ra->w_panels > 1 ? ra->w_panels : 1;
-    if (wp > 1) { /* W in panels of wp gate columns, [D, G*H/wp * I, wp] */
+    if (q8 && (x->dtype != DT_UINT8 || w->dtype != DT_INT8 || r->dtype != DT_INT8 || wp > 1 || I % 4 || H % 4 ||
+               w->shape.dims[0] != D || w->shape.dims[1] != (wt ? I / 4 : G * H) ||
+               w->shape.dims[2] != (wt ? G * H * 4 : I)))
+        return diag_error(d, g, node, "malformed int8 LSTM weights W %s (internal error)", opu_shape_str(&w->shape));
+    if (q8) {
+        /* x_scale, x_zero_point; W's scales and column sums, R's, [D, G*H] */
+        static const DType qt[6] = {DT_FLOAT32, DT_UINT8, DT_FLOAT32, DT_INT32, DT_FLOAT32, DT_INT32};
+        for (int i = 8; i < 14; i++) {
+            Value *v = opu_in(g, node, i);
+            int64_t cnt = 0, want = i < 10 ? 1 : D * G * H;
+            if (!v || v->dtype != qt[i - 8] || !shape_numel(&v->shape, &cnt) || cnt != want)
+                return diag_error(d, g, node, "malformed int8 LSTM input %d (internal error)", i);
+        }
+    } else if (wp > 1) { /* W in panels of wp gate columns, [D, G*H/wp * I, wp] */
         if (wp > 64 || (G * H) % wp || w->shape.dims[0] != D || w->shape.dims[1] != (G * H / wp) * I ||
             w->shape.dims[2] != wp)
             return diag_error(d, g, node, "packed W %s does not fit [%d,%lld,%lld]", opu_shape_str(&w->shape), D,
@@ -156,19 +185,22 @@ int op_rnn_infer(Graph *g, int node, Diag *d)
     } else if (H <= 0 || w->shape.dims[0] != D || w->shape.dims[gd] != G * H || w->shape.dims[kd] != I)
         return diag_error(d, g, node, "W %s does not fit [%d,%lld,%lld]", opu_shape_str(&w->shape), D,
                           (long long)(G * H), (long long)I);
+    int64_t rpad = q8 && rp > 1 ? ra->r_pad : 0; /* int8 panels: padding after each (pass layout) */
+    if (rpad < 0 || rpad > 256)
+        return diag_error(d, g, node, "R panel padding %lld is out of range", (long long)rpad);
     if (rp > 1 && H <= (1 << 20) && rp <= 64) {
         int64_t HP = (H + rp - 1) / rp;
-        if (r->shape.dims[0] != D || r->shape.dims[1] != G * HP || r->shape.dims[2] != H * rp)
+        if (r->shape.dims[0] != D || r->shape.dims[1] != G * HP || r->shape.dims[2] != H * rp + rpad)
             return diag_error(d, g, node, "packed R %s does not fit [%d,%lld,%lld]", opu_shape_str(&r->shape), D,
-                              (long long)(G * HP), (long long)(H * rp));
+                              (long long)(G * HP), (long long)(H * rp + rpad));
     } else if (rp > 1) {
         return diag_error(d, g, node, "R panel width %lld is out of range", (long long)rp);
     } else if (r->shape.dims[0] != D || r->shape.dims[1] != G * H || r->shape.dims[2] != H)
         return diag_error(d, g, node, "R %s does not fit [%d,%lld,%lld]", opu_shape_str(&r->shape), D,
                           (long long)(G * H), (long long)H);
-    for (int i = 1; i < n->n_in; i++) {
+    for (int i = 1; i < (q8 ? 8 : n->n_in); i++) {
         Value *v = opu_in(g, node, i);
-        if (!v || i == 4)
+        if (!v || i == 4 || (q8 && i < 3))
             continue;
         if (v->dtype != t)
             return diag_error(d, g, node, "input %d must be %s like X", i, dtype_name(t));
@@ -199,7 +231,8 @@ int op_rnn_infer(Graph *g, int node, Diag *d)
        compute type, lives in an arena scratch buffer (pass hidden) */
     DType ct = t == DT_FLOAT64 ? DT_FLOAT64 : DT_FLOAT32;
     n->scratch.dtype = ct;
-    n->scratch.bytes = rnn_scratch_elems(n->op, D, T, B, H) * (int64_t)dtype_size(ct);
+    n->scratch.bytes = rnn_scratch_elems(n->op, q8, D, T, B, H) * (int64_t)dtype_size(ct);
+    n->scratch.bytes_u8 = q8 ? D * B * H : 0; /* the int8 form's quantized states h */
     /* activations, consumed per direction; alphas/betas in the order of
      * the activations that take them */
     int n_act = 0;
@@ -296,8 +329,8 @@ static Expr *act(RnnB *r, int k, Expr *x)
 static LBuf *opt_buf(ComputeCtx *cx, const Node *n, int i, int out)
 {
     int v = out ? (i < n->n_out ? n->out[i] : -1) : (i < n->n_in ? n->in[i] : -1);
-    if (out && v >= 0 && v == n->scratch.value)
-        v = -1; /* the hidden scratch output, not Y / Y_h / Y_c */
+    if (out && v >= 0 && (v == n->scratch.value || v == n->scratch.value_u8))
+        v = -1; /* the hidden scratch outputs, not Y / Y_h / Y_c */
     return v >= 0 ? cx->buf_of(cx, v) : NULL;
 }
 
@@ -314,13 +347,24 @@ static LBuf *opt_buf(ComputeCtx *cx, const Node *n, int i, int out)
  * each tile keeps its MR*NR*L sums in a local indexed by constants once the
  * unrolled loops are expanded (registers, emit_c), vectorized along c when
  * L > 1. Tails: a last row block of M % MR rows, then column tails of whole
- * vectors and of single columns. */
+ * vectors and of single columns.
+ * The int8 form (q8): a is uint8 (the quantized h) and w int8 with 4
+ * k-values to a column, w(4g+r, c) = w[wb + (c / Lp) * ps + ((g * Lp + c %
+ * Lp) * 4 + r] over K = H/4 groups g (a panel is H*Lp bytes, then
+ * at.rnn.r_pad bytes of padding: ps apart); the int32 sum of a group's 4
+ * products is the body lp_vectorize turns into a dot product (EX_DOT), and
+ * the store is bias + (acc - a_zp * wsum[sb + c]) * (a_scale * wscale[sb +
+ * c]). */
 typedef struct Mm {
     LoopBuilder *lb;
     LType t;
     LBuf *a, *w, *bias, *out;
     Expr *ab, *wb, *bb, *ob;
     int64_t as, os, M, N, K, MR, NR, L;
+    int q8;
+    int64_t ps; /* q8: bytes from one panel to the next (K*L*4 and padding) */
+    LBuf *wsum, *wscale;
+    Expr *sb, *a_scale, *a_zp;
 } Mm;
 
 /* the tile of rows b0.., columns c0 + u*L + l (U vectors of L lanes, or U
@@ -337,16 +381,34 @@ static Stmt *mm_tile(const Mm *p, Expr *b0, Expr *c0, Expr *c0p, int64_t T, int6
        tail lie in one panel (fewer than p->L of them) unless panels are 1 wide */
     Expr *panel = L > 1 || p->L == 1 ? lx_add(lb, c0p, ue) : c0p;
     Expr *inp = L > 1 ? le : p->L == 1 ? lx_int(lb, 0) : ue;
-    LBuf *acc = lbuf_new_typed(lb, "acc", LB_LOCAL, lt_dtype(t), T * U * L);
+    LBuf *acc = lbuf_new_typed(lb, "acc", LB_LOCAL, p->q8 ? DT_INT32 : lt_dtype(t), T * U * L);
     Expr *slot = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, lx_var(lb, j), U), ue), L), le);
-    Expr *init = p->bias ? lx_cast(lb, t, lx_load(lb, p->bias, lx_add(lb, p->bb, col))) : lx_zero(lb, t);
-    Expr *av = lx_cast(lb, t, lx_load(lb, p->a, lx_add(lb, p->ab, lx_add(lb, lx_muli(lb, row, p->as), lx_var(lb, k)))));
+    Expr *bias = p->bias ? lx_cast(lb, t, lx_load(lb, p->bias, lx_add(lb, p->bb, col))) : NULL;
+    Expr *init = p->q8 ? lx_const_i(lb, LT_I32, 0) : bias ? bias : lx_zero(lb, t);
     Expr *wi = lx_add(lb, lx_muli(lb, lx_add(lb, lx_muli(lb, panel, p->K), lx_var(lb, k)), p->L), inp);
-    Expr *wv = lx_cast(lb, t, lx_load(lb, p->w, lx_add(lb, p->wb, wi)));
-    Stmt *s3[3] = {ls_store(lb, acc, slot, init),
-                   ls_store(lb, acc, slot, lx_add(lb, lx_load(lb, acc, slot), lx_mul(lb, av, wv))),
-                   ls_store(lb, p->out, lx_add(lb, p->ob, lx_add(lb, lx_muli(lb, row, p->os), col)),
-                            lx_load(lb, acc, slot))};
+    Expr *prod = NULL, *res = lx_load(lb, acc, slot);
+    if (p->q8) { /* the 4 products of one k group: EX_DOT's unit */
+        for (int r = 0; r < 4; r++) {
+            Expr *ki = lx_add(lb, lx_muli(lb, lx_var(lb, k), 4), lx_int(lb, r));
+            Expr *ai = lx_add(lb, p->ab, lx_add(lb, lx_muli(lb, row, p->as), ki));
+            Expr *wg = lx_muli(lb, lx_add(lb, lx_muli(lb, lx_var(lb, k), p->L), inp), 4);
+            Expr *wr = lx_add(lb, lx_add(lb, p->wb, lx_add(lb, lx_muli(lb, panel, p->ps), wg)), lx_int(lb, r));
+            Expr *pr = lx_mul(lb, lx_cast(lb, LT_I32, lx_load(lb, p->a, ai)),
+                              lx_cast(lb, LT_I32, lx_load(lb, p->w, wr)));
+            prod = prod ? lx_add(lb, prod, pr) : pr;
+        }
+        Expr *si = lx_add(lb, p->sb, col);
+        Expr *zs = lx_mul(lb, lx_cast(lb, LT_I32, p->a_zp), lx_load(lb, p->wsum, si));
+        res = lx_mul(lb, lx_cast(lb, t, lx_sub(lb, res, zs)), lx_mul(lb, p->a_scale, lx_load(lb, p->wscale, si)));
+        if (bias)
+            res = lx_add(lb, bias, res);
+    } else {
+        Expr *av =
+            lx_cast(lb, t, lx_load(lb, p->a, lx_add(lb, p->ab, lx_add(lb, lx_muli(lb, row, p->as), lx_var(lb, k)))));
+        prod = lx_mul(lb, av, lx_cast(lb, t, lx_load(lb, p->w, lx_add(lb, p->wb, wi))));
+    }
+    Stmt *s3[3] = {ls_store(lb, acc, slot, init), ls_store(lb, acc, slot, lx_add(lb, lx_load(lb, acc, slot), prod)),
+                   ls_store(lb, p->out, lx_add(lb, p->ob, lx_add(lb, lx_muli(lb, row, p->os), col)), res)};
     for (int i = 0; i < 3; i++) { /* for j in tile T { for u in tile U { for l in the panel's lanes } } */
         if (L > 1)
             s3[i] = ls_role(ls_for(lb, l, L, LOOP_SERIAL, s3[i]), LR_PANEL, 0);
@@ -419,7 +481,8 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     int D = dirs == 2 ? 2 : 1;
     int64_t T = x->shape.dims[layout ? 1 : 0], B = x->shape.dims[layout ? 0 : 1], IN = x->shape.dims[2];
     int64_t H = ra->hidden, GH = G * H;
-    LType t = lt_of_dtype(x->dtype);
+    int q8 = ra->q8; /* the int8 form: float32 arithmetic around integer products */
+    LType t = q8 ? LT_F32 : lt_of_dtype(x->dtype);
     RnnB rb = {cx, lb, t, n, 0, ra->clip};
     LBuf *xb = opt_buf(cx, n, 0, 0), *wb = opt_buf(cx, n, 1, 0), *rwb = opt_buf(cx, n, 2, 0);
     LBuf *bb = opt_buf(cx, n, 3, 0), *slb = opt_buf(cx, n, 4, 0), *h0b = opt_buf(cx, n, 5, 0);
@@ -428,7 +491,7 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     DType ldt = lt_dtype(t);
     /* float32 may run in vectors along the gate axis when W and R are
        transposed (contiguous in g) and along j in the state updates */
-    int lanes = t == LT_F32 && x->dtype == DT_FLOAT32;
+    int lanes = t == LT_F32 && (x->dtype == DT_FLOAT32 || q8);
     /* Stage: the input projection of all time steps as one batched GEMM,
        px[d, r, g] = Wb[d, g] + sum_i X[r, i] W[d, g, i] over the rows r of X
        (in X's own layout). Code generation schedules it like Gemm into the
@@ -437,9 +500,18 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
        local buffer. */
     int64_t ROWS = T * B;
     int sv = n->scratch.value;
-    LBuf *px = sv >= 0 ? cx->buf_of(cx, sv) : lbuf_new_typed(lb, "px", LB_LOCAL, ldt, rnn_scratch_elems(n->op, D, T, B, H));
+    LBuf *px = sv >= 0 ? cx->buf_of(cx, sv)
+                       : lbuf_new_typed(lb, "px", LB_LOCAL, ldt, rnn_scratch_elems(n->op, q8, D, T, B, H));
+    /* the int8 form's quantized states h, [D, B, H] */
+    LBuf *hq = NULL;
+    if (q8)
+        hq = sv >= 0 && n->scratch.value_u8 >= 0 ? cx->buf_of(cx, n->scratch.value_u8)
+                                                 : lbuf_new_typed(lb, "hq", LB_LOCAL, DT_UINT8, D * B * H);
     int64_t WP = ra->w_panels > 1 ? ra->w_panels : 1; /* W in panels (pass layout) */
-    if (WP > 1) {
+    if (q8) {
+        if (rnn_q8_projection(cx, node, def, px, D, ROWS, GH) < 0)
+            return -1;
+    } else if (WP > 1) {
         /* W as [D, G*H/WP, I, WP]: the stage runs over [D, panel, row, lane]
            and writes px[d, r, panel*WP + lane] */
         int64_t NP = GH / WP, pd[4] = {D, NP, ROWS, WP};
@@ -491,6 +563,14 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     int64_t Lp = ra->r_panels > 1 ? ra->r_panels : 1, HP = (H + Lp - 1) / Lp;
     Mm mm = {.lb = lb, .t = t, .w = rwb, .bias = bb, .out = px, .a = px, .as = H, .os = GH, .M = B, .K = H,
              .N = H, .L = Lp};
+    if (q8) { /* the products of the quantized h: R's scales and column sums */
+        mm.q8 = 1;
+        mm.a = hq;
+        mm.K = H / 4;
+        mm.ps = H * Lp + (Lp > 1 ? ra->r_pad : 0);
+        mm.wscale = opt_buf(cx, n, 12, 0);
+        mm.wsum = opt_buf(cx, n, 13, 0);
+    }
     mm.MR = mm.NR = 1;
     if (cx->reg_tile)
         cx->reg_tile(cx, B, H, mm.L, &mm.MR, &mm.NR);
@@ -508,8 +588,8 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
            cell c [B,H] (LSTM), the recurrent products gr [B,G*H] of the
            current step and r*h [B,H] (GRU); not on the stack: they can be
            large */
-        int64_t hs = D * ROWS * GH + d * rnn_state_elems(n->op, B, H), cs = hs + B * H,
-                gr = cs + (lstm ? B * H : 0), rh = gr + B * GH;
+        int64_t hs = D * ROWS * GH + d * rnn_state_elems(n->op, q8, B, H), cs = hs + B * H,
+                gr = cs + (lstm ? B * H : 0), rh = gr + B * GH, qs = gr + B * GH;
         Stmt *ds[8];
         int nd = 0;
         /* state index of (b, j) in initial_h / Y_h */
@@ -533,11 +613,18 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     do {                                                                                   \
         Mm m_ = mm;                                                                        \
         m_.ab = I(abase);                                                                  \
-        m_.wb = I((d * G + (q)) * HP * H * Lp);                                            \
+        m_.wb = I((d * G + (q)) * HP * (q8 ? mm.ps : H * Lp));                            \
         m_.bb = I(d * 2 * GH + GH + (q) * H);                                              \
         m_.ob = I(gr + (q) * H);                                                           \
+        if (q8)                                                                            \
+            m_.ab = I(d * B * H), m_.sb = I(d * GH + (q) * H);                            \
         st[ns++] = mm_build(&m_);                                                          \
     } while (0)
+        if (q8) { /* h quantized as ONNX Runtime does, its scale and zero point at px[qs] */
+            st[ns++] = rnn_q8_quantize_h(lb, px, hs, B * H, H, yb ? slb : NULL, es, T, qs, hq, d * B * H);
+            mm.a_scale = SC(I(qs));
+            mm.a_zp = SC(I(qs + 1));
+        }
         int nq = gru && !lbr ? 2 : G, q0 = ns;
         for (int q = 0; q < nq; q++)
             GATE_MM(q, hs);
@@ -643,8 +730,14 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
         {
             LVar *b5 = lv_new(lb, "b"), *j5 = lv_new(lb, "j");
             Expr *hi = lx_add(lb, lx_muli(lb, E(b5), H), E(j5));
-            Stmt *two[2] = {yhb ? ls_store(lb, yhb, SIDX(E(b5), E(j5)), SC(lx_add(lb, I(hs), hi))) : NULL,
-                            ycb ? ls_store(lb, ycb, SIDX(E(b5), E(j5)), SC(lx_add(lb, I(cs), hi))) : NULL};
+            Expr *hv = SC(lx_add(lb, I(hs), hi)), *cv = SC(lx_add(lb, I(cs), hi));
+            if (q8 && slb) { /* ONNX Runtime's DynamicQuantizeLSTM: 0 for an entry of length 0 */
+                Expr *ran = rnn_q8_within(lb, slb, E(b5), I(1), T);
+                hv = lx_select(lb, ran, hv, lx_zero(lb, t));
+                cv = lx_select(lb, ran, cv, lx_zero(lb, t));
+            }
+            Stmt *two[2] = {yhb ? ls_store(lb, yhb, SIDX(E(b5), E(j5)), hv) : NULL,
+                            ycb ? ls_store(lb, ycb, SIDX(E(b5), E(j5)), cv) : NULL};
             if (yhb || ycb)
                 ds[nd++] = ls_for(lb, b5, B, LOOP_SERIAL, ls_for(lb, j5, H, LOOP_SERIAL, ls_seq(lb, 2, two)));
         }
@@ -661,6 +754,8 @@ int compute_rnn(ComputeCtx *cx, int node, ComputeDef *def)
     if (sv < 0) { /* folding: the projection stage lowered inside the nest */
         Stmt *two[2] = {compute_lower_naive(lb, &def->stages[0]), body};
         body = ls_alloc(lb, px, ls_seq(lb, 2, two));
+        if (q8)
+            body = ls_alloc(lb, hq, body);
         def->n_stages = 0;
     }
     def->custom = body;

@@ -9,7 +9,12 @@
  * last node stood (ir/exec_order.h), so a residual operand computed after
  * the anchor is ready. A per-tensor QuantizeLinear to uint8/int8 may end
  * the chain (the contract's integer convolution -> float epilogue -> u8:
- * one kernel, the float32 result never in memory). */
+ * one kernel, the float32 result never in memory). A chain ending in such a
+ * QuantizeLinear goes on when the quantized value's only reader is a
+ * DequantizeLinear with constant parameters: the QDQ residual block conv ->
+ * Q -> DQ -> Add(identity) -> Relu -> Q is one kernel, the same float32
+ * operations in the same order as the unfused graph (bit-identical), with
+ * neither the intermediate bytes nor their float32 copy in memory. */
 #include "passes.h"
 #include "passes/pass_util.h"
 
@@ -47,20 +52,25 @@ int pass_fuse(Graph *g, Diag *d)
             (a->n_out != 1 && a->op != OP_WINOGRAD_CONV) /* its extra outputs are scratch */ ||
             a->dyn.kind >= 0)
             continue; /* run-time shapes (ops/dynprop.c): kernels of their own */
-        int cur = a->out[0];
-        while (g->values[cur].dtype == DT_FLOAT32 && !g->values[cur].is_output &&
+        int cur = a->out[0], quantized = 0; /* quantized: cur is a fused QuantizeLinear's bytes */
+        while ((g->values[cur].dtype == DT_FLOAT32 || quantized) && !g->values[cur].is_output &&
                g->values[cur].n_uses == 1) {
             int c = single_consumer(g, cur);
             if (c < 0)
                 break;
             Node *cn = &g->nodes[c];
             const Value *cv = &g->values[cn->out[0]];
-            int quant = cn->op == OP_QUANTIZELINEAR && cn->n_out == 1 && cn->in[0] == cur &&
+            int quant = !quantized && cn->op == OP_QUANTIZELINEAR && cn->n_out == 1 && cn->in[0] == cur &&
                         pass_quant_per_channel(g, cn) && (cv->dtype == DT_UINT8 || cv->dtype == DT_INT8);
-            if (cn->is_view || cn->fused_into >= 0 || (!op_is_elementwise(cn->op) && !quant) || cn->n_out != 1 ||
-                !reads_once(cn, cur) || (cv->dtype != DT_FLOAT32 && !quant) ||
+            int dequant = quantized && cn->op == OP_DEQUANTIZELINEAR && cn->n_out == 1 && cn->in[0] == cur &&
+                          pass_quant_per_channel(g, cn) && cv->dtype == DT_FLOAT32;
+            if (quantized && !dequant)
+                break;
+            if (cn->is_view || cn->fused_into >= 0 || (!op_is_elementwise(cn->op) && !quant && !dequant) ||
+                cn->n_out != 1 || !reads_once(cn, cur) || (cv->dtype != DT_FLOAT32 && !quant) ||
                 !shape_equal(&cv->shape, &g->values[cur].shape))
                 break;
+            quantized = quant;
             a->epi = arena_grow(g->arena, a->epi, (size_t)a->n_epi, (size_t)a->n_epi + 1, sizeof(int));
             a->epi[a->n_epi++] = c;
             cn->fused_into = i;

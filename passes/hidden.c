@@ -11,7 +11,9 @@
  *  - A node whose infer set attribute "scratch_bytes" gets a uint8 arena
  *    value of that size, live only while it runs (attribute "scratch_value");
  *    with attribute "scratch_dtype" the value has that element type instead
- *    (scratch_bytes / its size elements).
+ *    (scratch_bytes / its size elements). A second scratch of uint8
+ *    (NodeScratch.bytes_u8: the int8 LSTM's quantized states) is made the
+ *    same way.
  * Hidden outputs are appended to the node's outputs, so the memory plan
  * places them like any other output. Runs after pass outputs. */
 #include "passes/pass_util.h"
@@ -60,6 +62,14 @@ int pass_hidden(Graph *g, const CodegenOptions *cg, Diag *d)
             g->values[sv].dtype = sdt;
             g->values[sv].shape = shape_make(1, &numel);
             g->nodes[i].scratch.value = sv;
+            pass_append_output(g, i, sv);
+        }
+        int64_t b8 = g->nodes[i].scratch.bytes_u8;
+        if (b8 > 0 && g->nodes[i].scratch.value_u8 < 0) { /* the second scratch: uint8 */
+            int sv = graph_add_value(g, arena_printf(g->arena, "%s_scratch_u8", g->nodes[i].name));
+            g->values[sv].dtype = DT_UINT8;
+            g->values[sv].shape = shape_make(1, &b8);
+            g->nodes[i].scratch.value_u8 = sv;
             pass_append_output(g, i, sv);
         }
     }

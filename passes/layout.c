@@ -22,7 +22,8 @@
  * divide it evenly (merge_groups); others whose groups do not fill whole
  * blocks stay plain Conv. Gemm with a constant transposed B gets B stored K-major;
  * float32 RNN/GRU/LSTM get constant W stored transposed and R in panels of
- * vector-width columns (rnn_wt, rnn_rp). */
+ * vector-width columns (rnn_wt, rnn_rp); the int8 LSTM's W packed 4 inputs
+ * to a gate column and R in panels of 4 k-values to a lane. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -910,6 +911,72 @@ static int rnn_weights(Lay *L, int node)
     return 0;
 }
 
+/* The int8 LSTM (at.rnn.q8, ops/rnn.c) with constant int8 W [D,G*H,I] and
+ * R [D,G*H,H]: W packed as ctvm.QMatMul's B, [D, I/4, G*H*4] (for each
+ * group of 4 inputs, the 4 bytes of gate column 0, then column 1, ...: one
+ * 32-bit group per output lane; at.rnn.w_transposed), so the projection
+ * runs on the GEMM schedule's dot products; on a vector target R per
+ * direction and gate in panels of P = the vector width columns with 4
+ * k-values to a lane, [D, G*HP, H*P + 64] (HP = ceil(H/P), 64 bytes of
+ * padding after each panel, at.rnn.r_pad): byte (d, q, p, g, c, r) is
+ * R[d, q*H + p*P + c, 4g + r], 0 past the H columns of a gate. The column
+ * sums and scales stay. */
+static int rnn_int8_weights(Lay *L, int node)
+{
+    Graph *g = L->g;
+    const Node *n = &g->nodes[node];
+    if (!n->at.rnn.q8 || n->at.rnn.w_transposed || n->at.rnn.r_panels > 1)
+        return 0;
+    const Value *w = &g->values[n->in[1]], *r = &g->values[n->in[2]];
+    int64_t H = n->at.rnn.hidden, P = L->B;
+    if (!w->data || !r->data || w->shape.rank != 3 || r->shape.rank != 3 || H <= 0 || H % 4 ||
+        r->shape.dims[2] != H || r->shape.dims[1] % H)
+        return 0;
+    int64_t D = w->shape.dims[0], N = w->shape.dims[1], K = w->shape.dims[2];
+    if (K % 4)
+        return 0;
+    int64_t wd[3] = {D, K / 4, N * 4};
+    int8_t *t = malloc((size_t)(D * N * K) + 1);
+    if (!t)
+        return -1;
+    const int8_t *src = w->data;
+    for (int64_t d = 0; d < D; d++)
+        for (int64_t i = 0; i < N; i++)
+            for (int64_t k = 0; k < K; k++)
+                t[((d * (K / 4) + k / 4) * N + i) * 4 + k % 4] = src[(d * N + i) * K + k];
+    int wp = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_packed", w->name)), DT_INT8,
+                             shape_make(3, wd), t);
+    free(t);
+    grow(L);
+    g->nodes[node].in[1] = wp;
+    g->nodes[node].at.rnn.w_transposed = 1;
+    if (P <= 1)
+        return 0;
+    r = &g->values[g->nodes[node].in[2]];
+    /* a cache line between panels: the NR panels a register tile reads at
+       once are then not all a multiple of 4 KB apart (one L1 set) */
+    int64_t G = r->shape.dims[1] / H, HP = (H + P - 1) / P, pad = 64, PS = H * P + pad;
+    int64_t rd[3] = {D, G * HP, PS};
+    int8_t *pk = calloc((size_t)(D * G * HP * PS) + 1, 1);
+    if (!pk)
+        return -1;
+    src = r->data;
+    for (int64_t d = 0; d < D; d++)
+        for (int64_t q = 0; q < G; q++)
+            for (int64_t c = 0; c < H; c++)
+                for (int64_t k = 0; k < H; k++)
+                    pk[((d * G + q) * HP + c / P) * PS + ((k / 4) * P + c % P) * 4 + k % 4] =
+                        src[(d * G * H + q * H + c) * H + k];
+    int rp = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_panels", r->name)), DT_INT8,
+                             shape_make(3, rd), pk);
+    free(pk);
+    grow(L);
+    g->nodes[node].in[2] = rp;
+    g->nodes[node].at.rnn.r_panels = P;
+    g->nodes[node].at.rnn.r_pad = pad;
+    return 0;
+}
+
 static int rewrite(Lay *L, int node)
 {
     const Node *n = &L->g->nodes[node];
@@ -955,7 +1022,8 @@ int pass_layout(Graph *g, const CodegenOptions *cg, Diag *d)
         if (r == 0 && g->nodes[L.pos].op == OP_GEMM)
             gemm_k_major(&L, L.pos);
         OpKind op = g->nodes[L.pos].op;
-        if (r == 0 && (op == OP_RNN || op == OP_GRU || op == OP_LSTM) && rnn_weights(&L, L.pos) < 0) {
+        if (r == 0 && (op == OP_RNN || op == OP_GRU || op == OP_LSTM) &&
+            (rnn_weights(&L, L.pos) < 0 || rnn_int8_weights(&L, L.pos) < 0)) {
             rc = diag_error(d, g, L.pos, "out of memory transposing weights");
             break;
         }

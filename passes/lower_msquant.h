@@ -10,7 +10,8 @@
  *   GlobalAveragePool -> DequantizeLinear -> the float32 operator ->
  *   QuantizeLinear (QLinearConcat: a plain Concat when every input has the
  *   output's scale and zero point)
- *   DynamicQuantizeLSTM -> LSTM over the dequantized weights.
+ *   DynamicQuantizeLSTM -> DynamicQuantizeLinear(X) -> LSTM's int8 form
+ *     (int8 W and R, ops/rnn.c), or an LSTM over the dequantized weights.
  *   QAttention -> MatMulInteger -> Cast -> Mul -> Add (the projection),
  *     then float32 attention (MatMul, Softmax, MatMul; msquant_attention.c).
  * msquant_qlinear.c and msquant_matmul.c hold the rewrites, lower_msquant.c

@@ -22,11 +22,20 @@
  *   [num_directions, input_size, 4*hidden] and R as [num_directions,
  *   hidden, 4*hidden], int8/uint8, dequantized per direction (scale and
  *   zero point [D]) or per direction and gate column ([D, 4*hidden]).
- *   ONNX Runtime runs it with X and H quantized to uint8 at every step;
- *   here it is a float32 LSTM over the dequantized, transposed weights
- *   (constants folded at compile time), which lies within ONNX Runtime's
- *   own quantization error of it (tests/quant/msquant_check.py measures
- *   both against ORT). */
+ *   ONNX Runtime runs it with X quantized to uint8 once (min/max over all
+ *   steps) and h at every step, u8 x s8 products in int32. So does the
+ *   int8 form of ops/rnn.c's LSTM that it becomes when W and R are
+ *   constant, input and hidden sizes are multiples of 4 and every w - zero
+ *   point fits int8: DynamicQuantizeLinear(X) (with sequence_lens: its
+ *   range over the first max(len) steps, as ORT's) -> LSTM(xq, W - wz, R - rz
+ *   as int8 in ONNX's [D, 4H, rows] layout, B, sequence_lens, initial_h,
+ *   initial_c, P, x_scale, x_zero_point, W's scales [D, 4H], W's column
+ *   sums [D, 4H] int32, R's scales, R's column sums). Otherwise a float32
+ *   LSTM over the dequantized, transposed weights (constants folded at
+ *   compile time), within ONNX Runtime's own quantization error of it
+ *   (tests/quant/msquant_check.py measures both against ORT). */
+#include <stdlib.h>
+
 #include "ops/op_util.h"
 #include "passes/lower_msquant.h"
 
@@ -153,9 +162,9 @@ static int lower_dyn_matmul(Msq *m)
     return 0;
 }
 
-/* W or R [D, rows, 4H] dequantized with scale/zero point [D] or [D, 4H]
- * and transposed to ONNX's [D, 4H, rows]. */
-static int lstm_weight(Msq *m, int w, int s, int z, const char *what)
+/* W or R [D, rows, 4H]: its scale and zero point are [D] or [D, 4H], of
+ * float32 and of the weights' type; the count of either, or -1. */
+static int64_t lstm_param_check(Msq *m, int w, int s, int z, const char *what)
 {
     const Value *wv = &m->g->values[w];
     int64_t d = wv->shape.dims[0], cols = wv->shape.dims[2], cnt = 0;
@@ -168,10 +177,110 @@ static int lstm_weight(Msq *m, int w, int s, int z, const char *what)
                              k ? "zero point" : "scale", dtype_name(want), (long long)d, (long long)d,
                              (long long)cols, dtype_name(p->dtype), opu_shape_str(&p->shape));
     }
+    return cnt;
+}
+
+/* W or R [D, rows, 4H] dequantized with scale/zero point [D] or [D, 4H]
+ * and transposed to ONNX's [D, 4H, rows]. */
+static int lstm_weight(Msq *m, int w, int s, int z)
+{
+    const Value *wv = &m->g->values[w];
+    int64_t d = wv->shape.dims[0], cnt = 0;
+    shape_numel(&m->g->values[s].shape, &cnt);
     int64_t pd[3] = {d, 1, cnt / d}, perm[3] = {0, 2, 1};
     int sv = pb_reshape(&m->b, s, 3, pd, -1), zv = pb_reshape(&m->b, msq_cast(m, z, DT_FLOAT32), 3, pd, -1);
     int wf = pb_binary(&m->b, "Sub", msq_cast(m, w, DT_FLOAT32), zv);
     return pb_transpose(&m->b, pb_binary(&m->b, "Mul", wf, sv), 3, perm, -1);
+}
+
+/* The int8 form's weight: constant W or R [D, rows, C] (int8 or uint8,
+ * scale and zero point [D] or [D, C], constant) as w - zero point in int8,
+ * transposed to ONNX's [D, C, rows], its column sums (int32 [D, C]) and
+ * scales (float32 [D, C]) into out[0..2]; 0 when something is not constant
+ * or a difference leaves int8 (then the float32 form), -1 out of memory. */
+static int lstm_int8_weight(Msq *m, int w, int s, int z, int out[3])
+{
+    Graph *g = m->g;
+    const Value *wv = &g->values[w], *sv = &g->values[s], *zv = &g->values[z];
+    int64_t D = wv->shape.dims[0], R = wv->shape.dims[1], C = wv->shape.dims[2], ns = 0, nz = 0;
+    if (!wv->data || !sv->data || !zv->data || !shape_numel(&sv->shape, &ns) || !shape_numel(&zv->shape, &nz))
+        return 0;
+    int8_t *q = malloc((size_t)(D * R * C) + 1);
+    int32_t *sum = calloc((size_t)(D * C) + 1, sizeof(int32_t));
+    float *sc = malloc((size_t)(D * C + 1) * sizeof(float));
+    int ok = q && sum && sc;
+    int s8 = wv->dtype == DT_INT8;
+    const float *sd = sv->data;
+    for (int64_t d = 0; ok && d < D; d++)
+        for (int64_t c = 0; ok && c < C; c++) {
+            int64_t zi = nz == D ? d : d * C + c;
+            int zp = s8 ? ((const int8_t *)zv->data)[zi] : ((const uint8_t *)zv->data)[zi];
+            sc[d * C + c] = sd[ns == D ? d : d * C + c];
+            for (int64_t r = 0; ok && r < R; r++) {
+                int64_t i = (d * R + r) * C + c;
+                int v = (s8 ? ((const int8_t *)wv->data)[i] : ((const uint8_t *)wv->data)[i]) - zp;
+                ok = v >= -128 && v <= 127;
+                q[(d * C + c) * R + r] = (int8_t)v;
+                sum[d * C + c] += v;
+            }
+        }
+    if (ok) {
+        const char *base = wv->name;
+        int64_t qd[3] = {D, C, R}, pd[2] = {D, C};
+        out[0] = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_s8", base)), DT_INT8,
+                                 shape_make(3, qd), q);
+        out[1] = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_sum", base)), DT_INT32,
+                                 shape_make(2, pd), sum);
+        out[2] = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_scales", base)), DT_FLOAT32,
+                                 shape_make(2, pd), sc);
+    }
+    int oom = !q || !sum || !sc;
+    free(q);
+    free(sum);
+    free(sc);
+    return oom ? -1 : ok;
+}
+
+/* X [T, B, I] quantized to uint8 as ONNX Runtime's projection does it:
+ * DynamicQuantizeLinear's range and arithmetic over the steps it runs, all
+ * of them, or with sequence_lens only the first max(len) (the rows past them
+ * count as 0, which the range holds anyway: Where(step < max(len), X, 0)),
+ * then every row quantized with that scale and zero point. q: xq, scale,
+ * zero point. */
+static void lstm_quantize_x(Msq *m, int x, int seq, int q[3])
+{
+    Graph *g = m->g;
+    for (int i = 0; i < 3; i++)
+        q[i] = msq_value(m, i == 0 ? "xq" : i == 1 ? "x_scale" : "x_zero_point");
+    if (seq < 0) {
+        msq_node(m, "DynamicQuantizeLinear", 1, &x, 3, q);
+        return;
+    }
+    int64_t T = g->values[x].shape.dims[0], one[3] = {T, 1, 1};
+    DType st = g->values[seq].dtype;
+    int64_t *steps = malloc((size_t)T * sizeof(int64_t) + 1);
+    int32_t *steps32 = malloc((size_t)T * sizeof(int32_t) + 1);
+    if (!steps || !steps32) { /* (out of memory: the range of all of X) */
+        free(steps);
+        free(steps32);
+        msq_node(m, "DynamicQuantizeLinear", 1, &x, 3, q);
+        return;
+    }
+    for (int64_t t = 0; t < T; t++)
+        steps[t] = t, steps32[t] = (int32_t)t;
+    int sv = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_steps", m->b.base)), st,
+                             shape_make(1, &T), st == DT_INT64 ? (void *)steps : (void *)steps32);
+    free(steps);
+    free(steps32);
+    int mx = msq_value(m, "max_len");
+    int id = msq_node(m, "ReduceMax", 1, &seq, 1, &mx);
+    node_set_int(g, id, "keepdims", 0);
+    int where[3] = {pb_reshape(&m->b, pb_binary(&m->b, "Less", sv, mx), 3, one, -1), x, msq_float(m, "zero", 0.0f)};
+    int xm = msq_value(m, "x_ran");
+    msq_node(m, "Where", 3, where, 1, &xm);
+    int dq[3] = {msq_value(m, "x_ran_q"), q[1], q[2]};
+    msq_node(m, "DynamicQuantizeLinear", 1, &xm, 3, dq);
+    msq_q(m, x, q[1], q[2], DT_UINT8, q[0]);
 }
 
 static int lower_dyn_lstm(Msq *m)
@@ -191,24 +300,40 @@ static int lower_dyn_lstm(Msq *m)
                             "4*hidden], not %s and %s", opu_shape_str(sw), opu_shape_str(sr));
     if (m->g->values[x].dtype != DT_FLOAT32)
         return msq_error(m, "input 0 (X) must be float32, not %s", dtype_name(m->g->values[x].dtype));
-    int w = lstm_weight(m, msq_in(m, 1), msq_in(m, 8), msq_in(m, 9), "W");
-    if (w < 0)
+    if (lstm_param_check(m, msq_in(m, 1), msq_in(m, 8), msq_in(m, 9), "W") < 0 ||
+        lstm_param_check(m, msq_in(m, 2), msq_in(m, 10), msq_in(m, 11), "R") < 0)
         return -1;
-    int r = lstm_weight(m, msq_in(m, 2), msq_in(m, 10), msq_in(m, 11), "R");
-    if (r < 0)
-        return -1;
-    int ins[8] = {x, w, r};
+    int ins[14] = {x, -1, -1};
     for (int i = 3; i < 8; i++)
         ins[i] = msq_in(m, i);
-    int n_in = 8;
-    while (n_in > 3 && ins[n_in - 1] < 0)
-        n_in--;
+    /* the int8 form (ops/rnn.c): X quantized by DynamicQuantizeLinear as
+       ONNX Runtime does, W and R int8 with their zero points subtracted,
+       when the input and hidden sizes are whole 4-byte groups */
+    int wi[3], ri[3], rc = 0, n_in = 8;
+    if (sw->dims[1] % 4 == 0 && sr->dims[1] % 4 == 0 &&
+        (rc = lstm_int8_weight(m, msq_in(m, 1), msq_in(m, 8), msq_in(m, 9), wi)) > 0 &&
+        (rc = lstm_int8_weight(m, msq_in(m, 2), msq_in(m, 10), msq_in(m, 11), ri)) > 0) {
+        int q[3];
+        lstm_quantize_x(m, x, msq_in(m, 4), q);
+        ins[0] = q[0], ins[1] = wi[0], ins[2] = ri[0];
+        ins[8] = q[1], ins[9] = q[2];
+        ins[10] = wi[2], ins[11] = wi[1], ins[12] = ri[2], ins[13] = ri[1];
+        n_in = 14;
+    } else if (rc < 0) {
+        return msq_error(m, "out of memory converting the weights");
+    } else {
+        ins[1] = lstm_weight(m, msq_in(m, 1), msq_in(m, 8), msq_in(m, 9));
+        ins[2] = lstm_weight(m, msq_in(m, 2), msq_in(m, 10), msq_in(m, 11));
+        while (n_in > 3 && ins[n_in - 1] < 0)
+            n_in--;
+    }
     n = msq_n(m);
     int outs[3] = {-1, -1, -1};
     for (int i = 0; i < n->n_out && i < 3; i++)
         outs[i] = n->out[i];
     int id = msq_node(m, "LSTM", n_in, ins, 3, outs);
     msq_copy_attrs(m, id, NULL);
+    m->g->nodes[id].at.rnn.q8 = n_in == 14; /* the int8 form (ops/rnn.c) */
     return 0;
 }
 

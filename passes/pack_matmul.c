@@ -20,6 +20,15 @@
  * view), so pass fuse makes them the Transpose's epilogue: the panels are
  * turned back into rows, biased and activated in one pass.
  *
+ * bfloat16 (issue 22): a product whose operands are both exactly bfloat16
+ * in the model (Node.bf16_operands, set by promote_half), on a target with a
+ * bfloat16 dot product (x86_64-avx512-bf16: target_has_bf16_dot), K even and
+ * alpha*B still bfloat16 (Gemm's alpha a power of 2), stores its panels as bfloat16 pairs [P, K/2, NB*2] (half the
+ * bytes) and multiplies them with ctvm.BF16MatMul (ops/bf16matmul.c) on A
+ * as bfloat16: the model's own bfloat16 value when A is a Cast of one, else
+ * A rounded by a Cast (a value the model declares bfloat16). Everything
+ * after the product (Transpose, epilogues, Slice, Gemm's C) is as below.
+ *
  * Taken when: vector target, B constant float32 2-D, N >= NB (N off the
  * grid: the last panel padded with zero columns, Y sliced out of the result,
  * the consumers left after the Slice),
@@ -98,8 +107,44 @@ static void sink_epilogue(Graph *g, int r, Shape ys, int64_t M, int64_t P, int64
     }
 }
 
-/* Rewrites node i; returns the number of nodes it now spans (0: untouched). */
-static int pack_one(Graph *g, int i, int64_t NB)
+/* x is not a bfloat16 number (its low 16 bits are not 0) */
+static int bf16_bits_lost(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return (u & 0xffffu) != 0;
+}
+
+/* bfloat16 bits of a float32 that is exactly a bfloat16 number */
+static uint16_t bf16_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return (uint16_t)(u >> 16);
+}
+
+/* A as bfloat16: the value a Cast from bfloat16 widened (the model's own
+ * bfloat16 input, promote_half's Cast), else a new Cast rounding it (a
+ * value the model declares bfloat16 but ctvm computed in float32). */
+static int a_as_bf16(PassBuild *B, int a)
+{
+    Graph *g = B->g;
+    int c = g->values[a].producer;
+    if (c >= 0 && !g->nodes[c].dead && g->nodes[c].op == OP_CAST && g->nodes[c].n_in == 1 && g->nodes[c].in[0] >= 0 &&
+        g->values[g->nodes[c].in[0]].dtype == DT_BFLOAT16)
+        return g->nodes[c].in[0];
+    int ab = pb_value(B, "bf16");
+    node_set_int(g, pb_node(B, "Cast", 1, &a, ab), "to", 16 /* BFLOAT16 */);
+    return ab;
+}
+
+/* Rewrites node i; returns the number of nodes it now spans (0: untouched).
+ * bf16: the target has a bfloat16 dot product; a node whose operands are
+ * exactly bfloat16 (Node.bf16_operands, K even, alpha*B bfloat16) then becomes
+ * ctvm.BF16MatMul (ops/bf16matmul.c) on panels of bfloat16 pairs
+ * [P, K/2, NB*2], A rounded to (or read as) bfloat16; the rest is as for
+ * float32. */
+static int pack_one(Graph *g, int i, int64_t NB, int bf16)
 {
     const Node *n = &g->nodes[i];
     int gemm = n->op == OP_GEMM;
@@ -124,6 +169,10 @@ static int pack_one(Graph *g, int i, int64_t NB)
         M *= a->shape.dims[d];
     if ((double)M * (double)N * (double)K < PACK_MIN_WORK)
         return 0;
+    bf16 = bf16 && n->bf16_operands && K % 2 == 0;
+    for (int64_t e = 0; bf16 && e < K * N; e++) /* Gemm's alpha folded in must keep B bfloat16 (a power of 2) */
+        bf16 = !(bf16_bits_lost(alpha * ((const float *)b->data)[e]));
+    int64_t esz = bf16 ? 2 : (int64_t)sizeof(float); /* bytes of a packed element */
     /* N off the panel grid: the last panel's columns past N are zeros, and a
        Slice takes the N real ones back (mobilenet_v2's 1280 x 1000
        classifier: its rows 4000 bytes apart, one page each) */
@@ -132,15 +181,20 @@ static int pack_one(Graph *g, int i, int64_t NB)
     if (!bp)
         return 0;
     const float *bs = b->data;
+    uint16_t *hp = (uint16_t *)bp; /* bf16: [P, K/2, NB*2], 2 k-values to an output lane */
     for (int64_t j = 0; j < P; j++)
         for (int64_t k = 0; k < K; k++)
             for (int64_t c = 0; c < NB && j * NB + c < N; c++) {
                 int64_t col = j * NB + c;
-                bp[(j * K + k) * NB + c] = alpha * (tb ? bs[col * K + k] : bs[k * N + col]);
+                float x = alpha * (tb ? bs[col * K + k] : bs[k * N + col]);
+                if (bf16)
+                    hp[((j * K / 2 + k / 2) * NB + c) * 2 + k % 2] = bf16_bits(x);
+                else
+                    bp[(j * K + k) * NB + c] = x;
             }
     const char *base = n->name;
     int ain = n->in[0], yv = n->out[0], yrank = y->shape.rank;
-    int64_t ydims[CTVM_MAX_RANK], pd[3] = {P, K, NB};
+    int64_t ydims[CTVM_MAX_RANK], pd[3] = {P, bf16 ? K / 2 : K, bf16 ? NB * 2 : NB};
     memcpy(ydims, y->shape.dims, sizeof ydims);
     /* B of more than PACK_PART_BYTES: several constants of whole panels, one
        MatMul each, joined by a Concat of their [Pg, M, NB] results (a copy of
@@ -148,7 +202,7 @@ static int pack_one(Graph *g, int i, int64_t NB)
        on the generated file follows its biggest constant (vgg11_bn's first
        classifier layer: 411 MB) */
     const char *bname = g->values[n->in[1]].name;
-    int64_t per = PACK_PART_BYTES / (K * NB * (int64_t)sizeof(float));
+    int64_t per = PACK_PART_BYTES / (K * NB * esz);
     if (per < 1)
         per = 1;
     int ng = (int)((P + per - 1) / per), bpg[PACK_MAX_GROUPS];
@@ -157,9 +211,10 @@ static int pack_one(Graph *g, int i, int64_t NB)
         return 0;
     }
     for (int q = 0; q < ng; q++) {
-        int64_t p0 = q * per, pn = P - p0 < per ? P - p0 : per, gd[3] = {pn, K, NB};
+        int64_t p0 = q * per, pn = P - p0 < per ? P - p0 : per, gd[3] = {pn, pd[1], pd[2]};
         bpg[q] = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, ng > 1 ? "%s_packed%d" : "%s_packed", bname, q)),
-                                 DT_FLOAT32, shape_make(3, ng > 1 ? gd : pd), bp + p0 * K * NB);
+                                 bf16 ? DT_BFLOAT16 : DT_FLOAT32, shape_make(3, ng > 1 ? gd : pd),
+                                 (const char *)bp + p0 * K * NB * esz);
     }
     free(bp);
     int cc = cin;
@@ -178,6 +233,9 @@ static int pack_one(Graph *g, int i, int64_t NB)
         free(c2);
     }
     PassBuild B = {g, i, base};
+    if (bf16)
+        ain = a_as_bf16(&B, ain);
+    const char *mm = bf16 ? "ctvm.BF16MatMul" : "MatMul";
     int a2 = ain;
     if (g->values[ain].shape.rank != 2) {
         int64_t ad[2] = {M, K};
@@ -186,13 +244,13 @@ static int pack_one(Graph *g, int i, int64_t NB)
     int yp = pb_value(&B, "panels");
     if (ng == 1) {
         int mins[2] = {a2, bpg[0]};
-        pb_node(&B, "MatMul", 2, mins, yp);
+        pb_node(&B, mm, 2, mins, yp);
     } else {
         int parts[PACK_MAX_GROUPS];
         for (int q = 0; q < ng; q++) {
             int mins[2] = {a2, bpg[q]};
             parts[q] = pb_value(&B, "panels_part");
-            pb_node(&B, "MatMul", 2, mins, parts[q]);
+            pb_node(&B, mm, 2, mins, parts[q]);
         }
         node_set_int(g, pb_node(&B, "Concat", ng, parts, yp), "axis", 0);
     }
@@ -228,11 +286,12 @@ int pass_pack_matmul(Graph *g, const CodegenOptions *cg, Diag *d)
     if (!t || t->vl <= 1)
         return 0;
     int64_t NB = 2 * (int64_t)t->vl;
+    int bf16 = target_has_bf16_dot(t);
     for (int i = 0; i < g->n_nodes; i++) {
         const Node *n = &g->nodes[i];
         if (n->dead || (n->op != OP_MATMUL && n->op != OP_GEMM))
             continue;
-        int span = pack_one(g, i, NB);
+        int span = pack_one(g, i, NB, bf16);
         if (span > 0)
             i += span - 1;
     }

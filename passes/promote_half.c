@@ -315,9 +315,52 @@ static void cast_as_identity(Graph *g, int node)
     pass_modern_version(g, node);
 }
 
+/* Value v holds exactly bfloat16 values: a bfloat16 value, a Cast of one to
+ * float32, or a float32 constant every element of which is a bfloat16
+ * number (folded bfloat16 weights). */
+static int bf16_exact(const Graph *g, int v)
+{
+    const Value *x = &g->values[v];
+    if (x->dtype == DT_BFLOAT16)
+        return 1;
+    if (x->dtype != DT_FLOAT32)
+        return 0;
+    if (x->data) {
+        int64_t n;
+        if (!shape_numel(&x->shape, &n))
+            return 0;
+        const uint32_t *u = x->data;
+        for (int64_t i = 0; i < n; i++)
+            if (u[i] & 0xffffu)
+                return 0;
+        return 1;
+    }
+    const Node *c = x->producer >= 0 ? &g->nodes[x->producer] : NULL;
+    return c && !c->dead && c->op == OP_CAST && c->n_in == 1 && c->in[0] >= 0 &&
+           g->values[c->in[0]].dtype == DT_BFLOAT16;
+}
+
+/* Marks the MatMuls and Gemms whose two operands are exactly bfloat16 in
+ * the model (Node.bf16_operands), before promotion hides it: their products
+ * are exact in float32, so pass pack_matmul may compute them with a
+ * bfloat16 dot product (vdpbf16ps) on a target that has one, rounding A to
+ * bfloat16 where the model declares it bfloat16 but ctvm computes it in
+ * float32. A float32 activation (the zoo's bfloat16-weight models) is
+ * never marked. */
+static void mark_bf16_products(Graph *g)
+{
+    for (int i = 0; i < g->n_nodes; i++) {
+        Node *n = &g->nodes[i];
+        if (n->dead || (n->op != OP_MATMUL && n->op != OP_GEMM) || n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0)
+            continue;
+        n->bf16_operands = bf16_exact(g, n->in[0]) && bf16_exact(g, n->in[1]);
+    }
+}
+
 int pass_promote_half(Graph *g, Diag *d)
 {
     int any = 0;
+    mark_bf16_products(g);
     for (int i = 0; i < g->n_nodes && !any; i++)
         any = !g->nodes[i].dead && promotable(g->nodes[i].op) && has_half(g, &g->nodes[i]);
     if (!any)

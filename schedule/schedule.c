@@ -63,8 +63,10 @@ static Expr *apply_epilogue(ComputeCtx *cx, const ComputeStage *st, int epi, int
     int used = 0;
     if (n->n_in > 64)
         return NULL;
-    if (n->op == OP_QUANTIZELINEAR) /* ends the chain: pass fuse */
+    if (n->op == OP_QUANTIZELINEAR) /* a DequantizeLinear alone may follow: pass fuse */
         return n->in[0] == from ? compute_quantize_expr(cx, epi, cur, &y->shape, st->axis) : NULL;
+    if (n->op == OP_DEQUANTIZELINEAR)
+        return n->in[0] == from ? compute_dequantize_expr(cx, epi, cur, &y->shape, st->axis) : NULL;
     for (int i = 0; i < n->n_in; i++) {
         if (n->in[i] < 0)
             continue;

@@ -661,6 +661,22 @@ static CTVM_INLINE ctvm_vi ctvm_vdot_i8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
 }
 #endif
 
+/* bfloat16 dot product: ctvm_vq holds 2*CTVM_VL bfloat16 values (element
+ * 2l in the low half of 32-bit group l, 2l+1 in the high half). Lane l:
+ * acc[l] + a[2l+1]*b[2l+1], rounded, then + a[2l]*b[2l], rounded (each
+ * product of two bfloat16 values is exact in float32, so this is two fused
+ * multiply-adds, odd pair first: AVX512-BF16's vdpbf16ps, bit for bit on
+ * normal numbers; it flushes denormal inputs and results to zero, which
+ * the fallbacks do not). */
+#define CTVM_HAS_DOT_BF16 0
+static CTVM_INLINE ctvm_vf ctvm_vdot_bf16(ctvm_vf acc, ctvm_vq a, ctvm_vq b)
+{
+    __m256i hi = _mm256_set1_epi32((int32_t)0xffff0000u);
+    acc = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_and_si256(a, hi)), _mm256_castsi256_ps(_mm256_and_si256(b, hi)), acc);
+    return _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_slli_epi32(a, 16)), _mm256_castsi256_ps(_mm256_slli_epi32(b, 16)),
+                           acc);
+}
+
 #if defined(__clang__)
 #pragma clang diagnostic pop
 #endif

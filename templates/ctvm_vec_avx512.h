@@ -20,14 +20,22 @@
 #ifndef CTVM_VEC_H
 #define CTVM_VEC_H
 
-#if defined(__AVX512F__) && (!defined(CTVM_EXT_AVX512VNNI) || defined(__AVX512VNNI__))
+/* target x86_64-avx512-bf16 is AVX-512F + VNNI + BF16 (every CPU with
+   AVX512-BF16 has VNNI: Cooper Lake, Sapphire Rapids, Zen 4) */
+#if defined(CTVM_EXT_AVX512BF16) && !defined(CTVM_EXT_AVX512VNNI)
+#define CTVM_EXT_AVX512VNNI 1
+#endif
+#if defined(__AVX512F__) && (!defined(CTVM_EXT_AVX512VNNI) || defined(__AVX512VNNI__)) && \
+    (!defined(CTVM_EXT_AVX512BF16) || defined(__AVX512BF16__))
 #define CTVM_ISA_BY 0 /* the command line's flags */
 #elif (defined(__x86_64__) || defined(__i386__)) && defined(__clang__)
 #define CTVM_ISA_BY 2 /* #pragma clang attribute, after the intrinsics */
 #elif (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__clang__) && !defined(__INTEL_COMPILER)
 #define CTVM_ISA_BY 1
 #pragma GCC push_options
-#if defined(CTVM_EXT_AVX512VNNI) /* target x86_64-avx512-vnni */
+#if defined(CTVM_EXT_AVX512BF16) /* target x86_64-avx512-bf16 */
+#pragma GCC target("avx512f,fma,avx512vnni,avx512bf16")
+#elif defined(CTVM_EXT_AVX512VNNI) /* target x86_64-avx512-vnni */
 #pragma GCC target("avx512f,fma,avx512vnni")
 #else
 #pragma GCC target("avx512f,fma")
@@ -43,7 +51,10 @@
 
 #include <immintrin.h>
 
-#if CTVM_ISA_BY == 2 && defined(CTVM_EXT_AVX512VNNI)
+#if CTVM_ISA_BY == 2 && defined(CTVM_EXT_AVX512BF16)
+#pragma clang attribute push(__attribute__((target("avx512f,fma,avx512vnni,avx512bf16"))), apply_to = function)
+#define CTVM_ISA_END _Pragma("clang attribute pop")
+#elif CTVM_ISA_BY == 2 && defined(CTVM_EXT_AVX512VNNI)
 #pragma clang attribute push(__attribute__((target("avx512f,fma,avx512vnni"))), apply_to = function)
 #define CTVM_ISA_END _Pragma("clang attribute pop")
 #elif CTVM_ISA_BY == 2
@@ -610,6 +621,39 @@ static CTVM_INLINE ctvm_vi ctvm_vdot_i8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
 static CTVM_INLINE ctvm_vi ctvm_vmla16_i32(ctvm_vi acc, ctvm_vi a, ctvm_vi b)
 {
     return _mm512_add_epi32(acc, _mm512_mullo_epi32(a, b));
+}
+#endif
+
+/* bfloat16 dot product: ctvm_vq holds 2*CTVM_VL bfloat16 values (element
+ * 2l in the low half of 32-bit group l, 2l+1 in the high half). Lane l:
+ * acc[l] + a[2l+1]*b[2l+1], rounded, then + a[2l]*b[2l], rounded (each
+ * product of two bfloat16 values is exact in float32, so this is two fused
+ * multiply-adds, odd pair first: AVX512-BF16's vdpbf16ps, bit for bit on
+ * normal numbers; it flushes denormal inputs and results to zero, which
+ * the fallbacks do not). */
+#if defined(__AVX512BF16__) || defined(CTVM_EXT_AVX512BF16)
+#define CTVM_HAS_DOT_BF16 1
+#if defined(__GNUC__)
+/* one register for the sum, as for vpdpbusd above */
+static CTVM_INLINE ctvm_vf ctvm_vdot_bf16(ctvm_vf acc, ctvm_vq a, ctvm_vq b)
+{
+    __asm__("vdpbf16ps %2, %1, %0" : "+v"(acc) : "v"(a), "vm"(b));
+    return acc;
+}
+#else
+static CTVM_INLINE ctvm_vf ctvm_vdot_bf16(ctvm_vf acc, ctvm_vq a, ctvm_vq b)
+{
+    return _mm512_dpbf16_ps(acc, (__m512bh)a, (__m512bh)b);
+}
+#endif
+#else
+#define CTVM_HAS_DOT_BF16 0
+static CTVM_INLINE ctvm_vf ctvm_vdot_bf16(ctvm_vf acc, ctvm_vq a, ctvm_vq b)
+{
+    __m512i hi = _mm512_set1_epi32((int32_t)0xffff0000u);
+    acc = _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_and_si512(a, hi)), _mm512_castsi512_ps(_mm512_and_si512(b, hi)), acc);
+    return _mm512_fmadd_ps(_mm512_castsi512_ps(_mm512_slli_epi32(a, 16)), _mm512_castsi512_ps(_mm512_slli_epi32(b, 16)),
+                           acc);
 }
 #endif
 

@@ -787,6 +787,22 @@ static CTVM_INLINE ctvm_vi ctvm_vdot_u8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
 }
 #endif
 
+/* bfloat16 dot product: ctvm_vq holds 2*CTVM_VL bfloat16 values (element
+ * 2l in the low half of 32-bit group l, 2l+1 in the high half). Lane l:
+ * acc[l] + a[2l+1]*b[2l+1], rounded, then + a[2l]*b[2l], rounded (each
+ * product of two bfloat16 values is exact in float32, so this is two fused
+ * multiply-adds, odd pair first: AVX512-BF16's vdpbf16ps, bit for bit on
+ * normal numbers; it flushes denormal inputs and results to zero, which
+ * the fallbacks do not). */
+/* (ctvm_vfma: fused with VFPv4 and on aarch64; armv7 NEON flushes denormals) */
+#define CTVM_HAS_DOT_BF16 0
+static CTVM_INLINE ctvm_vf ctvm_vdot_bf16(ctvm_vf acc, ctvm_vq a, ctvm_vq b)
+{
+    uint32x4_t au = vreinterpretq_u32_s8(a), bu = vreinterpretq_u32_s8(b), hi = vdupq_n_u32(0xffff0000u);
+    acc = ctvm_vfma(vreinterpretq_f32_u32(vandq_u32(au, hi)), vreinterpretq_f32_u32(vandq_u32(bu, hi)), acc);
+    return ctvm_vfma(vreinterpretq_f32_u32(vshlq_n_u32(au, 16)), vreinterpretq_f32_u32(vshlq_n_u32(bu, 16)), acc);
+}
+
 /* acc + a*b for a in [0, 32767], b in [-32768, 32767] (one multiply-accumulate; wraps) */
 static CTVM_INLINE ctvm_vi ctvm_vmla16_i32(ctvm_vi acc, ctvm_vi a, ctvm_vi b) { return vmlaq_s32(acc, a, b); }
 

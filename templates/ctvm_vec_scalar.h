@@ -408,6 +408,24 @@ static CTVM_INLINE ctvm_vi ctvm_vmla16_i32(ctvm_vi acc, ctvm_vi a, ctvm_vi b)
     return (int32_t)((uint32_t)acc + (uint32_t)(a * b));
 }
 
+/* bfloat16 dot product: ctvm_vq holds 2*CTVM_VL bfloat16 values (element
+ * 2l in the low half of 32-bit group l, 2l+1 in the high half). Lane l:
+ * acc[l] + a[2l+1]*b[2l+1], rounded, then + a[2l]*b[2l], rounded (each
+ * product of two bfloat16 values is exact in float32, so this is two fused
+ * multiply-adds, odd pair first: AVX512-BF16's vdpbf16ps, bit for bit on
+ * normal numbers; it flushes denormal inputs and results to zero, which
+ * the fallbacks do not). Here one lane: the uint32_t's bytes in memory
+ * order. */
+#define CTVM_HAS_DOT_BF16 0
+static CTVM_INLINE ctvm_vf ctvm_vdot_bf16(ctvm_vf acc, ctvm_vq a, ctvm_vq b)
+{
+    uint16_t pa[2], pb[2];
+    memcpy(pa, &a, 4);
+    memcpy(pb, &b, 4);
+    acc = ctvm_vfma(ctvm_vcvt_bf16_f32(pa[1]), ctvm_vcvt_bf16_f32(pb[1]), acc);
+    return ctvm_vfma(ctvm_vcvt_bf16_f32(pa[0]), ctvm_vcvt_bf16_f32(pb[0]), acc);
+}
+
 #if defined(__clang__)
 #pragma clang diagnostic pop
 #endif

@@ -595,6 +595,23 @@ static CTVM_INLINE ctvm_vi ctvm_vdot_i8i8(ctvm_vi acc, ctvm_vq a, ctvm_vq b)
    so pmaddwd's pair sum is the one product; wraps */
 static CTVM_INLINE ctvm_vi ctvm_vmla16_i32(ctvm_vi acc, ctvm_vi a, ctvm_vi b) { return _mm_add_epi32(acc, _mm_madd_epi16(a, b)); }
 
+/* bfloat16 dot product: ctvm_vq holds 2*CTVM_VL bfloat16 values (element
+ * 2l in the low half of 32-bit group l, 2l+1 in the high half). Lane l:
+ * acc[l] + a[2l+1]*b[2l+1], rounded, then + a[2l]*b[2l], rounded (each
+ * product of two bfloat16 values is exact in float32, so this is two fused
+ * multiply-adds, odd pair first: AVX512-BF16's vdpbf16ps, bit for bit on
+ * normal numbers; it flushes denormal inputs and results to zero, which
+ * the fallbacks do not). */
+/* (SSE4.1 has no fused multiply-add; the products are exact, so a multiply
+ * and an add round as the FMA does, except for products below FLT_MIN) */
+#define CTVM_HAS_DOT_BF16 0
+static CTVM_INLINE ctvm_vf ctvm_vdot_bf16(ctvm_vf acc, ctvm_vq a, ctvm_vq b)
+{
+    __m128i hi = _mm_set1_epi32((int32_t)0xffff0000u);
+    acc = _mm_add_ps(_mm_mul_ps(_mm_castsi128_ps(_mm_and_si128(a, hi)), _mm_castsi128_ps(_mm_and_si128(b, hi))), acc);
+    return _mm_add_ps(_mm_mul_ps(_mm_castsi128_ps(_mm_slli_epi32(a, 16)), _mm_castsi128_ps(_mm_slli_epi32(b, 16))), acc);
+}
+
 #if defined(__clang__)
 #pragma clang diagnostic pop
 #endif

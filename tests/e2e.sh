@@ -74,6 +74,7 @@ done
 INT8_TARGETS=$TARGETS
 [[ " $CROSS_TARGETS " == *" aarch64 "* ]] && INT8_TARGETS="$INT8_TARGETS aarch64-dotprod"
 grep -qw avx512_vnni /proc/cpuinfo && INT8_TARGETS="$INT8_TARGETS x86_64-avx512-vnni"
+grep -qw avx512_bf16 /proc/cpuinfo && INT8_TARGETS="$INT8_TARGETS x86_64-avx512-bf16" # VNNI too
 grep -qw avx_vnni /proc/cpuinfo && INT8_TARGETS="$INT8_TARGETS x86_64-avx2-vnni"
 for t in $INT8_TARGETS; do
   check "small_cnn_int8 matches ORT within one step [$t]" golden_model golden/small_cnn_int8 "$t" --rtol 0 --atol 0.0039216
@@ -94,6 +95,19 @@ for th in 2 3; do
   check "small_rnn with --threads $th (directions in parallel) matches ONNX Runtime" \
     golden_model golden/small_rnn native --elementwise --threads "$th"
 done
+# ONNX Runtime's dynamically quantized LSTM (DynamicQuantizeLSTM) on integer
+# dot products (ops/rnn.c's int8 form; golden/make_small_qlstm.py): X and h
+# quantized to uint8 as ORT does, so within float rounding of ORT's outputs
+# (2e-4 of max|ref|; a float32 LSTM over the dequantized weights is ~1e-2
+# away) on every target, the dot-product ones too, and on two threads
+for t in $INT8_TARGETS; do
+  check "small_qlstm (DynamicQuantizeLSTM, int8 dot products) matches ONNX Runtime [$t]" \
+    RUN golden/small_qlstm/model.onnx --inputs golden/small_qlstm/inputs.npz \
+    --golden golden/small_qlstm/outputs.npz --rtol 2e-4 --atol 1e-5 --target "$t"
+done
+check "small_qlstm with --threads 2 matches ONNX Runtime" \
+  RUN golden/small_qlstm/model.onnx --inputs golden/small_qlstm/inputs.npz \
+  --golden golden/small_qlstm/outputs.npz --rtol 2e-4 --atol 1e-5 --threads 2
 # the same with the input bound as a constant: folded by the loop interpreter
 check "small_rnn folded at compile time (--bind input) matches ONNX Runtime" \
   RUN golden/small_rnn/model.onnx --bind input=golden/small_rnn/inputs.npz \
@@ -416,6 +430,16 @@ done
 if grep -qw avx512_vnni /proc/cpuinfo || grep -qw avx_vnni /proc/cpuinfo; then
   check "default (native) int8 output on this VNNI CPU: plain gcc -O2 -c uses vpdpbusd" plain_dot "" gcc
 fi
+# the BF16 target enables AVX-512 + VNNI + BF16 itself: a plain cc -O2 builds a
+# bfloat16 x bfloat16 product with vdpbf16ps (tests/quant/bf16_check.sh checks the numbers)
+plain_bf16() { # cc
+  /usr/bin/python3 tests/quant/bf16_models.py "$T/bf16" >/dev/null &&
+    $EMIT "$T/bf16/gemm.onnx" -o "$T/b.c" --target x86_64-avx512-bf16 &&
+    grep -q '^ \* Build: [^ ]* -O2 -c this_file\.c' "$T/b.c" && $1 -O2 -c "$T/b.c" -o "$T/b.o" &&
+    objdump -d "$T/b.o" | grep -q vdpbf16ps
+}
+check "plain gcc -O2 -c builds the bfloat16 x86_64-avx512-bf16 file with vdpbf16ps" plain_bf16 gcc
+check "plain clang -O2 -c builds the bfloat16 x86_64-avx512-bf16 file with vdpbf16ps" plain_bf16 clang
 if grep -qw avx512_vnni /proc/cpuinfo; then
   check "small_cnn_int8 built by gcc -O2 without ISA flags matches ORT [x86_64-avx512-vnni]" \
     golden_model golden/small_cnn_int8 x86_64-avx512-vnni --rtol 0 --atol 0.0039216 --no-isa-flags

@@ -52,7 +52,7 @@ pass=$((pass + ${p:-0})); fail=$((fail + ${f:-0}))
 # quantized and half-precision paths against ONNX Runtime (issue 22; the quant
 # venv is set up by tests/quant/run.sh above): com.microsoft operators, the QDQ
 # rewrite, the integer kernels (float16/bfloat16 models: after the zoo's exports below)
-for q in msquant_check qdq_check qkern_check; do
+for q in msquant_check qdq_check qkern_check bf16_check; do
   if bash tests/quant/$q.sh > build/$q.log 2>&1; then pass=$((pass + 1)); echo "ok   tests/quant/$q.sh: $(tail -1 build/$q.log)"
   else fail=$((fail + 1)); echo "FAIL tests/quant/$q.sh"; tail -30 build/$q.log; fi
 done

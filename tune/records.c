@@ -341,7 +341,8 @@ static int blank(const char *s)
 
 /* A record made for rec_target applies to target: the same name, or the
  * target this one extends (Target.base: x86_64-avx512's records apply to
- * x86_64-avx512-vnni, whose header, width and registers are the same). */
+ * x86_64-avx512-vnni and x86_64-avx512-bf16, whose header, width and registers are
+ * the same). */
 static int target_applies(const char *target, const char *rec_target)
 {
     if (strcmp(rec_target, target) == 0)

@@ -89,26 +89,25 @@ setup_dynamo() {
     echo "setup_venvs: $v ready ($(du -sh "$v" | cut -f1))"
 }
 
-setup_tf() {
-    local v=$BASE/zoo-tf stamp="$TF_PKGS"
-    local check="import tensorflow, tf2onnx, onnx, onnxruntime"
+plain_venv() {  # plain_venv VENV CHECK PKGS...: a venv of PKGS (its stamp) in which CHECK runs
+    local v=$1 check=$2; shift 2
+    local stamp="$*"
     if fresh "$v" "$stamp" "$check"; then echo "setup_venvs: $v up to date"; return; fi
     make_venv "$v"
-    pip_in "$v" $TF_PKGS
-    "$v/bin/python" -c "$check" >>"$LOG" 2>&1 || die "$v: tensorflow/tf2onnx do not import"
+    pip_in "$v" "$@"
+    "$v/bin/python" -c "$check" >>"$LOG" 2>&1 || die "$v: $check failed"
     echo "$stamp" >"$v/ctvm-stamp"
     echo "setup_venvs: $v ready ($(du -sh "$v" | cut -f1))"
 }
 
+setup_tf() {
+    plain_venv "$BASE/zoo-tf" "import tensorflow, tf2onnx, onnx, onnxruntime" $TF_PKGS
+}
+
 setup_quant() {
-    local v=${CTVM_QUANT_VENV:-$BASE/quant-venv} stamp="$QUANT_PKGS"
-    local check="import onnx, onnxruntime, ml_dtypes; from onnxruntime import quantization; assert tuple(map(int, onnx.__version__.split('.')[:2])) >= (1, 16)"
-    if fresh "$v" "$stamp" "$check"; then echo "setup_venvs: $v up to date"; return; fi
-    make_venv "$v"
-    pip_in "$v" $QUANT_PKGS
-    "$v/bin/python" -c "$check" >>"$LOG" 2>&1 || die "$v: onnx/onnxruntime.quantization do not import"
-    echo "$stamp" >"$v/ctvm-stamp"
-    echo "setup_venvs: $v ready ($(du -sh "$v" | cut -f1))"
+    plain_venv "${CTVM_QUANT_VENV:-$BASE/quant-venv}" \
+        "import onnx, onnxruntime, ml_dtypes; from onnxruntime import quantization; assert tuple(map(int, onnx.__version__.split('.')[:2])) >= (1, 16)" \
+        $QUANT_PKGS
 }
 
 echo "=== setup_venvs $(date -u +%FT%TZ)" >>"$LOG"

@@ -4,7 +4,9 @@
 #
 #   tests/mcu/run_m7.sh [--int8] [ctvm-emit options...]      (from the repo root)
 #
-# 1. emits golden/small_cnn/model.onnx (with --int8: golden/small_cnn_int8,
+# 1. emits golden/small_cnn/model.onnx (CTVM_M7_MODEL=DIR: DIR's model.onnx,
+#    inputs.npz and outputs.npz, one float32 input "input" and output
+#    "output"; with --int8: golden/small_cnn_int8,
 #    its onnxruntime.quantization QDQ form) with --target cortex-m7 plus the
 #    options given (e.g. --arena caller --weights-section .ctvm_weights);
 # 2. builds bare-metal firmware for QEMU's mps2-an500 board (Cortex-M7 with
@@ -27,7 +29,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 M=tests/mcu
-G=golden/small_cnn
+G=${CTVM_M7_MODEL:-golden/small_cnn}
 INT8=0
 if [ "${1:-}" = --int8 ]; then INT8=1; G=golden/small_cnn_int8; shift; fi
 PY=/usr/bin/python3 # Debian's, with numpy (the first python3 on PATH may lack it)

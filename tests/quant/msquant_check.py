@@ -2,7 +2,7 @@
 """msquant_check.py - ctvm's com.microsoft quantized operators (passes/
 lower_msquant.c) against ONNX Runtime on the same files.
 
-  quant-venv/bin/python tests/quant/msquant_check.py [--ctvm-run PATH] [--zoo] [--keep DIR] [GROUPS...]
+  quant-venv/bin/python tests/quant/msquant_check.py [--ctvm-run PATH] [--target T] [--zoo] [--keep DIR] [GROUPS...]
 
 Builds small models with onnx.helper (one model per group, one output per
 case, seeded inputs), runs each through ONNX Runtime (1 thread) and through
@@ -14,13 +14,19 @@ case, seeded inputs), runs each through ONNX Runtime (1 thread) and through
   - DynamicQuantizeMatMul: A is quantized at run time, where a tie in the
     rounding of one element may fall the other way: within one step of A
     times |B| in the column;
-  - DynamicQuantizeLSTM: ctvm runs a float LSTM over the dequantized weights,
-    ORT quantizes X and H to uint8 at every step; ctvm's error against ORT
-    (over Y, Y_h and Y_c: max and rms) must stay within ORT's own gap between
-    its int8 LSTM and the float LSTM the weights were quantized from (both
-    printed), with 25% slack (LSTM_GAP): the two are of one size when the
-    weights' per-column quantization error is small, as ctvm's error is the
-    activations' quantization that ORT adds to the weights'.
+  - DynamicQuantizeLSTM, int8 form (input and hidden sizes multiples of 4,
+    every w - zero point within int8): ctvm quantizes X and h to uint8 as
+    ORT does and multiplies in int32, so its error against ORT (over Y, Y_h
+    and Y_c) must be below LSTM_Q8_TOL times ORT's own gap between its int8
+    LSTM and the float LSTM the weights were quantized from (a float32 LSTM
+    over the dequantized weights is of the gap's size, so this fails if the
+    integer path is not taken or is wrong);
+  - DynamicQuantizeLSTM, float form (other sizes, uint8 weights whose
+    w - zero point leaves int8): ctvm runs a float LSTM over the dequantized
+    weights; its error must stay within ORT's gap (both printed), with 25%
+    slack (LSTM_GAP): the two are of one size when the weights' per-column
+    quantization error is small, as ctvm's error is the activations'
+    quantization that ORT adds to the weights'.
   - QAttention: the float attention after the exact integer projection,
     |err| <= 1e-4 * max|ref| per mask form, unidirectional, custom scale and
     past/present (inputs scaled so the softmax is not one-hot, so a mask
@@ -288,20 +294,40 @@ def group_attention(m):
 
 
 LSTM_GAP = 1.25
+LSTM_Q8_TOL = 0.05
+# (direction, per-column params, weight type, symmetric uint8 (zero point 128), S, B, I, H,
+#  sequence_lens, peepholes); int8 form when I and H are multiples of 4 and w - zp fits int8.
+# H 8, 12, 20, 36: off the 16-lane grid (vector and scalar column tails); 36: 3 panels of 16.
 # (ORT refuses uint8 weights with per-column zero points: "InputWeight point must be constant")
-LSTM_CASES = [("bidirectional", True, np.int8), ("forward", False, np.int8), ("reverse", False, np.uint8),
-              ("forward", True, np.int8)]
+LSTM_CASES = [("bidirectional", True, np.int8, 0, 6, 2, 12, 8, None, False),
+              ("forward", False, np.int8, 0, 5, 1, 16, 12, None, False),
+              ("reverse", False, np.uint8, 1, 6, 2, 8, 20, None, False),
+              # the float form: sizes off the 4-grid, asymmetric uint8 weights
+              ("bidirectional", True, np.int8, 0, 6, 2, 10, 8, None, False),
+              ("forward", False, np.int8, 0, 6, 2, 12, 6, None, False),
+              ("reverse", False, np.uint8, 0, 6, 2, 12, 8, None, False)]
+# with sequence_lens (a group of its own: ctvm-run takes at most 64 outputs)
+LSTM_LENS_CASES = [("forward", True, np.int8, 0, 7, 3, 20, 36, [7, 4, 1], False),
+                   ("bidirectional", False, np.int8, 0, 5, 2, 8, 16, [5, 3], True),
+                   ("reverse", True, np.int8, 0, 6, 3, 4, 4, [2, 6, 5], False),
+                   ("forward", False, np.int8, 0, 7, 3, 8, 12, [7, 2, 4], "no Y"),
+                   # a sequence of length 0: ORT's Y_h and Y_c are 0 for it (ctvm's float LSTM keeps initial_h/c)
+                   ("bidirectional", True, np.int8, 0, 5, 3, 8, 8, [5, 0, 2], False),
+                   # max(len) < S: ORT quantizes X over the first max(len) steps only
+                   ("forward", True, np.int8, 0, 7, 3, 8, 12, [5, 2, 4], False),
+                   ("bidirectional", False, np.int8, 0, 6, 2, 12, 8, [4, 3], False)]
 
 
-def group_lstm(m):
+def group_lstm(m, cases=None):
     """DynamicQuantizeLSTM; each case also gets ORT's float LSTM over the
     float weights the int8 ones were quantized from (the reference gap)."""
-    S, B, I, H = 6, 2, 10, 8
-    for dirn, per_col, dt in LSTM_CASES:
+    for dirn, per_col, dt, sym, S, B, I, H, lens, peep in cases or LSTM_CASES:
         D = 2 if dirn == "bidirectional" else 1
         x = m.input("x", np.float32, (S, B, I))
         h0, c0 = m.input("h0", np.float32, (D, B, H)), m.input("c0", np.float32, (D, B, H))
         ins_q, ins_f = [x], [x]
+        int_form = I % 4 == 0 and H % 4 == 0 and (dt == np.int8 or sym)
+        params = []
         for rows in (I, H):
             wf = (m.rng.standard_normal((D, rows, 4 * H)) * 0.4).astype(np.float32)
             axes = (1,) if per_col else (1, 2)
@@ -309,6 +335,9 @@ def group_lstm(m):
             if dt == np.int8:
                 s = np.maximum(np.abs(lo), np.abs(hi)) / 127.0
                 z = np.zeros_like(s)
+            elif sym:
+                s = np.maximum(np.abs(lo), np.abs(hi)) / 127.0
+                z = np.full_like(s, 128.0)
             else:
                 s = (hi - lo) / 255.0
                 z = np.round(-lo / s)
@@ -319,26 +348,32 @@ def group_lstm(m):
                 sq, zq = sq.reshape(D), zq.reshape(D)
             ins_q += [m.const("w", q, dt)]
             ins_f += [m.const("wf", np.transpose(wf, (0, 2, 1)), np.float32)]
-            ins_q_params = (m.const("ws", sq, np.float32), m.const("wz", zq, dt))
-            if rows == I:
-                wparams = ins_q_params
-            else:
-                rparams = ins_q_params
+            params += [m.const("ws", sq, np.float32), m.const("wz", zq, dt)]
         bias = m.const("b", (m.rng.standard_normal((D, 8 * H)) * 0.1).astype(np.float32), np.float32)
-        ins_q += [bias, "", h0, c0, "", *wparams, *rparams]
-        ins_f += [bias, "", h0, c0]
+        sl = m.const("len", np.array(lens, np.int32), np.int32) if lens else ""
+        no_y, peep = peep == "no Y", peep is True  # without Y, ORT's h of a finished entry is its last state
+        pp = m.const("p", (m.rng.standard_normal((D, 3 * H)) * 0.3).astype(np.float32), np.float32) if peep else ""
+        ins_q += [bias, sl, h0, c0, pp, *params]
+        ins_f += [bias, sl, h0, c0, pp]
         attrs = {"hidden_size": H, "direction": dirn}
         yq = m.node("DynamicQuantizeLSTM", ins_q, attrs, n_out=3)
         yf = m.node("LSTM", ins_f, attrs, domain="", n_out=3)
-        case = "DynamicQuantizeLSTM %s %s %s" % (dirn, np.dtype(dt).name, "per-column" if per_col else "per-tensor")
-        for k, what in enumerate(("Y", "Y_h", "Y_c")):
-            m.output(yq[k], ("lstm", yf[k]), "%s %s" % (case, what))
+        if no_y:
+            m.nodes[-2].output[0] = ""
+            yq, yf = yq[1:], yf[1:]
+        case = "DynamicQuantizeLSTM %s %s%s %s S%d B%d I%d H%d%s%s (%s form)" % (
+            dirn, np.dtype(dt).name, " zp 128" if sym else "", "per-column" if per_col else "per-tensor", S, B, I, H,
+            " lens %s" % lens if lens else "", " peepholes" if peep else " without Y" if no_y else "",
+            "int8" if int_form else "float")
+        for k, what in enumerate(("Y_h", "Y_c") if no_y else ("Y", "Y_h", "Y_c")):
+            m.output(yq[k], ("lstm8" if int_form else "lstm", yf[k]), "%s %s" % (case, what))
             m.outputs.append(helper.make_empty_tensor_value_info(yf[k]))
             m.checks[yf[k]] = ("ref", case)
 
 
 GROUPS = {"eltwise": group_eltwise, "softmax": group_softmax, "concat": group_concat, "pool": group_pool,
-          "gemm": group_gemm, "matmul": group_matmul, "lstm": group_lstm, "attention": group_attention}
+          "gemm": group_gemm, "matmul": group_matmul, "lstm": group_lstm,
+          "lstm_lens": lambda m: group_lstm(m, LSTM_LENS_CASES), "attention": group_attention}
 
 
 # ---- running and comparing --------------------------------------------------------------------
@@ -350,8 +385,12 @@ def ort_run(path, feeds):
     return dict(zip([o.name for o in s.get_outputs()], s.run(None, feeds)))
 
 
+TARGET = []  # --target T: ctvm-run's target (cross targets run under qemu-user)
+
+
 def ctvm_run(ctvm, path, inputs_npz, out_npz):
-    r = subprocess.run([ctvm, path, "--inputs", inputs_npz, "--output", out_npz], capture_output=True, text=True)
+    r = subprocess.run([ctvm, path, "--inputs", inputs_npz, "--output", out_npz] + TARGET, capture_output=True,
+                       text=True)
     if r.returncode != 0:
         return None, (r.stderr or r.stdout).strip()
     return dict(np.load(out_npz)), ""
@@ -388,7 +427,7 @@ def check_dynmm(ref, got, feeds, consts, a, w, ws, wz):
 
 
 def compare(m, ref, got, consts):
-    ok_all, gaps = True, {}
+    ok_all, gaps, kinds = True, {}, {}
     for name, (check, case) in m.checks.items():
         if check == "ref":
             continue
@@ -407,7 +446,8 @@ def compare(m, ref, got, consts):
             ok, msg = check_attn(r, g)
         elif check[0] == "dynmm":
             ok, msg = check_dynmm(r, g, m.feeds, consts, *check[1:])
-        else:  # lstm: gathered per case, judged below
+        else:  # lstm, lstm8: gathered per case, judged below
+            kinds[case.rsplit(" ", 1)[0]] = check[0]
             gaps.setdefault(case.rsplit(" ", 1)[0], []).append(
                 (np.abs(g.astype(np.float64) - r).ravel(), np.abs(ref[check[1]].astype(np.float64) - r).ravel()))
             continue
@@ -416,9 +456,14 @@ def compare(m, ref, got, consts):
     for case, pairs in gaps.items():  # Y, Y_h and Y_c together
         err, gap = np.concatenate([p[0] for p in pairs]), np.concatenate([p[1] for p in pairs])
         rms_e, rms_g = np.sqrt((err ** 2).mean()), np.sqrt((gap ** 2).mean())
-        ok = err.max() <= LSTM_GAP * gap.max() and rms_e <= LSTM_GAP * rms_g
-        print("%s %s (Y, Y_h, Y_c): |ctvm - ORT| max %.3g rms %.3g; ORT int8 vs float LSTM: max %.3g rms %.3g" % (
-            "ok  " if ok else "FAIL", case, err.max(), rms_e, gap.max(), rms_g))
+        if kinds[case] == "lstm8":
+            ok = err.max() <= LSTM_Q8_TOL * gap.max()
+            bound = "bound %.3g" % (LSTM_Q8_TOL * gap.max())
+        else:
+            ok = err.max() <= LSTM_GAP * gap.max() and rms_e <= LSTM_GAP * rms_g
+            bound = "bound %.3g / rms %.3g" % (LSTM_GAP * gap.max(), LSTM_GAP * rms_g)
+        print("%s %s (Y, Y_h, Y_c): |ctvm - ORT| max %.3g rms %.3g (%s); ORT int8 vs float LSTM: max %.3g rms %.3g" % (
+            "ok  " if ok else "FAIL", case, err.max(), rms_e, bound, gap.max(), rms_g))
         ok_all = ok_all and ok
     return ok_all
 
@@ -500,7 +545,10 @@ def main():
     ap.add_argument("--zoo", action="store_true", help="also the zoo's ORT-quantized models")
     ap.add_argument("--zoo-only", action="store_true", help="only the zoo's models")
     ap.add_argument("--keep", help="write the models and outputs here")
+    ap.add_argument("--target", help="ctvm-run's --target (default: the host's)")
     args = ap.parse_args()
+    if args.target:
+        TARGET[:] = ["--target", args.target]
     folder = args.keep or tempfile.mkdtemp(prefix="msquant_")
     os.makedirs(folder, exist_ok=True)
     ok = True

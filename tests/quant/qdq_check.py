@@ -96,6 +96,29 @@ def moves_model():
     return g, {"x": (1, 3, 8, 8)}
 
 
+def residual_model():
+    """A ResNet basic block: Conv -> Relu -> Conv -> Add(identity) -> Relu.
+    Quantized, the second conv's chain Q -> DQ -> Add -> Relu -> Q fuses
+    into the conv's kernel (pass fuse): the check also counts the kernels."""
+    c = 16
+    w1 = RNG.normal(0, 0.2, (c, c, 3, 3)).astype(np.float32)
+    w2 = RNG.normal(0, 0.2, (c, c, 3, 3)).astype(np.float32)
+    b1 = RNG.normal(0, 0.1, (c,)).astype(np.float32)
+    b2 = RNG.normal(0, 0.1, (c,)).astype(np.float32)
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("Conv", ["r1", "w2", "b2"], ["c2"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("Add", ["c2", "x"], ["s"]),
+        helper.make_node("Relu", ["s"], ["y"]),
+    ]
+    g = helper.make_graph(nodes, "residual", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c, 9, 9])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                          [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2, "w2"),
+                           numpy_helper.from_array(b1, "b1"), numpy_helper.from_array(b2, "b2")])
+    return g, {"x": (1, c, 9, 9)}
+
+
 SMALL = [
     ("conv_pad_stride", lambda: conv_model(5, 7, 3, 2, 1, 1, 11, True)),
     ("conv_groups", lambda: conv_model(6, 9, 3, 1, 1, 3, 9, False)),
@@ -105,7 +128,14 @@ SMALL = [
     ("gemm_transb", lambda: gemm_model(4, 20, 11, 1)),
     ("gemm", lambda: gemm_model(3, 16, 9, 0)),
     ("moves", moves_model),
+    ("residual", residual_model),
 ]
+
+# most kernels each form of a model may take (the QDQ residual block: the
+# input's QuantizeLinear, its uint8 pack and pad, its float32 DequantizeLinear
+# and pack for the Add, conv1 + Q, a pad, conv2 with Q -> DQ -> Add -> Relu ->
+# Q -> DQ fused, the unpack of y: 9; 12 when the chain stopped at conv2's Q)
+MAX_KERNELS = {"residual_qdq_u8": 9, "residual_qdq_s8": 9}
 
 
 class Reader(CalibrationDataReader):
@@ -217,7 +247,11 @@ def check(name, path, inputs, build, work, want_no_float=True, param_bytes=None)
     if want_no_float and floats:
         ok = False
         msgs.append(f"{floats} float Conv/MatMul/Gemm left")
-    print(f"{'ok  ' if ok else 'FAIL'} {name}: {'; '.join(msgs)}; {size}", flush=True)
+    kernels = len(re.findall(r"^static void k[0-9]+_", open(c_file).read(), re.M))
+    if name in MAX_KERNELS and kernels > MAX_KERNELS[name]:
+        ok = False
+        msgs.append(f"{kernels} kernels, more than {MAX_KERNELS[name]}: an epilogue not fused")
+    print(f"{'ok  ' if ok else 'FAIL'} {name}: {'; '.join(msgs)}; {size}; {kernels} kernels", flush=True)
     return ok
 
 

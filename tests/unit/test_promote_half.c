@@ -4,7 +4,8 @@
  * before an operator that keeps half types), the constants converted at
  * compile time against half bit patterns decoded here by their definition,
  * and the numbers of the rewritten graph against a double-precision
- * reference rounded once, at the output. */
+ * reference rounded once, at the output; which MatMuls it marks as
+ * bfloat16 x bfloat16 and what pack_matmul makes of them per target. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "ir/target.h"
 #include "ops/ops.h"
 #include "passes/passes.h"
 #include "tests/unit/graph_build.h"
@@ -187,6 +189,7 @@ static void test_matmul_bfloat16(void **state)
     assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
     assert_int_equal(pass_promote_half(g, &d), 0);
     int mm = find_op(g, OP_MATMUL), th = find_op(g, OP_TANH);
+    assert_int_equal(g->nodes[mm].bf16_operands, 1); /* both operands bfloat16 in the model */
     const Value *wv = &g->values[g->nodes[mm].in[1]];
     assert_int_equal(wv->dtype, DT_FLOAT32);
     for (int i = 0; i < 12; i++)
@@ -256,6 +259,84 @@ static void test_keep_io_types(void **state)
     graph_free(g);
 }
 
+/* Which products promote_half marks as bfloat16 x bfloat16
+ * (Node.bf16_operands), and what pack_matmul then makes of them on a target
+ * with vdpbf16ps and on one without. form 0: x bfloat16 input @ w bfloat16;
+ * 1: the zoo's form, x float32 @ Cast(w bfloat16 -> float32); 2: Cast(x
+ * bfloat16 -> float32) @ float32 weights that are all bfloat16 numbers; 3:
+ * the same with one weight that is not. [64, 64] x [64, 64]: enough work to
+ * pack. */
+static uint16_t PW16[64 * 64];
+
+static Graph *product_graph(int form)
+{
+    Graph *g = tb_graph(13);
+    int x = tb_val(g, "x", form == 1 ? DT_FLOAT32 : DT_BFLOAT16, 2, D2(64, 64));
+    graph_add_input(g, x);
+    uint16_t *w16 = PW16;
+    static float w32[64 * 64];
+    for (int i = 0; i < 64 * 64; i++) {
+        w16[i] = (uint16_t)(0x3C00 + (i * 37) % 0x0700 + (i % 5 == 0 ? 0x8000 : 0));
+        w32[i] = (float)bf16_value(w16[i]);
+    }
+    if (form == 3)
+        w32[77] += w32[77] / 1024; /* 10 significant bits: not a bfloat16 */
+    int w = form >= 2 ? graph_add_const(g, "w", DT_FLOAT32, shape_make(2, D2(64, 64)), w32)
+                      : graph_add_const(g, "w", DT_BFLOAT16, shape_make(2, D2(64, 64)), w16);
+    int a = x, y = graph_add_value(g, "y");
+    if (form == 1) {
+        int wf = graph_add_value(g, "wf");
+        node_set_int(g, tb_node(g, "Cast", 1, 1, w, wf), "to", 1);
+        w = wf;
+    }
+    if (form >= 2) {
+        a = graph_add_value(g, "xf");
+        node_set_int(g, tb_node(g, "Cast", 1, 1, x, a), "to", 1);
+    }
+    tb_node(g, "MatMul", 2, 1, a, w, y);
+    graph_add_output(g, y);
+    return g;
+}
+
+static void test_bf16_products_marked(void **state)
+{
+    (void)state;
+    for (int form = 0; form < 4; form++) {
+        for (int tgt = 0; tgt < 2; tgt++) {
+            Diag d = quiet();
+            Graph *g = product_graph(form);
+            CodegenOptions cg = {.target = target_find(tgt ? "x86_64-avx512-bf16" : "x86_64-avx512-vnni"), .threads = 1};
+            assert_int_equal(pass_infer_fold(g, &cg, &d), 0);
+            assert_int_equal(pass_promote_half(g, &d), 0);
+            int mm = find_op(g, OP_MATMUL), want = form == 0 || form == 2;
+            assert_int_equal(g->nodes[mm].bf16_operands, want);
+            assert_int_equal(pass_drop_identity(g, &d), 0);
+            assert_int_equal(pass_pack_matmul(g, &cg, &d), 0);
+            assert_int_equal(pass_infer_fold(g, &cg, &d), 0);
+            /* vdpbf16ps only for the marked product on the target that has it */
+            assert_int_equal(count_op(g, OP_BF16MATMUL), want && tgt);
+            assert_int_equal(count_op(g, OP_MATMUL), !(want && tgt));
+            if (want && tgt) {
+                const Node *b = &g->nodes[find_op(g, OP_BF16MATMUL)];
+                const Value *bp = &g->values[b->in[1]];
+                assert_int_equal(g->values[b->in[0]].dtype, DT_BFLOAT16);
+                assert_int_equal(bp->dtype, DT_BFLOAT16);
+                /* panels of NB = 32 columns, 2 k-values to a lane: [2, 32, 64] */
+                assert_int_equal(bp->shape.rank, 3);
+                assert_int_equal(bp->shape.dims[0], 2);
+                assert_int_equal(bp->shape.dims[1], 32);
+                assert_int_equal(bp->shape.dims[2], 64);
+                /* panel 1, k pair 5, column 7, odd k: B[11, 39] */
+                const uint16_t *h = bp->data;
+                assert_int_equal(h[(1 * 32 + 5) * 64 + 7 * 2 + 1], PW16[11 * 64 + 39]);
+                /* A is the model's bfloat16 input itself (no rounding Cast) */
+                assert_int_equal(b->in[0], g->inputs[0]);
+            }
+            graph_free(g);
+        }
+    }
+}
+
 /* A float32 graph is left exactly as it was. */
 static void test_float32_untouched(void **state)
 {
@@ -282,6 +363,7 @@ int main(void)
         cmocka_unit_test(test_matmul_bfloat16),
         cmocka_unit_test(test_keep_io_types),
         cmocka_unit_test(test_float32_untouched),
+        cmocka_unit_test(test_bf16_products_marked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

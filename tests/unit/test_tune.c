@@ -198,6 +198,11 @@ static void test_records_base_target(void **state)
     assert_int_equal(s.n, 1); /* not the VNNI target's */
     assert_int_equal(s.skipped_target, 2);
     tune_records_free(&s);
+    /* the BF16 target extends x86_64-avx512 too: the avx512 record applies, not the VNNI target's */
+    assert_int_equal(tune_records_load(t.path, "x86_64-avx512-bf16", "0.3", &s, err, sizeof err), 0);
+    assert_int_equal(s.n, 1);
+    assert_memory_equal(s.rec[0].knobs, k1, sizeof k1);
+    tune_records_free(&s);
     assert_int_equal(tune_records_load(t.path, "x86_64-avx2-vnni", "0.3", &s, err, sizeof err), 0);
     assert_int_equal(s.n, 1); /* avx2's */
     assert_memory_equal(s.rec[0].knobs, k2, sizeof k2);

@@ -41,7 +41,7 @@
 #include "emit_c/emit.h"
 #include "tests/unit/cc_run.h"
 
-enum { CPU_ANY, CPU_SSE41, CPU_AVX2_FMA, CPU_AVX512F, CPU_AVX512VNNI, CPU_AVXVNNI, CPU_FOREIGN };
+enum { CPU_ANY, CPU_SSE41, CPU_AVX2_FMA, CPU_AVX512F, CPU_AVX512VNNI, CPU_AVXVNNI, CPU_AVX512BF16, CPU_FOREIGN };
 
 typedef struct VecConfig {
     const char *label;  /* for messages */
@@ -121,6 +121,16 @@ static const VecConfig CONFIGS[] = {
      "avx512", 16, NULL, NULL},
     {"x86_64-avx512 clang +vnni", "templates/ctvm_vec_avx512.h", "clang", "-mavx512f -mavx512vnni", CPU_AVX512VNNI,
      "", "avx512", 16, NULL, NULL},
+    /* AVX512-BF16 (vdpbf16ps): by the flags, and as target x86_64-avx512-bf16's file enables it
+       (CTVM_EXT_AVX512BF16, no flags) */
+    {"x86_64-avx512 gcc +bf16", "templates/ctvm_vec_avx512.h", "gcc", "-mavx512f -mavx512vnni -mavx512bf16",
+     CPU_AVX512BF16, "", "avx512", 16, NULL, NULL},
+    {"x86_64-avx512 clang +bf16", "templates/ctvm_vec_avx512.h", "clang", "-mavx512f -mavx512vnni -mavx512bf16",
+     CPU_AVX512BF16, "", "avx512", 16, NULL, NULL},
+    {"x86_64-avx512 gcc (in-file ISA, ext avx512bf16)", "templates/ctvm_vec_avx512.h", "gcc", "-DCTVM_EXT_AVX512BF16",
+     CPU_AVX512BF16, "", "avx512", 16, NULL, NULL},
+    {"x86_64-avx512 clang (in-file ISA, ext avx512bf16)", "templates/ctvm_vec_avx512.h", "clang",
+     "-DCTVM_EXT_AVX512BF16", CPU_AVX512BF16, "", "avx512", 16, NULL, NULL},
     {"aarch64 +dotprod gcc", "templates/ctvm_vec_neon.h", "aarch64-linux-gnu-gcc", "-march=armv8.2-a+dotprod",
      CPU_FOREIGN, QEMU_A64, "neon", 4, NULL, NULL},
     {"aarch64 +dotprod+i8mm gcc", "templates/ctvm_vec_neon.h", "aarch64-linux-gnu-gcc",
@@ -162,7 +172,7 @@ static const char *const API[] = {
     "ctvm_vcvt_i32_f32(", "ctvm_vcvt_u32_f32(", "ctvm_vcvt_f32_i32(", "ctvm_vfloor(", "ctvm_vceil(",
     "ctvm_vtrunc(", "ctvm_vcvt_f16_f32(", "ctvm_vcvt_f32_f16(", "ctvm_vcvt_bf16_f32(", "ctvm_vcvt_f32_bf16(",
     "ctvm_vcvt_f32_f64(", "ctvm_vcvt_f64_f32(", "ctvm_vcvt_i32_64(", "ctvm_vcvt_u32_64(", "ctvm_vcvt_64_i32(",
-    "ctvm_vdot_u8i8(", "ctvm_vdot_i8i8(", "ctvm_vcvt_f32_i32_rne(", "ctvm_vmla16_i32(", "ctvm_vcvt_f32_i32_rne_in(",
+    "ctvm_vdot_u8i8(", "ctvm_vdot_i8i8(", "ctvm_vcvt_f32_i32_rne(", "ctvm_vdot_bf16(", "ctvm_vmla16_i32(", "ctvm_vcvt_f32_i32_rne_in(",
 };
 
 static int host_can_run(int cpu)
@@ -180,6 +190,9 @@ static int host_can_run(int cpu)
     if (cpu == CPU_AVX512VNNI)
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
                __builtin_cpu_supports("avx512vnni");
+    if (cpu == CPU_AVX512BF16)
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vnni") &&
+               __builtin_cpu_supports("avx512bf16");
     if (cpu == CPU_AVXVNNI)
         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("avxvnni");
 #endif
@@ -327,14 +340,15 @@ static void run_config(const VecConfig *k)
     if (p)
         sscanf(p, "isa %31s VL %d checks %ld fails %ld", isa, &vl, &checks, &fails);
     long typed = -1;
-    int dot_u8i8 = -1, dot_i8i8 = -1, smlad = -1;
+    int dot_u8i8 = -1, dot_i8i8 = -1, smlad = -1, dot_bf16 = -1;
     p = strstr(out, "typed checks ");
     if (p)
-        sscanf(p, "typed checks %ld fails %*d dot_u8i8 %d dot_i8i8 %d smlad %d", &typed, &dot_u8i8, &dot_i8i8,
-               &smlad);
+        sscanf(p, "typed checks %ld fails %*d dot_u8i8 %d dot_i8i8 %d smlad %d dot_bf16 %d", &typed, &dot_u8i8,
+               &dot_i8i8, &smlad, &dot_bf16);
     printf("    %-24s vexp %.3g  vtanh %.3g  vsigmoid %.3g  verf %.3g  vexpm1 %.3g  vlog %.3g  vlog1p %.3g  "
-           "(%ld checks, %ld typed, 1-instruction dot u8i8 %d i8i8 %d, SMLAD %d%s%s)\n",
-           k->label, e[0], e[1], e[2], e[3], e[4], e[5], e[6], checks, typed, dot_u8i8, dot_i8i8, smlad, prefix[0] ? ", under " : "",
+           "(%ld checks, %ld typed, 1-instruction dot u8i8 %d i8i8 %d bf16 %d, SMLAD %d%s%s)\n",
+           k->label, e[0], e[1], e[2], e[3], e[4], e[5], e[6], checks, typed, dot_u8i8, dot_i8i8, dot_bf16, smlad,
+           prefix[0] ? ", under " : "",
            prefix[0] ? tool : "");
     if (status != 0 || fails != 0)
         fputs(out, stdout);
@@ -350,6 +364,8 @@ static void run_config(const VecConfig *k)
         assert_int_equal(dot_u8i8, 1);
     if (strstr(k->label, "+dotprod"))
         assert_int_equal(dot_i8i8, 1);
+    /* vdpbf16ps exactly in the configurations named for AVX512-BF16 */
+    assert_int_equal(dot_bf16, strstr(k->label, "bf16") ? 1 : 0);
     /* the scalar header takes SMLAD exactly where the core has the DSP extension */
     assert_int_equal(smlad, strstr(k->label, "(DSP") ? 1 : 0);
     for (int i = 0; i < NF; i++)

@@ -842,6 +842,55 @@ static void check_mla16(void)
     }
 }
 
+/* ---- bfloat16 dot product ----
+ * ctvm_vdot_bf16: lane l = (acc + a[2l+1]*b[2l+1]) + a[2l]*b[2l], each sum
+ * rounded once (vdpbf16ps's order). Operands are bfloat16 numbers with
+ * exponents in [-40, 40] (products exact and normal in float32, never
+ * denormal: vdpbf16ps flushes those, the fallbacks do not, ARMv7 NEON
+ * does), signed zeros, ±inf and NaN; accumulators of similar magnitude,
+ * some equal to -a1*b1 so the first sum cancels to zero. The reference adds
+ * the exact float32 products in float32 (volatile: no contraction). */
+static uint16_t rnd_bf16(uint32_t u)
+{
+    uint32_t k = u % 64;
+    if (k == 0)
+        return (uint16_t)(u & 0x8000u); /* ±0 */
+    if (k == 1)
+        return (uint16_t)(0x7f80u | (u & 0x8000u)); /* ±inf */
+    if (k == 2)
+        return 0x7fc0u; /* NaN */
+    return (uint16_t)((u & 0x8000u) | ((87u + (u >> 8) % 81u) << 7) | ((u >> 20) & 0x7fu));
+}
+static void check_dot_bf16(void)
+{
+    static uint16_t ha[2 * TN + 64], hb[2 * TN + 64];
+    static float acc0[TN + 64];
+    int i, l;
+    for (i = 0; i < 2 * TN + 64; i++) {
+        ha[i] = rnd_bf16(trand());
+        hb[i] = rnd_bf16(trand());
+    }
+    for (i = 0; i < TN + 64; i++) {
+        uint32_t u = trand();
+        acc0[i] = u % 16 == 0 ? 0.0f : bits_f32((u & 0x80000000u) | ((87u + (u >> 8) % 81u) << 23) | (trand() & 0x7fffffu));
+        if (u % 16 == 1 && i < TN) /* acc = -a1*b1 exactly: the first sum is 0 */
+            acc0[i] = -(bits_f32((uint32_t)ha[2 * i + 1] << 16) * bits_f32((uint32_t)hb[2 * i + 1] << 16));
+    }
+    for (i = 0; i + CTVM_VL <= TN; i += CTVM_VL) {
+        float o[CTVM_VL];
+        ctvm_vq a = ctvm_vload_q(ha + 2 * i), b = ctvm_vload_q(hb + 2 * i);
+        ctvm_vstore(o, ctvm_vdot_bf16(ctvm_vload(acc0 + i), a, b));
+        for (l = 0; l < CTVM_VL; l++) {
+            int e = 2 * (i + l);
+            volatile float p1 = bits_f32((uint32_t)ha[e + 1] << 16) * bits_f32((uint32_t)hb[e + 1] << 16);
+            volatile float p0 = bits_f32((uint32_t)ha[e] << 16) * bits_f32((uint32_t)hb[e] << 16);
+            volatile float t = acc0[i + l] + p1;
+            volatile float want = t + p0;
+            tcheckf("vdot_bf16", (double)e, o[l], want);
+        }
+    }
+}
+
 /* ---- the requantization epilogue (int32 accumulator -> u8 / s8) ----
  * QuantizeLinear's saturate(round_half_even(acc * scale) + zero_point) on
  * the vector API, as the int8 kernels chain it: int32 -> float32, times the
@@ -899,12 +948,13 @@ static void check_typed(void)
     check_half_conversions();
     check_dot();
     check_mla16();
+    check_dot_bf16();
     check_requant();
 #ifdef CTVM_SCALAR_SMLAD
 #define SMLAD_USED CTVM_SCALAR_SMLAD
 #else
 #define SMLAD_USED 0
 #endif
-    printf("typed checks %ld fails %ld dot_u8i8 %d dot_i8i8 %d smlad %d\n", typed_checks, typed_fails,
-           CTVM_HAS_DOT_U8I8, CTVM_HAS_DOT_I8I8, SMLAD_USED);
+    printf("typed checks %ld fails %ld dot_u8i8 %d dot_i8i8 %d smlad %d dot_bf16 %d\n", typed_checks, typed_fails,
+           CTVM_HAS_DOT_U8I8, CTVM_HAS_DOT_I8I8, SMLAD_USED, CTVM_HAS_DOT_BF16);
 }
