@@ -559,6 +559,17 @@ static void dot_operand(Em *m, const Expr *e)
     }
 }
 
+/* "a, b, c)": the vector operands of a three-operand primitive */
+static void vargs3(Em *m, const Expr *e)
+{
+    vexpr(m, e->a);
+    fputs(", ", m->f);
+    vexpr(m, e->b);
+    fputs(", ", m->f);
+    vexpr(m, e->c);
+    fputc(')', m->f);
+}
+
 static void vexpr(Em *m, const Expr *e)
 {
     FILE *f = m->f;
@@ -585,21 +596,11 @@ static void vexpr(Em *m, const Expr *e)
         return;
     case EX_FMA:
         fprintf(f, "ctvm_vfma%s(", vsuffix(e->type));
-        vexpr(m, e->a);
-        fputs(", ", f);
-        vexpr(m, e->b);
-        fputs(", ", f);
-        vexpr(m, e->c);
-        fputc(')', f);
+        vargs3(m, e);
         return;
     case EX_MLA16:
         fputs("ctvm_vmla16_i32(", f);
-        vexpr(m, e->a);
-        fputs(", ", f);
-        vexpr(m, e->b);
-        fputs(", ", f);
-        vexpr(m, e->c);
-        fputc(')', f);
+        vargs3(m, e);
         return;
     case EX_DOT:
         fprintf(f, "ctvm_vdot_%s(", e->type == LT_F32 ? "bf16" : e->b->type == LT_U8 ? "u8i8" : "i8i8");

@@ -126,6 +126,10 @@ Stmt *compute_lower_naive(LoopBuilder *lb, const ComputeStage *st);
  * from `hints` ("n","c","h","w"...) when given. */
 ComputeStage *compute_stage_new(ComputeCtx *cx, ComputeDef *def, const char *name, LBuf *out,
                                 const Shape *shape);
+/* The one stage of `node` that sums into its output (a dot-product GEMM or
+ * convolution): red RED_SUM, schedule `sched`, an accumulator of type `acc`;
+ * NULL after a diagnostic when the definition is full. */
+ComputeStage *compute_sum_stage(ComputeCtx *cx, ComputeDef *def, int node, LType acc, SchedKind sched);
 /* Adds a reduction axis; returns its variable. */
 LVar *compute_add_raxis(ComputeCtx *cx, ComputeStage *st, const char *hint, int64_t extent);
 /* Reduction axis over kernel axis i of ns spatial axes (Conv, pools),

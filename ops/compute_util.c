@@ -98,6 +98,21 @@ int compute_fail(ComputeCtx *cx, int node, const char *reason)
     return diag_error(cx->d, cx->g, node, "%s", reason);
 }
 
+ComputeStage *compute_sum_stage(ComputeCtx *cx, ComputeDef *def, int node, LType acc, SchedKind sched)
+{
+    const Node *n = &cx->g->nodes[node];
+    ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &cx->g->values[n->out[0]].shape);
+    if (!s) {
+        compute_fail(cx, node, "too many stages");
+        return NULL;
+    }
+    s->out_is_node_output = 1;
+    s->red = RED_SUM;
+    s->sched = sched;
+    s->acc = lv_new_typed(cx->lb, "acc", acc);
+    return s;
+}
+
 int compute_node(ComputeCtx *cx, int node, ComputeDef *def)
 {
     memset(def, 0, sizeof *def);

@@ -104,13 +104,9 @@ int compute_qconvnchwc(ComputeCtx *cx, int node, ComputeDef *def)
     const Value *y = &cx->g->values[n->out[0]];
     const WindowAttrs *wa = &n->at.conv.win;
     int64_t IB = x->shape.dims[4], OB = y->shape.dims[4];
-    ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
+    ComputeStage *s = compute_sum_stage(cx, def, node, LT_I32, SCHED_CONV);
     if (!s)
-        return compute_fail(cx, node, "too many stages");
-    s->out_is_node_output = 1;
-    s->red = RED_SUM;
-    s->sched = SCHED_CONV;
-    s->acc = lv_new_typed(lb, "acc", LT_I32);
+        return -1;
     Expr *nn = lx_var(lb, s->axis[0]), *ocb = lx_var(lb, s->axis[1]), *ol = lx_var(lb, s->axis[4]);
     LBuf *xb = cx->buf_of(cx, n->in[0]), *wb = cx->buf_of(cx, n->in[1]);
     Expr *xz = compute_const_scalar(cx, n->in[2]);

@@ -58,13 +58,9 @@ int compute_qmatmul(ComputeCtx *cx, int node, ComputeDef *def)
     const Node *n = &cx->g->nodes[node];
     const Value *a = &cx->g->values[n->in[0]], *b = &cx->g->values[n->in[1]];
     const Value *y = &cx->g->values[n->out[0]];
-    ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
+    ComputeStage *s = compute_sum_stage(cx, def, node, LT_I32, SCHED_GEMM);
     if (!s)
-        return compute_fail(cx, node, "too many stages");
-    s->out_is_node_output = 1;
-    s->red = RED_SUM;
-    s->sched = SCHED_GEMM;
-    s->acc = lv_new_typed(lb, "acc", LT_I32);
+        return -1;
     int r = y->shape.rank;
     LVar *kg = compute_add_raxis(cx, s, "kg", b->shape.dims[b->shape.rank - 2]);
     LBuf *ab = cx->buf_of(cx, n->in[0]), *bb = cx->buf_of(cx, n->in[1]);
