@@ -161,6 +161,12 @@ Expr *compute_dequantize_expr(ComputeCtx *cx, int node, Expr *x, const Shape *xs
 /* cond && c in [0, size), where c is an input coordinate reaching down to
  * -pad and up to max_c: only the sides that can be crossed are tested. */
 Expr *compute_bound(ComputeCtx *cx, Expr *cond, Expr *c, int64_t pad, int64_t max_c, int64_t size);
+/* The input row *ih and column *iw that output (axis 2, axis 3 of s) reads
+ * at taps kh, kw of the 2-D window wa over the blocked input xs (output ys),
+ * and the condition that the tap lies inside the input (compute_bound: only
+ * the sides padding reaches are tested). */
+Expr *compute_window_tap(ComputeCtx *cx, const ComputeStage *s, const WindowAttrs *wa, LVar *kh, LVar *kw,
+                         const Shape *xs, const Shape *ys, Expr **ih, Expr **iw);
 /* The stage of a numpy matmul of values a_vid and b_vid into the node's
  * output (batch broadcasting, 1-D operands), RED_SUM over k; *a_load and
  * *b_load receive the operand loads, the caller sets body and finalize

@@ -13,7 +13,7 @@ int compute_convnchwc(ComputeCtx *cx, int node, ComputeDef *def)
     const Value *x = &cx->g->values[n->in[0]], *w = &cx->g->values[n->in[1]];
     const Value *y = &cx->g->values[n->out[0]];
     const WindowAttrs *wa = &n->at.conv.win;
-    const int64_t *st = wa->strides, *dl = wa->dilations, *ks = wa->kernel, *pd = wa->pads;
+    const int64_t *ks = wa->kernel;
     if (wa->n != 2 || n->at.conv.group < 1 || x->shape.rank != 5 || y->shape.rank != 5)
         return compute_fail(cx, node, "malformed ConvNCHWc (internal error)");
     int64_t G = n->at.conv.group, dwise = n->at.conv.depthwise;
@@ -38,13 +38,7 @@ int compute_convnchwc(ComputeCtx *cx, int node, ComputeDef *def)
         icb = compute_add_raxis(cx, s, "icb", icbg);
     if (!dwise)
         il = compute_add_raxis(cx, s, "il", IB);
-    Expr *ih = lx_add(lb, lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[2]), st[0]), lx_muli(lb, lx_var(lb, kh), dl[0])),
-                      lx_int(lb, -pd[0]));
-    Expr *iw = lx_add(lb, lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[3]), st[1]), lx_muli(lb, lx_var(lb, kw), dl[1])),
-                      lx_int(lb, -pd[1]));
-    int64_t H = x->shape.dims[2], W = x->shape.dims[3], OH = y->shape.dims[2], OW = y->shape.dims[3];
-    Expr *cond = compute_bound(cx, lx_int(lb, 1), ih, pd[0], (OH - 1) * st[0] + (ks[0] - 1) * dl[0] - pd[0], H);
-    cond = compute_bound(cx, cond, iw, pd[1], (OW - 1) * st[1] + (ks[1] - 1) * dl[1] - pd[1], W);
+    Expr *ih, *iw, *cond = compute_window_tap(cx, s, wa, kh, kw, &x->shape, &y->shape, &ih, &iw);
     Expr *xin, *win;
     if (dwise) {
         Expr *xi[5] = {nn, ocb, ih, iw, ol};

@@ -98,6 +98,20 @@ int compute_fail(ComputeCtx *cx, int node, const char *reason)
     return diag_error(cx->d, cx->g, node, "%s", reason);
 }
 
+Expr *compute_window_tap(ComputeCtx *cx, const ComputeStage *s, const WindowAttrs *wa, LVar *kh, LVar *kw,
+                         const Shape *xs, const Shape *ys, Expr **ih, Expr **iw)
+{
+    LoopBuilder *lb = cx->lb;
+    const int64_t *pd = wa->pads, *st = wa->strides, *dl = wa->dilations, *ks = wa->kernel;
+    *ih = lx_add(lb, lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[2]), st[0]), lx_muli(lb, lx_var(lb, kh), dl[0])),
+                 lx_int(lb, -pd[0]));
+    *iw = lx_add(lb, lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[3]), st[1]), lx_muli(lb, lx_var(lb, kw), dl[1])),
+                 lx_int(lb, -pd[1]));
+    int64_t H = xs->dims[2], W = xs->dims[3], OH = ys->dims[2], OW = ys->dims[3];
+    Expr *cond = compute_bound(cx, lx_int(lb, 1), *ih, pd[0], (OH - 1) * st[0] + (ks[0] - 1) * dl[0] - pd[0], H);
+    return compute_bound(cx, cond, *iw, pd[1], (OW - 1) * st[1] + (ks[1] - 1) * dl[1] - pd[1], W);
+}
+
 ComputeStage *compute_sum_stage(ComputeCtx *cx, ComputeDef *def, int node, LType acc, SchedKind sched)
 {
     const Node *n = &cx->g->nodes[node];

@@ -112,16 +112,9 @@ int compute_qconvnchwc(ComputeCtx *cx, int node, ComputeDef *def)
     Expr *xz = compute_const_scalar(cx, n->in[2]);
     xz = lx_cast(lb, LT_I32, xz ? xz : lx_load(lb, cx->buf_of(cx, n->in[2]), lx_int(lb, 0)));
     if (n->at.conv.depthwise) { /* reduction over kh, kw only: the schedule's depthwise case */
-        const int64_t *pd = wa->pads, *st = wa->strides, *dl = wa->dilations, *ks = wa->kernel;
-        LVar *kh = compute_add_raxis(cx, s, "kh", ks[0]);
-        LVar *kw = compute_add_raxis(cx, s, "kw", ks[1]);
-        Expr *ih = lx_add(lb, lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[2]), st[0]), lx_muli(lb, lx_var(lb, kh), dl[0])),
-                          lx_int(lb, -pd[0]));
-        Expr *iw = lx_add(lb, lx_add(lb, lx_muli(lb, lx_var(lb, s->axis[3]), st[1]), lx_muli(lb, lx_var(lb, kw), dl[1])),
-                          lx_int(lb, -pd[1]));
-        int64_t H = x->shape.dims[2], W = x->shape.dims[3], OH = y->shape.dims[2], OW = y->shape.dims[3];
-        Expr *cond = compute_bound(cx, lx_int(lb, 1), ih, pd[0], (OH - 1) * st[0] + (ks[0] - 1) * dl[0] - pd[0], H);
-        cond = compute_bound(cx, cond, iw, pd[1], (OW - 1) * st[1] + (ks[1] - 1) * dl[1] - pd[1], W);
+        LVar *kh = compute_add_raxis(cx, s, "kh", wa->kernel[0]);
+        LVar *kw = compute_add_raxis(cx, s, "kw", wa->kernel[1]);
+        Expr *ih, *iw, *cond = compute_window_tap(cx, s, wa, kh, kw, &x->shape, &y->shape, &ih, &iw);
         Expr *xi[5] = {nn, ocb, ih, iw, ol};
         Expr *wi[6] = {ocb, lx_int(lb, 0), lx_var(lb, kh), lx_var(lb, kw), lx_int(lb, 0), ol};
         /* a padded tap reads the zero point: (xz - xz) * w = 0 after the compensation */
