@@ -45,11 +45,12 @@ void emit_banner_file(FILE *f, const char *path);
 /* The API of the caller-owned team: NAME_TEAM_BYTES, NAME_team_init, NAME_run_thread */
 void emit_team_api(FILE *f, const Module *m, const char *P);
 /* NAME_team_run, run by every thread: team kernels by all, runs of serial
-   kernels by thread 0 then a barrier */
+   kernels as one phase of one chunk then a wait */
 void emit_team_steps(FILE *out, const Module *m, const char *P);
 /* Opens the block every thread of the inference's team runs: under OpenMP
    `omp parallel num_threads(CTVM_THREADS)` + clause, else the calling thread
-   alone, with `ctvm_ctx c` set for it; the caller writes the body (8
+   alone, with `ctvm_ctx c` set for it on a fresh ctvm_team (this
+   inference's tickets); the caller writes the body (8
    spaces in) and closes it with "    }\n". */
 void emit_team_open(FILE *out, const char *clause);
 /* NAME_run_ws on OpenMP's team (or the calling thread alone), NAME_team_init, NAME_run_thread */

@@ -762,12 +762,19 @@ static void pstmt(Em *m, const Stmt *s, int ind)
     case ST_FOR: {
         char buf[128];
         const char *vn = var_text(s->var, buf, sizeof buf);
-        if (s->loop == LOOP_TEAM) { /* this thread's share of the iterations */
-            fprintf(f, "%*s{\n%*sint ctvm_lo, ctvm_hi;\n%*sctvm_split(%lld, ctvm_c, &ctvm_lo, &ctvm_hi);\n", ind, "",
-                    ind + 4, "", ind + 4, "", (long long)s->extent);
-            fprintf(f, "%*sfor (int %s = ctvm_lo; %s < ctvm_hi; ++%s) {\n", ind + 4, "", vn, vn, vn);
-            pstmt(m, s->body, ind + 8);
-            fprintf(f, "%*s}\n%*s}\n", ind + 4, "", ind, "");
+        if (s->loop == LOOP_TEAM) { /* the chunks this thread takes (templates/ctvm_team.h) */
+            long long e = (long long)s->extent, n = s->chunks > 0 ? s->chunks : 1;
+            fprintf(f, "%*s{\n%*sint ctvm_k;\n%*swhile ((ctvm_k = ctvm_take(ctvm_c, %lld)) >= 0) {\n", ind, "",
+                    ind + 4, "", ind + 4, "", n);
+            if (n == e)
+                fprintf(f, "%*sint %s = ctvm_k;\n%*s{\n", ind + 8, "", vn, ind + 8, "");
+            else
+                fprintf(f,
+                        "%*sint ctvm_lo = (int)(%lldLL * ctvm_k / %lld), ctvm_hi = (int)(%lldLL * (ctvm_k + 1) / %lld);\n"
+                        "%*sfor (int %s = ctvm_lo; %s < ctvm_hi; ++%s) {\n",
+                        ind + 8, "", e, n, e, n, ind + 8, "", vn, vn, vn);
+            pstmt(m, s->body, ind + 12);
+            fprintf(f, "%*s}\n%*sctvm_done(ctvm_c);\n%*s}\n%*s}\n", ind + 8, "", ind + 8, "", ind + 4, "", ind, "");
             break;
         }
         fprintf(f, "%*sfor (int %s = 0; %s < %lld; ++%s) {\n", ind, "", vn, vn, (long long)s->extent, vn);
@@ -814,12 +821,12 @@ static void pstmt(Em *m, const Stmt *s, int ind)
     case ST_ALLOC: palloc(m, s, ind); break;
     case ST_DECL: pdecl(m, s, ind); break;
     case ST_CALL: pcallstmt(m, s, ind); break;
-    case ST_SINGLE:
-        fprintf(f, "%*sif (ctvm_c->tid == 0) {\n", ind, "");
+    case ST_SINGLE: /* a phase of one chunk: the first thread to come runs it */
+        fprintf(f, "%*swhile (ctvm_take(ctvm_c, 1) >= 0) {\n", ind, "");
         pstmt(m, s->body, ind + 4);
-        fprintf(f, "%*s}\n", ind, "");
+        fprintf(f, "%*sctvm_done(ctvm_c);\n%*s}\n", ind + 4, "", ind, "");
         break;
-    case ST_BARRIER: fprintf(f, "%*sctvm_sync(ctvm_c);\n", ind, ""); break;
+    case ST_BARRIER: fprintf(f, "%*sctvm_wait(ctvm_c);\n", ind, ""); break;
     }
 }
 
@@ -847,7 +854,7 @@ void emit_kernel_text(FILE *f, const char *name, const char *comment, const Stmt
         emit_buf_name(f, p->buf[i]);
     }
     if (team)
-        fputs(p->n ? ", const ctvm_ctx *ctvm_c" : "const ctvm_ctx *ctvm_c", f);
+        fputs(p->n ? ", ctvm_ctx *ctvm_c" : "ctvm_ctx *ctvm_c", f);
     else if (p->n == 0)
         fputs("void", f);
     fputs(")\n{\n", f);

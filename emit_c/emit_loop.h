@@ -6,7 +6,7 @@
  * overlap its inputs), with local arrays and register variables declared
  * where the nest declares them. Vector nodes (ir/loop_vec.h) print as calls
  * of the target's vector API, a team kernel's phases with the thread
- * team's split and barrier (templates/ctvm_team.h). Nothing is decided
+ * team's chunks and waits (templates/ctvm_team.h). Nothing is decided
  * here: what the loop passes of lower/ made is printed as it is. */
 #ifndef CTVM_EMIT_C_EMIT_LOOP_H
 #define CTVM_EMIT_C_EMIT_LOOP_H
@@ -17,7 +17,7 @@
 #include "ir/module.h"
 
 /* `/ * comment * / static void name(params) { body }` (no comment when NULL);
-   a team kernel takes a last parameter `const ctvm_ctx *ctvm_c`. */
+   a team kernel takes a last parameter `ctvm_ctx *ctvm_c`. */
 void emit_kernel_text(FILE *f, const char *name, const char *comment, const Stmt *body, const KernelParams *p,
                       int team);
 /* An expression or statement as C. */

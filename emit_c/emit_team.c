@@ -14,8 +14,10 @@ void emit_team_api(FILE *f, const Module *m, const char *P)
                "   nthreads threads calls %s_run_thread(team, tid, ...) with its tid in\n"
                "   [0, nthreads) and the same workspace, inputs and outputs; each returns\n"
                "   when the inference is done. barrier(arg) is called by every thread at\n"
-               "   each barrier and must return once all nthreads have called it; NULL\n"
-               "   uses the model's own (C11 atomics, yields after a while of spinning).\n"
+               "   each full barrier and must return once all nthreads have called it; NULL\n"
+               "   uses the model's own (C11 atomics; spins briefly, then sleeps). Work is\n"
+               "   handed out in chunks to whichever thread comes: a late thread delays\n"
+               "   only a chunk it holds, not every phase.\n"
                "   Returns 0, or 1 for a NULL pointer or a tid out of range (every thread\n"
                "   returns the same). Any nthreads >= 1 gives the same outputs. */\n"
                "#define %s_TEAM_BYTES 64\n",
@@ -29,7 +31,7 @@ void emit_team_api(FILE *f, const Module *m, const char *P)
 void emit_team_steps(FILE *out, const Module *m, const char *P)
 {
     fprintf(out, "static void %s_team_run(", P);
-    emit_io_params(out, m, "const ctvm_ctx *ctvm_c, char *ws");
+    emit_io_params(out, m, "ctvm_ctx *ctvm_c, char *ws");
     fputs(emit_uses_ws(m) ? ")\n{\n" : ")\n{\n    (void)ws; /* no buffer in the workspace */\n", out);
     for (int s = 0; s < m->n_kernels;) {
         if (m->kernels[s].team) {
@@ -37,22 +39,24 @@ void emit_team_steps(FILE *out, const Module *m, const char *P)
             s++;
             continue;
         }
-        fputs("    if (ctvm_c->tid == 0) {\n", out);
+        /* kernels without parallel loops: one phase of one chunk */
+        fputs("    while (ctvm_take(ctvm_c, 1) >= 0) {\n", out);
         for (; s < m->n_kernels && !m->kernels[s].team; s++) {
             fputs("    ", out);
             emit_step_call(out, m, s);
         }
-        fputs("    }\n    ctvm_sync(ctvm_c);\n", out);
+        fputs("        ctvm_done(ctvm_c);\n    }\n    ctvm_wait(ctvm_c);\n", out);
     }
     fputs("}\n\n", out);
 }
 
 void emit_team_open(FILE *out, const char *clause)
 {
-    fprintf(out, "#ifdef _OPENMP\n#pragma omp parallel num_threads(CTVM_THREADS)%s\n    {\n        ctvm_ctx c;\n"
-                 "        c.tid = omp_get_thread_num();\n        c.nth = omp_get_num_threads();\n"
-                 "#else\n    {\n        ctvm_ctx c;\n        c.tid = 0;\n        c.nth = 1;\n#endif\n"
-                 "        c.team = 0;\n",
+    fprintf(out, "    ctvm_team ctvm_t0; /* this inference's tickets */\n"
+                 "    ctvm_team_setup(&ctvm_t0, CTVM_THREADS, 0, 0);\n"
+                 "#ifdef _OPENMP\n#pragma omp parallel num_threads(CTVM_THREADS)%s\n    {\n        ctvm_ctx c;\n"
+                 "        ctvm_ctx_setup(&c, omp_get_thread_num(), omp_get_num_threads(), &ctvm_t0, 1);\n"
+                 "#else\n    {\n        ctvm_ctx c;\n        ctvm_ctx_setup(&c, 0, 1, &ctvm_t0, 0);\n#endif\n",
             clause);
 }
 
@@ -79,17 +83,16 @@ void emit_team_entries(FILE *out, const Module *m, const char *P)
                  "    ctvm_team *t = (ctvm_team *)team;\n"
                  "    if (!t || nthreads < 1)\n        return CTVM_ERR_NULL;\n"
                  "#ifndef CTVM_TEAM_ATOMICS\n    if (!barrier && nthreads > 1)\n        return CTVM_ERR_NULL;\n#endif\n"
-                 "    t->arrived = 0;\n    t->gen = 0;\n    t->nth = nthreads;\n    t->barrier = barrier;\n"
-                 "    t->arg = arg;\n    return CTVM_OK;\n}\n\n",
+                 "    ctvm_team_setup(t, nthreads, barrier, arg);\n    return CTVM_OK;\n}\n\n",
             P);
     fprintf(out, "int %s_run_thread(", P);
     emit_io_params(out, m, "void *team, int tid, void *workspace");
     fputs(")\n{\n    if (!team || tid < 0 || tid >= ((ctvm_team *)team)->nth)\n        return CTVM_ERR_NULL;\n", out);
     emit_null_check(out, m, P);
-    fputs("    {\n        ctvm_ctx c;\n        c.tid = tid;\n        c.nth = ((ctvm_team *)team)->nth;\n"
-          "        c.team = team;\n", out);
+    fputs("    {\n        ctvm_ctx c;\n        ctvm_ctx_setup(&c, tid, ((ctvm_team *)team)->nth, (ctvm_team *)team, 0);\n",
+          out);
     team_run_call(out, m, P);
-    fputs("    }\n    return CTVM_OK;\n}\n\n", out);
+    fputs("        ctvm_team_end(&c);\n    }\n    return CTVM_OK;\n}\n\n", out);
 }
 
 void emit_team_harness(FILE *f, const Module *m, const char *P, int arena_caller)

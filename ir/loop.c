@@ -698,8 +698,11 @@ void loop_print(FILE *f, const Stmt *s, int indent)
         return;
     switch (s->kind) {
     case ST_FOR:
-        fprintf(f, "%*s%s %s_%d in 0..%lld {\n", indent, "", KIND[s->loop], s->var->name, s->var->id,
+        fprintf(f, "%*s%s %s_%d in 0..%lld", indent, "", KIND[s->loop], s->var->name, s->var->id,
                 (long long)s->extent);
+        if (s->loop == LOOP_TEAM)
+            fprintf(f, " in %d chunks", s->chunks);
+        fprintf(f, " {\n");
         loop_print(f, s->body, indent + 2);
         fprintf(f, "%*s}\n", indent, "");
         break;
@@ -761,7 +764,7 @@ void loop_print(FILE *f, const Stmt *s, int indent)
         fprintf(f, "\n");
         break;
     case ST_SINGLE:
-        fprintf(f, "%*sthread 0 {\n", indent, "");
+        fprintf(f, "%*sone thread {\n", indent, "");
         loop_print(f, s->body, indent + 2);
         fprintf(f, "%*s}\n", indent, "");
         break;

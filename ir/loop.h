@@ -153,12 +153,12 @@ typedef enum StmtKind {
     /* made by the loop passes of lower/ (ir/loop_vec.h): */
     ST_DECL,    /* register variables vars[0..n_vars) declared around body */
     ST_ASSIGN,  /* var = value (a register variable) */
-    ST_SINGLE,  /* team kernel: body run by thread 0 alone */
-    ST_BARRIER, /* team kernel: every thread waits for the others */
+    ST_SINGLE,  /* team kernel: body run by one thread (a phase of one chunk) */
+    ST_BARRIER, /* team kernel: every thread waits until the phases so far are done */
 } StmtKind;
 typedef enum LoopKind {
     LOOP_SERIAL, LOOP_UNROLL, LOOP_VECTORIZE, LOOP_PARALLEL,
-    LOOP_TEAM, /* team kernel: each thread runs its share of the iterations */
+    LOOP_TEAM, /* team kernel: the threads take chunks of the iterations (Stmt.chunks) */
 } LoopKind;
 /* What a compute definition states about a loop of its custom nest, without
  * knowing the target: schedule/schedule_custom.c turns these into loop kinds
@@ -187,6 +187,8 @@ struct Stmt {
     LVar *var;
     int64_t extent;  /* var runs 0 .. extent-1 */
     LoopKind loop;
+    int chunks;      /* LOOP_TEAM: the iterations in this many chunks (lower/lp_threads.c),
+                        fixed at compile time, taken by the threads at run time */
     LoopRole role;   /* ST_FOR, ST_SEQ: set by compute definitions (ls_role) */
     int64_t work;    /* LR_INDEPENDENT: multiply-adds (or elements) of the whole statement, or
                         -1 when every part is long enough to be worth a thread */

@@ -5,7 +5,8 @@
  * tail splitting leaves loops of extent 1 and
  * decided guards that simplify removes; vectorize rewrites the loops of the vector width
  * before indices take their canonical form; registers need the vector
- * accesses final; the team's phases are cut last, around everything. */
+ * accesses final; the team's phases are cut last, around everything,
+ * and the barriers between independent phases dropped after them. */
 #include <string.h>
 
 #include "loop_passes.h"
@@ -20,6 +21,7 @@ const LoopPassInfo CTVM_LOOP_PASSES[] = {
     {"registers", lp_registers},
     {"dead_locals", lp_dead_locals},
     {"threads", lp_threads},
+    {"barriers", lp_barriers},
     {"names", lp_names},
 };
 const int CTVM_N_LOOP_PASSES = (int)(sizeof CTVM_LOOP_PASSES / sizeof CTVM_LOOP_PASSES[0]);
@@ -46,5 +48,6 @@ int loop_passes_run(Module *m, const CodegenOptions *o, Diag *d)
             module_dump(m, o->dump);
         }
     }
+    lp_barriers_between(m);
     return 0;
 }

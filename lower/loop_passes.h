@@ -22,8 +22,12 @@ int lp_vectorize(Module *m, Kernel *k, Diag *d);   /* LOOP_VECTORIZE loops of th
 int lp_canon_index(Module *m, Kernel *k, Diag *d); /* scalar indices as sums of terms + a constant */
 int lp_registers(Module *m, Kernel *k, Diag *d);   /* locals indexed by constants -> register variables */
 int lp_dead_locals(Module *m, Kernel *k, Diag *d); /* locals and registers never read dropped */
-int lp_threads(Module *m, Kernel *k, Diag *d);     /* parallel loops shared by the team, phases, barriers */
-int lp_names(Module *m, Kernel *k, Diag *d);       /* C identifiers from the model's value names */
+int lp_threads(Module *m, Kernel *k, Diag *d);     /* parallel loops in chunks for the team, phases, barriers */
+int lp_barriers(Module *m, Kernel *k, Diag *d);    /* barriers between independent phases dropped */
+int lp_names(Module *m, Kernel *k, Diag *d);
+/* after the loop passes: a team kernel's last barrier dropped when the next
+   kernel's buffers do not conflict with it (lp_barriers.c) */
+void lp_barriers_between(Module *m);       /* C identifiers from the model's value names */
 
 /* 1 when lp_vectorize can turn a vector loop over v with this body into
    vector code (lp_vectorize.c) */

@@ -2,28 +2,37 @@
  * (ctvm-emit --threads N > 1).
  *
  * One inference is one parallel region: every thread of the team runs the
- * whole sequence of kernels; a kernel's parallel loops give each thread an
- * even share of their iterations (ctvm_split), its serial parts run on
- * thread 0, and a barrier (ctvm_sync) separates every phase from the next.
+ * whole sequence of kernels. The work comes in phases: a parallel loop cut
+ * into a fixed number of chunks (lower/lp_threads.c chose the count at
+ * compile time, whatever the team's size), or a serial part (one chunk).
+ * Threads take a phase's chunks dynamically (ctvm_take): one ticket counter
+ * serves the whole inference; phase p owns the tickets [S_p, S_p + n_p),
+ * and every thread counts S_p itself (ctvm_ctx.seq), so nothing is reset
+ * between phases. A thread that finds no ticket left moves on, and counts
+ * its chunks done (ctvm_done). Where the next phase reads or writes what
+ * this one touches, each thread waits until every chunk so far is done
+ * (ctvm_wait) - not until every thread has arrived: a thread that lost its
+ * core delays only the chunk it holds, and when it runs again it finds the
+ * phases it missed already taken. Independent phases follow each other
+ * without a wait (lower/lp_barriers.c). Iterations of a parallel loop are
+ * independent and chunk boundaries fixed, so outputs are bit-identical for
+ * any team size and whichever thread runs a chunk.
+ *
+ * Waiting polls CTVM_TEAM_SPINS times, then sleeps (a Linux futex, woken
+ * by the thread that completes a chunk or opens the barrier; elsewhere it
+ * yields with sched_yield or CTVM_TEAM_YIELD()), so a preempted teammate
+ * gets the core. A full barrier (ctvm_sync: all threads arrive) remains
+ * where every thread must have read a value (an if's condition) and at the
+ * end of NAME_run_thread.
+ *
  * The team is either OpenMP's (NAME_run_ws opens `omp parallel` when built
- * with -fopenmp; the barrier is `omp barrier`) or threads the application
- * owns, each calling NAME_run_thread with one ctvm_team: then the barrier
- * is the caller's function, or the one below on C11 atomics (GCC's
- * __atomic builtins under an older -std). Without either, the model runs
- * on the calling thread alone. Correct for any thread count: the split is
- * computed at run time; --threads N only sized the schedules and scratch. */
-typedef struct ctvm_ctx {
-    int tid, nth;   /* this thread, threads in the team */
-    void *team;     /* ctvm_team of NAME_run_thread, NULL under OpenMP */
-} ctvm_ctx;
-
-/* [*lo, *hi): thread tid's share of n iterations, shares differing by at
- * most one iteration */
-static CTVM_INLINE void ctvm_split(int n, const ctvm_ctx *c, int *lo, int *hi)
-{
-    *lo = (int)((long long)n * c->tid / c->nth);
-    *hi = (int)((long long)n * (c->tid + 1) / c->nth);
-}
+ * with -fopenmp; its full barrier is `omp barrier`) or threads the
+ * application owns, each calling NAME_run_thread with one ctvm_team: the
+ * full barrier is then the caller's function, or the one below. Atomics
+ * are C11's, or GCC's __atomic builtins under an older -std; without
+ * either, chunk i goes to thread i mod nth and every wait is the caller's
+ * barrier. Without threads the model runs on the calling thread alone and
+ * none of this costs more than a counter. */
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -33,23 +42,45 @@ static CTVM_INLINE void ctvm_split(int n, const ctvm_ctx *c, int *lo, int *hi)
 #include <stdatomic.h>
 typedef atomic_uint ctvm_atomic;
 #define CTVM_ALOAD(p) atomic_load_explicit(p, memory_order_acquire)
+#define CTVM_ALOAD_RLX(p) atomic_load_explicit(p, memory_order_relaxed)
+#define CTVM_ALOAD_SC(p) atomic_load(p)
 #define CTVM_ASTORE(p, v) atomic_store_explicit(p, v, memory_order_release)
-#define CTVM_AINC(p) atomic_fetch_add_explicit(p, 1u, memory_order_acq_rel)
+#define CTVM_AADD(p, v) atomic_fetch_add(p, v) /* sequentially consistent */
+#define CTVM_ACAS(p, e, d) atomic_compare_exchange_weak_explicit(p, e, d, memory_order_relaxed, memory_order_relaxed)
 #define CTVM_TEAM_ATOMICS 1
 #elif defined(__GNUC__)
 typedef unsigned ctvm_atomic;
 #define CTVM_ALOAD(p) __atomic_load_n(p, __ATOMIC_ACQUIRE)
+#define CTVM_ALOAD_RLX(p) __atomic_load_n(p, __ATOMIC_RELAXED)
+#define CTVM_ALOAD_SC(p) __atomic_load_n(p, __ATOMIC_SEQ_CST)
 #define CTVM_ASTORE(p, v) __atomic_store_n(p, v, __ATOMIC_RELEASE)
-#define CTVM_AINC(p) __atomic_fetch_add(p, 1u, __ATOMIC_ACQ_REL)
+#define CTVM_AADD(p, v) __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST)
+#define CTVM_ACAS(p, e, d) __atomic_compare_exchange_n(p, e, d, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)
 #define CTVM_TEAM_ATOMICS 1
 #else
 typedef unsigned ctvm_atomic; /* no atomics: NAME_run_thread needs the caller's barrier */
 #endif
 
-/* After this many polls a waiting thread yields its core (more threads
-   than cores); define CTVM_TEAM_YIELD() for a system without sched_yield. */
+/* A waiting thread polls this many times, then sleeps (or yields). */
 #ifndef CTVM_TEAM_SPINS
-#define CTVM_TEAM_SPINS 4000u
+#define CTVM_TEAM_SPINS 2000u
+#endif
+#ifndef CTVM_TEAM_RELAX
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__SSE2__))
+#define CTVM_TEAM_RELAX() __builtin_ia32_pause()
+#else
+#define CTVM_TEAM_RELAX() ((void)0)
+#endif
+#endif
+/* Sleep while *p == v / wake every sleeper on p: a Linux futex, or define
+   both for another system; without them waiting threads yield. */
+#if defined(CTVM_TEAM_ATOMICS) && defined(__linux__) && !defined(CTVM_TEAM_BLOCK) && !defined(CTVM_TEAM_NO_FUTEX)
+#include <sys/syscall.h>
+#ifdef SYS_futex
+long syscall(long number, ...);
+#define CTVM_TEAM_BLOCK(p, v) ((void)syscall(SYS_futex, (void *)(p), 128 /* FUTEX_WAIT_PRIVATE */, (v), (void *)0))
+#define CTVM_TEAM_WAKE(p) ((void)syscall(SYS_futex, (void *)(p), 129 /* FUTEX_WAKE_PRIVATE */, 0x7fffffff))
+#endif
 #endif
 #ifndef CTVM_TEAM_YIELD
 #if defined(__unix__) || defined(__APPLE__)
@@ -61,45 +92,187 @@ typedef unsigned ctvm_atomic; /* no atomics: NAME_run_thread needs the caller's 
 #endif
 
 typedef struct ctvm_team {
-    ctvm_atomic arrived, gen; /* threads at the barrier; barriers passed */
+    ctvm_atomic next, done;   /* tickets taken, chunks done (both only grow) */
+    ctvm_atomic arrived, gen; /* full barrier: threads arrived; barriers passed */
+    ctvm_atomic sleepers;     /* threads asleep in a wait */
+    ctvm_atomic start;        /* the next inference's first ticket (NAME_run_thread) */
     int nth;
-    void (*barrier)(void *arg); /* the caller's barrier, or NULL */
+    void (*barrier)(void *arg); /* the caller's full barrier, or NULL */
     void *arg;
 } ctvm_team;
+
+typedef struct ctvm_ctx {
+    int tid, nth;    /* this thread, threads in the team */
+    int omp;         /* full barriers are OpenMP's */
+    int k;           /* without atomics: this thread's next chunk */
+    unsigned seq;    /* the current phase's first ticket */
+    ctvm_team *team;
+} ctvm_ctx;
+
+static CTVM_INLINE void ctvm_team_setup(ctvm_team *t, int nth, void (*barrier)(void *arg), void *arg)
+{
+#ifdef CTVM_TEAM_ATOMICS
+    CTVM_ASTORE(&t->next, 0u);
+    CTVM_ASTORE(&t->done, 0u);
+    CTVM_ASTORE(&t->arrived, 0u);
+    CTVM_ASTORE(&t->gen, 0u);
+    CTVM_ASTORE(&t->sleepers, 0u);
+    CTVM_ASTORE(&t->start, 0u);
+#endif
+    t->nth = nth;
+    t->barrier = barrier;
+    t->arg = arg;
+}
+
+/* thread tid of nth; its first ticket is the team's start */
+static CTVM_INLINE void ctvm_ctx_setup(ctvm_ctx *c, int tid, int nth, ctvm_team *t, int omp)
+{
+    c->tid = tid;
+    c->nth = nth;
+    c->omp = omp;
+    c->k = tid;
+    c->team = t;
+#ifdef CTVM_TEAM_ATOMICS
+    c->seq = CTVM_ALOAD(&t->start);
+#else
+    c->seq = 0u;
+#endif
+}
+
+/* The next chunk of the current phase of n chunks this thread runs, or -1
+   when none is left (the thread then moves to the next phase). */
+static CTVM_INLINE int ctvm_take(ctvm_ctx *c, int n)
+{
+#ifdef CTVM_TEAM_ATOMICS
+    if (c->nth > 1) {
+        ctvm_atomic *p = &c->team->next;
+        unsigned cur = CTVM_ALOAD_RLX(p);
+        while (cur - c->seq < (unsigned)n)
+            if (CTVM_ACAS(p, &cur, cur + 1u))
+                return (int)(cur - c->seq);
+        c->seq += (unsigned)n;
+        return -1;
+    }
+#endif
+    if (c->k < n) { /* one thread, or chunk i to thread i mod nth */
+        int k = c->k;
+        c->k += c->nth;
+        return k;
+    }
+    c->k = c->tid;
+    c->seq += (unsigned)n;
+    return -1;
+}
+
+/* Until *p - target (wrapping) >= 0: poll, then sleep until woken. */
+static CTVM_INLINE void ctvm_team_until(ctvm_team *t, ctvm_atomic *p, unsigned target)
+{
+#ifdef CTVM_TEAM_ATOMICS
+    unsigned polls = 0;
+    while ((int)(CTVM_ALOAD(p) - target) < 0) {
+        if (polls < CTVM_TEAM_SPINS) {
+            polls++;
+            CTVM_TEAM_RELAX();
+            continue;
+        }
+#ifdef CTVM_TEAM_BLOCK
+        CTVM_AADD(&t->sleepers, 1u);
+        {
+            unsigned v = CTVM_ALOAD_SC(p);
+            if ((int)(v - target) < 0)
+                CTVM_TEAM_BLOCK(p, v); /* returns at once if *p is no longer v */
+        }
+        CTVM_AADD(&t->sleepers, ~0u);
+#else
+        CTVM_TEAM_YIELD();
+#endif
+    }
+#endif
+    (void)t;
+    (void)p;
+    (void)target;
+}
+
+/* wake the threads asleep on p (after changing it) */
+static CTVM_INLINE void ctvm_team_wake(ctvm_team *t, ctvm_atomic *p)
+{
+#if defined(CTVM_TEAM_ATOMICS) && defined(CTVM_TEAM_BLOCK)
+    if (CTVM_ALOAD_SC(&t->sleepers))
+        CTVM_TEAM_WAKE(p);
+#endif
+    (void)t;
+    (void)p;
+}
+
+/* One chunk taken by ctvm_take is done. */
+static CTVM_INLINE void ctvm_done(ctvm_ctx *c)
+{
+#ifdef CTVM_TEAM_ATOMICS
+    if (c->nth > 1) {
+        CTVM_AADD(&c->team->done, 1u);
+        ctvm_team_wake(c->team, &c->team->done);
+    }
+#else
+    (void)c;
+#endif
+}
 
 /* Sense-by-generation barrier: the last thread to arrive resets the count
    and releases the others by advancing the generation they wait on. */
 static CTVM_INLINE void ctvm_team_wait(ctvm_team *t)
 {
 #ifdef CTVM_TEAM_ATOMICS
-    unsigned gen = CTVM_ALOAD(&t->gen), polls = 0;
-    if (CTVM_AINC(&t->arrived) + 1u == (unsigned)t->nth) {
+    unsigned gen = CTVM_ALOAD(&t->gen);
+    if (CTVM_AADD(&t->arrived, 1u) + 1u == (unsigned)t->nth) {
         CTVM_ASTORE(&t->arrived, 0u);
-        CTVM_ASTORE(&t->gen, gen + 1u);
+        CTVM_AADD(&t->gen, 1u);
+        ctvm_team_wake(t, &t->gen);
         return;
     }
-    while (CTVM_ALOAD(&t->gen) == gen)
-        if (++polls > CTVM_TEAM_SPINS)
-            CTVM_TEAM_YIELD();
+    ctvm_team_until(t, &t->gen, gen + 1u);
 #else
     (void)t;
 #endif
 }
 
-/* Every thread of the team waits here until all have arrived. */
+/* Full barrier: every thread of the team waits here until all have
+   arrived. */
 static CTVM_INLINE void ctvm_sync(const ctvm_ctx *c)
 {
     if (c->nth <= 1)
         return;
-    if (c->team) {
-        ctvm_team *t = (ctvm_team *)c->team;
-        if (t->barrier)
-            t->barrier(t->arg);
-        else
-            ctvm_team_wait(t);
+#ifdef _OPENMP
+    if (c->omp) {
+#pragma omp barrier
         return;
     }
-#ifdef _OPENMP
-#pragma omp barrier
+#endif
+    if (c->team->barrier)
+        c->team->barrier(c->team->arg);
+    else
+        ctvm_team_wait(c->team);
+}
+
+/* Every chunk of the phases so far is done. */
+static CTVM_INLINE void ctvm_wait(ctvm_ctx *c)
+{
+    if (c->nth <= 1)
+        return;
+#ifdef CTVM_TEAM_ATOMICS
+    ctvm_team_until(c->team, &c->team->done, c->seq);
+#else
+    ctvm_sync(c);
+#endif
+}
+
+/* End of NAME_run_thread's inference: once every thread is past its last
+   ticket, the next inference starts where this one ended. */
+static CTVM_INLINE void ctvm_team_end(ctvm_ctx *c)
+{
+    if (c->nth <= 1)
+        return;
+    ctvm_sync(c);
+#ifdef CTVM_TEAM_ATOMICS
+    CTVM_ASTORE(&c->team->start, c->seq);
 #endif
 }

@@ -312,8 +312,10 @@ static void test_names(void **state)
     arena_free(lb.arena);
 }
 
-/* two threads: the parallel loop is shared (ctvm_split), every phase ends
-   with a barrier, the serial store runs on thread 0 */
+/* two threads: the parallel loop is cut into a fixed number of chunks the
+   threads take (8: four per thread of --threads 2, whatever the team at run
+   time), the serial store is a phase of one chunk, and since both write
+   fout, a wait separates them */
 static void test_thread_partition(void **state)
 {
     (void)state;
@@ -325,13 +327,96 @@ static void test_thread_partition(void **state)
     Module *m = lower_one(&lb, ls_seq2(&lb, par, one), 2);
     assert_true(m->kernels[0].team);
     char *k = kernel_c(m);
-    assert_non_null(strstr(k, "ctvm_split(36, ctvm_c, &ctvm_lo, &ctvm_hi);"));
-    assert_non_null(strstr(k, "if (ctvm_c->tid == 0) {"));
-    const char *a = strstr(k, "ctvm_sync(ctvm_c);");
+    assert_non_null(strstr(k, "while ((ctvm_k = ctvm_take(ctvm_c, 8)) >= 0) {"));
+    assert_non_null(strstr(k, "int ctvm_lo = (int)(36LL * ctvm_k / 8), ctvm_hi = (int)(36LL * (ctvm_k + 1) / 8);"));
+    assert_non_null(strstr(k, "while (ctvm_take(ctvm_c, 1) >= 0) {"));
+    const char *a = strstr(k, "ctvm_wait(ctvm_c);");
     assert_non_null(a);
-    assert_non_null(strstr(a + 1, "ctvm_sync(ctvm_c);")); /* after each phase */
+    assert_non_null(strstr(a + 1, "ctvm_wait(ctvm_c);")); /* after each phase */
+    assert_null(strstr(k, "ctvm_c->tid"));               /* no phase is bound to a thread */
     free(k);
     arena_free(lb.arena);
+}
+
+static int count_of(const char *s, const char *what)
+{
+    int n = 0;
+    for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
+/* a phase out[p] = src[p] + 1 over 64 elements */
+static Stmt *copy_phase(LoopBuilder *lb, LBuf *out, LBuf *src)
+{
+    LVar *p = lv_new(lb, "p");
+    return ls_for(lb, p, 64, LOOP_PARALLEL,
+                  ls_store(lb, out, lx_var(lb, p), lx_add(lb, lx_load(lb, src, lx_var(lb, p)), lx_float(lb, 1.0))));
+}
+
+/* waits in the 2-thread kernel make() builds over the buffers in, out and
+   arena buffers a (at byte 0), b (at 128: overlaps a), c (512), d (1024) */
+static int waits_in(Stmt *(*make)(LoopBuilder *lb, LBuf *const *b), int *n_phases)
+{
+    static const int64_t off[4] = {0, 128, 512, 1024};
+    LoopBuilder lb = {.arena = arena_new()};
+    LBuf *b[6];
+    b[0] = lbuf_new(&lb, "in", LB_INPUT, 64);
+    b[1] = lbuf_new(&lb, "out", LB_OUTPUT, 64);
+    for (int i = 0; i < 4; i++) {
+        b[2 + i] = lbuf_new(&lb, "a", LB_ARENA, 64);
+        b[2 + i]->offset = off[i];
+    }
+    Module *m = lower_one(&lb, make(&lb, b), 2);
+    char *k = kernel_c(m);
+    int w = count_of(k, "ctvm_wait(ctvm_c);");
+    *n_phases = count_of(k, "ctvm_take(ctvm_c");
+    free(k);
+    arena_free(lb.arena);
+    return w;
+}
+
+/* c = in + 1; d = in + 1: both read in, write apart */
+static Stmt *independent(LoopBuilder *lb, LBuf *const *b)
+{
+    return ls_seq2(lb, copy_phase(lb, b[4], b[0]), copy_phase(lb, b[5], b[0]));
+}
+/* c = in + 1; out = c + 1: reads what the first writes */
+static Stmt *read_after_write(LoopBuilder *lb, LBuf *const *b)
+{
+    return ls_seq2(lb, copy_phase(lb, b[4], b[0]), copy_phase(lb, b[1], b[4]));
+}
+/* out = c + 1; c = in + 1: overwrites what the first reads */
+static Stmt *write_after_read(LoopBuilder *lb, LBuf *const *b)
+{
+    return ls_seq2(lb, copy_phase(lb, b[1], b[4]), copy_phase(lb, b[4], b[0]));
+}
+/* a = in + 1; b = in + 1: other buffers, but the same bytes of the arena */
+static Stmt *arena_overlap(LoopBuilder *lb, LBuf *const *b)
+{
+    return ls_seq2(lb, copy_phase(lb, b[2], b[0]), copy_phase(lb, b[3], b[0]));
+}
+/* c = in + 1; d = in + 1; out = c + 1: the third reads what the first
+   (not the second) writes, so it waits: the first is still open */
+static Stmt *two_then_one(LoopBuilder *lb, LBuf *const *b)
+{
+    Stmt *items[3] = {copy_phase(lb, b[4], b[0]), copy_phase(lb, b[5], b[0]), copy_phase(lb, b[1], b[4])};
+    return ls_seq(lb, 3, items);
+}
+
+/* lp_barriers drops a wait only between phases whose buffers do not
+   overlap; the kernel's last wait always stays */
+static void test_barrier_elision(void **state)
+{
+    (void)state;
+    int phases;
+    assert_int_equal(waits_in(independent, &phases), 1);
+    assert_int_equal(phases, 2);
+    assert_int_equal(waits_in(read_after_write, &phases), 2);
+    assert_int_equal(waits_in(write_after_read, &phases), 2);
+    assert_int_equal(waits_in(arena_overlap, &phases), 2);
+    assert_int_equal(waits_in(two_then_one, &phases), 2);
+    assert_int_equal(phases, 3);
 }
 
 int main(void)
@@ -343,6 +428,7 @@ int main(void)
         cmocka_unit_test(test_dead_and_register_locals),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_thread_partition),
+        cmocka_unit_test(test_barrier_elision),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
