@@ -4,7 +4,10 @@
  * Build the model file with -DCTVM_MAIN_TEAM=N -pthread (no -fopenmp): N
  * threads (N - 1 started once, plus the main thread) each run
  * ctvm_main_thread(team, tid) for every inference; -DCTVM_MAIN_TEAM_PBARRIER
- * passes a pthread barrier as the model's barrier instead of its own. The
+ * passes a pthread barrier as the model's barrier instead of its own;
+ * -DCTVM_MAIN_TEAM_LATE=US makes threads start late (tid 0 in odd
+ * inferences, the others in even ones, each US microseconds), so other
+ * threads take the chunks (a test of outputs that do not depend on it). The
  * model file provides ctvm_main_thread, CTVM_MAIN_TEAM_BYTES and
  * CTVM_MAIN_TEAM_INIT (emit_c/emit_team.c). */
 #ifdef CTVM_MAIN_TEAM
@@ -22,12 +25,30 @@ static void ctvm_main_pbarrier_wait(void *arg)
 }
 #endif
 
+#ifdef CTVM_MAIN_TEAM_LATE
+#include <time.h>
+/* thread tid of inference n starts late: tid 0 in odd ones, others in even */
+static void ctvm_main_late(int tid, unsigned n)
+{
+    struct timespec ts;
+    if ((tid == 0) != (n % 2u == 1u))
+        return;
+    ts.tv_sec = 0;
+    ts.tv_nsec = (long)(CTVM_MAIN_TEAM_LATE) * 1000L * (tid ? tid : 1);
+    nanosleep(&ts, 0);
+}
+#else
+#define ctvm_main_late(tid, n) ((void)0)
+#endif
+
 /* a worker: one inference per round of the go/done barriers */
 static void *ctvm_main_worker(void *arg)
 {
     int tid = (int)(intptr_t)arg;
-    for (;;) {
+    unsigned n = 0;
+    for (;; n++) {
         pthread_barrier_wait(&ctvm_main_go);
+        ctvm_main_late(tid, n);
         ctvm_main_team_rc[tid] = ctvm_main_thread(ctvm_main_team_mem, tid);
         pthread_barrier_wait(&ctvm_main_done);
     }
@@ -37,6 +58,7 @@ static void *ctvm_main_worker(void *arg)
 static int ctvm_main_team_invoke(void)
 {
     static int started;
+    static unsigned n;
     if (!started) {
         int rc;
 #ifdef CTVM_MAIN_TEAM_PBARRIER
@@ -57,6 +79,7 @@ static int ctvm_main_team_invoke(void)
         started = 1;
     }
     pthread_barrier_wait(&ctvm_main_go);
+    ctvm_main_late(0, n++);
     ctvm_main_team_rc[0] = ctvm_main_thread(ctvm_main_team_mem, 0);
     pthread_barrier_wait(&ctvm_main_done);
     for (int t = 0; t < CTVM_MAIN_TEAM; t++)

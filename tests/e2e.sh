@@ -136,6 +136,8 @@ if [ "${CTVM_SKIP_SEED:-0}" != 1 ]; then
   done
   # the team at several sizes on real networks: OpenMP's team of 3, 3 and 8
   # application threads (uneven shares of every parallel loop)
+  check "squeezenet1_1 and mobilenet_v2: outputs bit-identical whichever thread runs a chunk" \
+    bash tests/team_identical.sh "$CACHE/squeezenet1_1" "$CACHE/mobilenet_v2"
   for m in squeezenet1_1 resnet50; do
     check "$m on an OpenMP team of 3 matches PyTorch" golden_model "$CACHE/$m" native --threads 3
     for th in 3 8; do
@@ -304,6 +306,10 @@ check "NAME_run_thread with the caller's barrier (pthread) on 3 threads matches 
   RUN golden/small_cnn/model.onnx --inputs golden/small_cnn/inputs.npz --golden golden/small_cnn/outputs.npz --app-threads 3 --app-barrier
 check "small_rnn on 3 application threads matches ONNX Runtime" \
   golden_model golden/small_rnn native --elementwise --app-threads 3
+# chunks are taken dynamically: the same bits on 1 thread, OpenMP teams of 2
+# and 3, 2 and 3 application threads, and threads that start late in turn
+check "small_cnn and small_rnn: outputs bit-identical whichever thread runs a chunk" \
+  bash tests/team_identical.sh golden/small_cnn golden/small_rnn
 team_c() { # the threaded file without OpenMP: C11 (own barrier) and C99 -pedantic (__atomic builtins)
   $EMIT golden/small_cnn/model.onnx -o "$T/tm.c" --threads 2 &&
   gcc -std=c11 -Wall -Wextra -pedantic -Werror -O2 -march=native -c "$T/tm.c" -o "$T/tm.o" &&
