@@ -74,9 +74,15 @@ void emit_team_entries(FILE *out, const Module *m, const char *P)
     emit_params(out, m, 1);
     fputs("\n{\n", out);
     emit_null_check(out, m, P);
-    emit_team_open(out, "");
+    /* the team, or this thread alone when that has been faster (ctvm_adapt) */
+    fputs("#ifdef _OPENMP\n    static ctvm_adapt ctvm_ad;\n    int ctvm_use = ctvm_adapt_begin(&ctvm_ad);\n"
+          "    double ctvm_t = omp_get_wtime();\n#endif\n",
+          out);
+    emit_team_open(out, " if(ctvm_use)");
     team_run_call(out, m, P);
-    fputs("    }\n    return CTVM_OK;\n}\n\n", out);
+    fputs("    }\n#ifdef _OPENMP\n    ctvm_adapt_end(&ctvm_ad, ctvm_use, omp_get_wtime() - ctvm_t);\n#endif\n"
+          "    return CTVM_OK;\n}\n\n",
+          out);
 
     fprintf(out, "typedef char %s_team_fits[sizeof(ctvm_team) <= %s_TEAM_BYTES ? 1 : -1];\n\n", P, P);
     fprintf(out, "int %s_team_init(void *team, int nthreads, void (*barrier)(void *arg), void *arg)\n{\n"

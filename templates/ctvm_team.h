@@ -38,7 +38,9 @@
 #include <omp.h>
 #endif
 
-#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__STDC_NO_ATOMICS__)
+#if defined(CTVM_TEAM_NO_ATOMICS) /* as a compiler without atomics (a test) */
+typedef unsigned ctvm_atomic;
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__STDC_NO_ATOMICS__)
 #include <stdatomic.h>
 typedef atomic_uint ctvm_atomic;
 #define CTVM_ALOAD(p) atomic_load_explicit(p, memory_order_acquire)
@@ -274,5 +276,67 @@ static CTVM_INLINE void ctvm_team_end(ctvm_ctx *c)
     ctvm_sync(c);
 #ifdef CTVM_TEAM_ATOMICS
     CTVM_ASTORE(&c->team->start, c->seq);
+#endif
+}
+
+/* NAME_run_ws on OpenMP's team: whether this inference opens the team or
+   runs on the calling thread alone. libgomp's threads spin between regions
+   and the region's end waits for every thread, so on a machine whose cores
+   are taken by other processes the team can be slower than one thread.
+   Both are timed as they run (omp_get_wtime, smoothed); the faster is used
+   and the other tried again after 8 inferences, then 16, up to every 64
+   while it stays slower. Outputs are the same either way. -DCTVM_TEAM_ADAPT=0
+   always opens the team. */
+#ifndef CTVM_TEAM_ADAPT
+#define CTVM_TEAM_ADAPT 1
+#endif
+typedef struct ctvm_adapt {
+    double t[2];   /* seconds of an inference: alone, with the team */
+    int seen[2];
+    int mode;      /* the faster so far: 1 the team */
+    unsigned count, next_probe, every;
+} ctvm_adapt;
+
+static CTVM_INLINE int ctvm_adapt_begin(ctvm_adapt *a)
+{
+    int use = 1;
+#if defined(_OPENMP) && CTVM_TEAM_ADAPT
+#pragma omp critical(ctvm_adapt)
+    {
+        if (a->every == 0) { /* first call: the team first */
+            a->mode = 1;
+            a->every = 8;
+            a->next_probe = 8;
+        }
+        use = a->count++ == a->next_probe ? !a->mode : a->mode;
+    }
+#else
+    (void)a;
+#endif
+    return use;
+}
+
+static CTVM_INLINE void ctvm_adapt_end(ctvm_adapt *a, int use, double seconds)
+{
+#if defined(_OPENMP) && CTVM_TEAM_ADAPT
+#pragma omp critical(ctvm_adapt)
+    {
+        int probe = use != a->mode;
+        a->t[use] = probe || !a->seen[use] ? seconds : 0.75 * a->t[use] + 0.25 * seconds;
+        a->seen[use] = 1;
+        if (probe) {
+            if (a->t[use] < a->t[a->mode]) {
+                a->mode = use;
+                a->every = 8;
+            } else if (a->every < 64) {
+                a->every *= 2;
+            }
+            a->next_probe = a->count + a->every;
+        }
+    }
+#else
+    (void)a;
+    (void)use;
+    (void)seconds;
 #endif
 }

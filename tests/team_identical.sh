@@ -5,7 +5,9 @@
 # (model.onnx + inputs.npz): the --threads 2 file is built without threads
 # (one thread), with -fopenmp on teams of 2 and 3, and on 2 and 3
 # application threads (NAME_run_thread), the last also with threads that
-# start late in turn (CTVM_MAIN_TEAM_LATE); each runs 4 inferences and every
+# start late in turn (CTVM_MAIN_TEAM_LATE) and as without atomics (chunks
+# assigned statically, the caller's pthread barrier for every wait:
+# CTVM_TEAM_NO_ATOMICS); each runs 4 inferences and every
 # output file must equal the one-thread build's byte for byte.
 #   bash tests/team_identical.sh DIR...     (exit 1 on any difference)
 set -uo pipefail
@@ -33,10 +35,11 @@ PY
     [app2]="$CC -pthread -DCTVM_MAIN_TEAM=2 -o $w/bin_app2"
     [app3]="$CC -pthread -DCTVM_MAIN_TEAM=3 -o $w/bin_app3"
     [late3]="$CC -pthread -DCTVM_MAIN_TEAM=3 -DCTVM_MAIN_TEAM_LATE=300 -o $w/bin_late3"
+    [static3]="$CC -pthread -DCTVM_MAIN_TEAM=3 -DCTVM_MAIN_TEAM_PBARRIER -DCTVM_TEAM_NO_ATOMICS -o $w/bin_static3"
   )
   for b in "${!how[@]}"; do ${how[$b]} || { echo "build $b failed"; rc=1; }; done
   run() { # name binary [env]
-    mkdir -p "$w/$1"; env "${@:3}" "$2" "$w/in" "$w/$1" 4 > /dev/null || { echo "$1: run failed"; rc=1; }
+    mkdir -p "$w/$1"; timeout 600 env "${@:3}" "$2" "$w/in" "$w/$1" 4 > /dev/null || { echo "$1: run failed"; rc=1; }
   }
   run one "$w/bin_one"
   run omp2 "$w/bin_omp" OMP_NUM_THREADS=2
@@ -44,15 +47,16 @@ PY
   run app2 "$w/bin_app2"
   run app3 "$w/bin_app3"
   run late3 "$w/bin_late3"
+  run static3 "$w/bin_static3"
   ls "$w/one"/out*.bin > /dev/null 2>&1 || { echo "$(basename "$d"): no outputs"; rc=1; }
-  for o in omp2 omp3 app2 app3 late3; do
+  for o in omp2 omp3 app2 app3 late3 static3; do
     for f in "$w/one"/out*.bin; do
       if ! cmp -s "$f" "$w/$o/$(basename "$f")"; then
         echo "$(basename "$d") $o: $(basename "$f") differs from one thread's"; rc=1
       fi
     done
   done
-  [ $rc = 0 ] && echo "$(basename "$d"): outputs identical on 1 thread, OpenMP 2 and 3, 2 and 3 application threads, 3 late ones"
+  [ $rc = 0 ] && echo "$(basename "$d"): outputs identical on 1 thread, OpenMP 2 and 3, 2 and 3 application threads, 3 late ones, 3 without atomics"
   unset how
 done
 exit $rc
