@@ -26,8 +26,8 @@
  * end of NAME_run_thread.
  *
  * The team is either OpenMP's (NAME_run_ws opens `omp parallel` when built
- * with -fopenmp; its full barrier is `omp barrier`) or threads the
- * application owns, each calling NAME_run_thread with one ctvm_team: the
+ * with -fopenmp, while that is faster than its thread alone: ctvm_adapt;
+ * the full barrier is `omp barrier`) or threads the application owns, each calling NAME_run_thread with one ctvm_team: the
  * full barrier is then the caller's function, or the one below. Atomics
  * are C11's, or GCC's __atomic builtins under an older -std; without
  * either, chunk i goes to thread i mod nth and every wait is the caller's
