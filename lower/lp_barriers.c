@@ -27,7 +27,7 @@ typedef struct Access {
 
 static void add(Access *a, const LBuf *b, int written)
 {
-    if (b->kind == LB_LOCAL || b->kind == LB_CONST)
+    if (!b || b->kind == LB_LOCAL || b->kind == LB_CONST) /* a call's absent optional buffer: NULL */
         return;
     for (int i = 0; i < a->n; i++)
         if (a->buf[i] == b) {

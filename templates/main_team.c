@@ -38,7 +38,7 @@ static void ctvm_main_late(int tid, unsigned n)
     nanosleep(&ts, 0);
 }
 #else
-#define ctvm_main_late(tid, n) ((void)0)
+#define ctvm_main_late(tid, n) ((void)(tid), (void)(n))
 #endif
 
 /* a worker: one inference per round of the go/done barriers */
@@ -79,7 +79,8 @@ static int ctvm_main_team_invoke(void)
         started = 1;
     }
     pthread_barrier_wait(&ctvm_main_go);
-    ctvm_main_late(0, n++);
+    ctvm_main_late(0, n);
+    n++;
     ctvm_main_team_rc[0] = ctvm_main_thread(ctvm_main_team_mem, 0);
     pthread_barrier_wait(&ctvm_main_done);
     for (int t = 0; t < CTVM_MAIN_TEAM; t++)
