@@ -283,9 +283,9 @@ static CTVM_INLINE void ctvm_team_end(ctvm_ctx *c)
    runs on the calling thread alone. libgomp's threads spin between regions
    and the region's end waits for every thread, so on a machine whose cores
    are taken by other processes the team can be slower than one thread.
-   Both are timed as they run (omp_get_wtime, smoothed); the faster is used
-   and the other tried again after 8 inferences, then 16, up to every 64
-   while it stays slower. Outputs are the same either way. -DCTVM_TEAM_ADAPT=0
+   Both are timed as they run (omp_get_wtime, smoothed); the third
+   inference runs alone, then the faster is used and the other tried again
+   after 8 inferences, then 16, up to every 64 while it stays slower. Outputs are the same either way. -DCTVM_TEAM_ADAPT=0
    always opens the team. */
 #ifndef CTVM_TEAM_ADAPT
 #define CTVM_TEAM_ADAPT 1
@@ -294,6 +294,7 @@ typedef struct ctvm_adapt {
     double t[2];   /* seconds of an inference: alone, with the team */
     int seen[2];
     int mode;      /* the faster so far: 1 the team */
+    int warm;      /* the first inference (the team starts its threads) was not timed */
     unsigned count, next_probe, every;
 } ctvm_adapt;
 
@@ -303,10 +304,10 @@ static CTVM_INLINE int ctvm_adapt_begin(ctvm_adapt *a)
 #if defined(_OPENMP) && CTVM_TEAM_ADAPT
 #pragma omp critical(ctvm_adapt)
     {
-        if (a->every == 0) { /* first call: the team first */
+        if (a->every == 0) { /* first call: the team twice (it starts its threads), then alone */
             a->mode = 1;
             a->every = 8;
-            a->next_probe = 8;
+            a->next_probe = 2;
         }
         use = a->count++ == a->next_probe ? !a->mode : a->mode;
     }
@@ -322,9 +323,13 @@ static CTVM_INLINE void ctvm_adapt_end(ctvm_adapt *a, int use, double seconds)
 #pragma omp critical(ctvm_adapt)
     {
         int probe = use != a->mode;
-        a->t[use] = probe || !a->seen[use] ? seconds : 0.75 * a->t[use] + 0.25 * seconds;
-        a->seen[use] = 1;
-        if (probe) {
+        if (!a->warm)
+            a->warm = 1; /* not timed: it started the threads */
+        else {
+            a->t[use] = probe || !a->seen[use] ? seconds : 0.75 * a->t[use] + 0.25 * seconds;
+            a->seen[use] = 1;
+        }
+        if (probe && a->seen[0] && a->seen[1]) {
             if (a->t[use] < a->t[a->mode]) {
                 a->mode = use;
                 a->every = 8;
@@ -332,6 +337,8 @@ static CTVM_INLINE void ctvm_adapt_end(ctvm_adapt *a, int use, double seconds)
                 a->every *= 2;
             }
             a->next_probe = a->count + a->every;
+        } else if (probe) {
+            a->next_probe = a->count + 1u; /* nothing to compare yet: again next time */
         }
     }
 #else

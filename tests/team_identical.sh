@@ -3,7 +3,8 @@
 # thread runs which chunk (templates/ctvm_team.h: chunk boundaries fixed at
 # compile time, chunks taken at run time). For each model directory
 # (model.onnx + inputs.npz): the --threads 2 file is built without threads
-# (one thread), with -fopenmp on teams of 2 and 3, and on 2 and 3
+# (one thread), with -fopenmp on teams of 2 and 3 (always opened:
+# CTVM_TEAM_ADAPT=0), and on 2 and 3
 # application threads (NAME_run_thread), the last also with threads that
 # start late in turn (CTVM_MAIN_TEAM_LATE) and as without atomics (chunks
 # assigned statically, the caller's pthread barrier for every wait:
@@ -31,7 +32,7 @@ PY
   CC="gcc -O2 -march=native -DCTVM_MAIN $w/m.c -lm"
   declare -A how=(
     [one]="$CC -o $w/bin_one"
-    [omp]="$CC -fopenmp -o $w/bin_omp"
+    [omp]="$CC -fopenmp -DCTVM_TEAM_ADAPT=0 -o $w/bin_omp"
     [app2]="$CC -pthread -DCTVM_MAIN_TEAM=2 -o $w/bin_app2"
     [app3]="$CC -pthread -DCTVM_MAIN_TEAM=3 -o $w/bin_app3"
     [late3]="$CC -pthread -DCTVM_MAIN_TEAM=3 -DCTVM_MAIN_TEAM_LATE=300 -o $w/bin_late3"
