@@ -283,9 +283,10 @@ static CTVM_INLINE void ctvm_team_end(ctvm_ctx *c)
    runs on the calling thread alone. libgomp's threads spin between regions
    and the region's end waits for every thread, so on a machine whose cores
    are taken by other processes the team can be slower than one thread.
-   Both are timed as they run (omp_get_wtime, smoothed); the third
-   inference runs alone, then the faster is used and the other tried again
-   after 8 inferences, then 16, up to every 64 while it stays slower. Outputs are the same either way. -DCTVM_TEAM_ADAPT=0
+   Both are timed as they run (omp_get_wtime, smoothed); the fifth
+   inference runs alone, then the other form is used only while at least
+   10% faster, and tried again after 8 inferences, then 16, up to every 64
+   while it stays slower. Outputs are the same either way. -DCTVM_TEAM_ADAPT=0
    always opens the team. */
 #ifndef CTVM_TEAM_ADAPT
 #define CTVM_TEAM_ADAPT 1
@@ -304,10 +305,10 @@ static CTVM_INLINE int ctvm_adapt_begin(ctvm_adapt *a)
 #if defined(_OPENMP) && CTVM_TEAM_ADAPT
 #pragma omp critical(ctvm_adapt)
     {
-        if (a->every == 0) { /* first call: the team twice (it starts its threads), then alone */
+        if (a->every == 0) { /* first call: the team 4 times (the first starts its threads), then alone */
             a->mode = 1;
             a->every = 8;
-            a->next_probe = 2;
+            a->next_probe = 4;
         }
         use = a->count++ == a->next_probe ? !a->mode : a->mode;
     }
@@ -330,7 +331,7 @@ static CTVM_INLINE void ctvm_adapt_end(ctvm_adapt *a, int use, double seconds)
             a->seen[use] = 1;
         }
         if (probe && a->seen[0] && a->seen[1]) {
-            if (a->t[use] < a->t[a->mode]) {
+            if (a->t[use] < 0.9 * a->t[a->mode]) { /* clearly faster: switch */
                 a->mode = use;
                 a->every = 8;
             } else if (a->every < 64) {
