@@ -285,7 +285,7 @@ static CTVM_INLINE void ctvm_team_end(ctvm_ctx *c)
    are taken by other processes the team can be slower than one thread.
    Both are timed as they run (omp_get_wtime, smoothed); the fifth
    inference runs alone, then the other form is used only while at least
-   10% faster, and tried again after 8 inferences, then 16, up to every 64
+   10% faster, and tried again after 4 inferences, then 8, up to every 64
    while it stays slower. Outputs are the same either way. -DCTVM_TEAM_ADAPT=0
    always opens the team. */
 #ifndef CTVM_TEAM_ADAPT
@@ -333,7 +333,7 @@ static CTVM_INLINE void ctvm_adapt_end(ctvm_adapt *a, int use, double seconds)
         if (probe && a->seen[0] && a->seen[1]) {
             if (a->t[use] < 0.9 * a->t[a->mode]) { /* clearly faster: switch */
                 a->mode = use;
-                a->every = 8;
+                a->every = 4;
             } else if (a->every < 64) {
                 a->every *= 2;
             }
