@@ -65,7 +65,7 @@ typedef unsigned ctvm_atomic; /* no atomics: NAME_run_thread needs the caller's 
 
 /* A waiting thread polls this many times, then sleeps (or yields). */
 #ifndef CTVM_TEAM_SPINS
-#define CTVM_TEAM_SPINS 2000u
+#define CTVM_TEAM_SPINS 20000u
 #endif
 #ifndef CTVM_TEAM_RELAX
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__SSE2__))
@@ -286,10 +286,12 @@ static CTVM_INLINE void ctvm_team_end(ctvm_ctx *c)
    Both are timed as they run (omp_get_wtime, smoothed); the fifth
    inference runs alone, then the other form is used only while at least
    10% faster, and tried again after 4 inferences, then 8, up to every 64
-   while it stays slower. Outputs are the same either way. -DCTVM_TEAM_ADAPT=0
-   always opens the team. */
+   while it stays slower. Outputs are the same either way. Off by default
+   (the team always opens): a short-lived process that starts beside
+   spinning threads can settle on running alone on a quiet machine;
+   -DCTVM_TEAM_ADAPT=1 turns it on for a machine shared with busy processes. */
 #ifndef CTVM_TEAM_ADAPT
-#define CTVM_TEAM_ADAPT 1
+#define CTVM_TEAM_ADAPT 0
 #endif
 typedef struct ctvm_adapt {
     double t[2];   /* seconds of an inference: alone, with the team */
