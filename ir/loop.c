@@ -631,7 +631,8 @@ const char *lx_call_name(CallOp fn) { return call_prim(fn)->name; }
 
 void loop_print_expr(FILE *f, const Expr *e)
 {
-    if (e->kind == EX_BCAST || e->kind == EX_FMA || e->kind == EX_DOT || e->kind == EX_MLA16 || (e->kind == EX_LOAD && e->lanes > 1) ||
+    if (e->kind == EX_BCAST || e->kind == EX_FMA || e->kind == EX_DOT || e->kind == EX_MLA16 || e->kind == EX_LANEMASK ||
+        e->kind == EX_HREDUCE || (e->kind == EX_LOAD && e->lanes > 1) ||
         (e->kind == EX_VAR && e->var->type != LT_IDX)) {
         loop_print_vec_expr(f, e);
         return;

@@ -11,11 +11,14 @@
  *   LR_INDEPENDENT seq    its items on the threads at once: a parallel loop
  *                         over the items, each under guards of the index
  *   LR_LANES loop         split into whole vectors (for c { for lane
- *                         vectorized }) and a scalar tail when it is at least
- *                         one vector long; one-element accumulators updated
- *                         in it keep per-lane partials over the perfect loop
- *                         nest it ends (zeroed before it, the tail folded
- *                         into lane 0, the lanes combined after it), declared
+ *                         vectorized }) and a tail (a vector loop shorter
+ *                         than a vector, LR_LANES: lp_vectorize runs it as
+ *                         the first lanes of one vector when it can, else a
+ *                         scalar loop), for 2 elements or more;
+ *                         one-element accumulators updated in it keep
+ *                         per-lane partials over the perfect loop nest it
+ *                         ends (set to the identity before it, the tail in
+ *                         the first lanes, the lanes combined after it), declared
  *                         around the enclosing chain of allocations
  *   LR_PANEL loop         vectorized whole
  *   LR_TILE loop          unrolled */
@@ -232,7 +235,7 @@ static int split_lanes(Cs *c, Stmt *scope, Stmt *parent, Stmt *ln)
     LoopBuilder *lb = c->lb;
     int64_t L = c->vl, E = ln->extent, nv = E / L, t0 = nv * L;
     Accs a = {0};
-    if (L <= 1 || E < L || !find_accs(ln->body, &a) || !acc_reads_ok(ln->body, &a) ||
+    if (L <= 1 || E < 2 || !find_accs(ln->body, &a) || !acc_reads_ok(ln->body, &a) ||
         c->n_pending + a.n > 2 * MAX_ACC)
         return 0;
     for (int i = 0; i < a.n; i++) {
@@ -244,13 +247,16 @@ static int split_lanes(Cs *c, Stmt *scope, Stmt *parent, Stmt *ln)
     }
     LVar *cv = lv_new(lb, "c"), *lane = lv_new(lb, "l"), *tv = lv_new(lb, "t");
     Expr *vi = lx_add(lb, lx_muli(lb, lx_var(lb, cv), L), lx_var(lb, lane));
-    Stmt *vec = ls_for(lb, cv, nv, LOOP_SERIAL,
-                       ls_for(lb, lane, L, LOOP_VECTORIZE, swap_stmt(lb, ls_subst(lb, ln->body, ln->var, vi), &a, lx_var(lb, lane))));
+    Stmt *vec = nv == 0 ? NULL
+                        : ls_for(lb, cv, nv, LOOP_SERIAL,
+                                 ls_for(lb, lane, L, LOOP_VECTORIZE,
+                                        swap_stmt(lb, ls_subst(lb, ln->body, ln->var, vi), &a, lx_var(lb, lane))));
     Stmt *tail = NULL;
-    if (E > t0)
-        tail = ls_for(lb, tv, E - t0, LOOP_SERIAL,
-                      swap_stmt(lb, ls_subst(lb, ln->body, ln->var, lx_add(lb, lx_var(lb, tv), lx_int(lb, t0))), &a,
-                                lx_int(lb, 0)));
+    if (E > t0) /* the first lanes of one more vector (lp_vectorize's partial vectors) */
+        tail = ls_role(ls_for(lb, tv, E - t0, LOOP_VECTORIZE,
+                              swap_stmt(lb, ls_subst(lb, ln->body, ln->var, lx_add(lb, lx_var(lb, tv), lx_int(lb, t0))),
+                                        &a, lx_var(lb, tv))),
+                       LR_LANES, 0);
     Stmt *split = ls_seq2(lb, vec, tail);
     if (parent)
         parent->body = split;
@@ -265,9 +271,11 @@ static int split_lanes(Cs *c, Stmt *scope, Stmt *parent, Stmt *ln)
         Expr *id = a.op[i] == BO_ADD ? lx_zero(lb, LT_F32) : a.op[i] == BO_MAX ? lx_lowest(lb, LT_F32) : lx_highest(lb, LT_F32);
         Expr *zero = lx_int(lb, 0);
         pre[i] = ls_for(lb, z, L, LOOP_VECTORIZE, ls_store(lb, a.vacc[i], lx_var(lb, z), id));
-        post[i] = ls_for(lb, r, L, LOOP_SERIAL,
-                         ls_store(lb, a.acc[i], zero,
-                                  lx_bin(lb, a.op[i], lx_load(lb, a.acc[i], zero), lx_load(lb, a.vacc[i], lx_var(lb, r)))));
+        post[i] = ls_role(ls_for(lb, r, L, LOOP_VECTORIZE, /* lp_vectorize: one horizontal reduction */
+                                 ls_store(lb, a.acc[i], zero,
+                                          lx_bin(lb, a.op[i], lx_load(lb, a.acc[i], zero),
+                                                 lx_load(lb, a.vacc[i], lx_var(lb, r))))),
+                          LR_LANES, 0);
         c->pending[c->n_pending++] = a.vacc[i];
     }
     Stmt *nest = ls_seq(lb, 0, NULL);
