@@ -182,7 +182,7 @@ static void check_row_stats(const char *target, int threads, int64_t work, int w
         assert_true(got[o] == ref[o]);                                   /* max: exact */
         assert_true(fabsf(got[ROWS + o] - ref[ROWS + o]) <= 1e-4f * (1.0f + fabsf(ref[ROWS + o])));
     }
-    Census c = {{0}, 0};
+    Census c = {{0}, 0, 0};
     census(s, &c);
     int vl = f.cx.target->vl;
     /* vectors: the row loop, its tail of LEN % vl (the first lanes of one
@@ -226,7 +226,7 @@ static void test_items_tiles_panels(void **state)
     assert_int_equal(s->kind, ST_FOR);
     assert_int_equal(s->loop, LOOP_PARALLEL);
     assert_int_equal(s->extent, 3);
-    Census c = {{0}, 0};
+    Census c = {{0}, 0, 0};
     census(s, &c);
     assert_int_equal(c.kind[LOOP_UNROLL], 3);
     assert_int_equal(c.kind[LOOP_VECTORIZE], 3);
