@@ -276,6 +276,7 @@ Expr *lx_muli(LoopBuilder *lb, Expr *a, int64_t k);
 /* Copy of e with every use of var replaced by r. */
 Expr *lx_subst(LoopBuilder *lb, Expr *e, const LVar *var, Expr *r);
 int lx_uses_var(const Expr *e, const LVar *var);
+int lx_loads_buf(const Expr *e, const LBuf *b); /* some load of e reads buffer b */
 
 Stmt *ls_for(LoopBuilder *lb, LVar *var, int64_t extent, LoopKind kind, Stmt *body);
 /* s (an ST_FOR or ST_SEQ, or NULL) with its role and work set; returns s. */

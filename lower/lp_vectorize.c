@@ -619,15 +619,6 @@ static void mark_partial_expr(Expr *e, int n)
     mark_partial_expr(e->c, n);
 }
 
-static int loads_buf(const Expr *e, const LBuf *b)
-{
-    if (!e)
-        return 0;
-    if (e->kind == EX_LOAD && e->buf == b)
-        return 1;
-    return loads_buf(e->a, b) || loads_buf(e->b, b) || loads_buf(e->c, b);
-}
-
 /* e with every partial load of buf at index replaced by v (the value a
    partial store just wrote there: a masked store does not forward to a
    load, a stall of some 20 cycles a row) */
@@ -657,12 +648,12 @@ static void mark_partial(LoopBuilder *lb, Stmt *s, int n)
             /* the value is recomputed where it is forwarded: only while
                nothing it reads has been written (an RNN's gates overwrite
                their pre-activations in place: never) */
-            if (st->kind != ST_STORE || !st->partial || loads_buf(st->value, st->buf))
+            if (st->kind != ST_STORE || !st->partial || lx_loads_buf(st->value, st->buf))
                 continue;
             for (int j = i + 1; j < s->n && s->items[j]->kind == ST_STORE; j++) {
                 Stmt *u = s->items[j];
                 u->value = forward(lb, u->value, st->buf, st->index, st->value);
-                if (u->buf == st->buf || loads_buf(st->value, u->buf))
+                if (u->buf == st->buf || lx_loads_buf(st->value, u->buf))
                     break;
             }
         }

@@ -61,15 +61,6 @@ static int acc_index(const Accs *a, const LBuf *b)
     return -1;
 }
 
-static int loads_buf(const Expr *e, const LBuf *b)
-{
-    if (!e)
-        return 0;
-    if (e->kind == EX_LOAD && e->buf == b)
-        return 1;
-    return loads_buf(e->a, b) || loads_buf(e->b, b) || loads_buf(e->c, b);
-}
-
 static int is_zero_index(const Expr *e)
 {
     return e && e->kind == EX_INT && e->i == 0;
@@ -98,7 +89,7 @@ static int find_accs(const Stmt *s, Accs *a)
         const Expr *v = s->value;
         if (s->buf->numel != 1 || s->buf->dtype != DT_FLOAT32 || !is_zero_index(s->index) || v->kind != EX_BIN ||
             (v->op != BO_ADD && v->op != BO_MIN && v->op != BO_MAX) || v->a->kind != EX_LOAD || v->a->buf != s->buf ||
-            !is_zero_index(v->a->a) || loads_buf(v->b, s->buf))
+            !is_zero_index(v->a->a) || lx_loads_buf(v->b, s->buf))
             return 0;
         int k = acc_index(a, s->buf);
         if (k < 0) {
@@ -126,7 +117,7 @@ static int acc_reads_ok(const Stmt *s, const Accs *a)
     case ST_ALLOC: return acc_reads_ok(s->body, a);
     case ST_IF:
         for (int i = 0; i < a->n; i++)
-            if (loads_buf(s->cond, a->acc[i]))
+            if (lx_loads_buf(s->cond, a->acc[i]))
                 return 0;
         return acc_reads_ok(s->body, a) && acc_reads_ok(s->else_body, a);
     case ST_SEQ:
@@ -139,7 +130,7 @@ static int acc_reads_ok(const Stmt *s, const Accs *a)
         int own = acc_index(a, s->buf);
         for (int i = 0; i < a->n; i++) {
             const Expr *v = i == own ? s->value->b : s->value;
-            if (loads_buf(s->index, a->acc[i]) || loads_buf(v, a->acc[i]))
+            if (lx_loads_buf(s->index, a->acc[i]) || lx_loads_buf(v, a->acc[i]))
                 return 0;
         }
         return 1;
@@ -152,7 +143,7 @@ static int acc_reads_ok(const Stmt *s, const Accs *a)
 static int uses_acc(const Expr *e, const Accs *a)
 {
     for (int i = 0; i < a->n; i++)
-        if (loads_buf(e, a->acc[i]))
+        if (lx_loads_buf(e, a->acc[i]))
             return 1;
     return 0;
 }
