@@ -2,8 +2,7 @@
  * has a constant index, all scalar or all vector (lanes at a multiple of
  * the lanes), becomes register variables, one per slot used: accumulators
  * of unrolled tiles live in registers, not in an array the C compiler
- * might keep in memory. Other locals stay arrays, and so do those that a
- * partial vector (lp_vectorize) loads or stores: it keeps their other lanes. */
+ * might keep in memory. Other locals stay arrays. */
 #include "ir/loop_vec.h"
 #include "loop_passes.h"
 
@@ -42,7 +41,6 @@ static void scan_expr(Scan *st, const Expr *e)
         return;
     if (e->kind == EX_LOAD && e->buf == st->buf) {
         access(st, e->a, lx_lanes(e));
-        st->bad |= e->partial != 0; /* some lanes only: stays in memory */
     }
     scan_expr(st, e->a);
     scan_expr(st, e->b);
@@ -53,10 +51,8 @@ static void scan_stmt(const Stmt *s, void *arg)
 {
     Scan *st = arg;
     const Expr *e[3];
-    if (s->kind == ST_STORE && s->buf == st->buf) {
+    if (s->kind == ST_STORE && s->buf == st->buf)
         access(st, s->index, lx_lanes(s->value));
-        st->bad |= s->partial != 0;
-    }
     int n = loop_stmt_exprs(s, e);
     for (int i = 0; i < n; i++)
         scan_expr(st, e[i]);
