@@ -361,11 +361,12 @@ Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st)
             p.R = p.OH;
     } else {
         pick_tr(&p, tmax);
-        if (vl > 1 && p.U == 1 && !depthwise && st->knob[1] <= 0 && shares_input(st->body, st))
-        {
+        if (vl > 1 && p.U == 1 && !depthwise && st->knob[1] <= 0 && shares_input(st->body, st)) {
+            int int32 = st->acc && st->acc->type == LT_I32; /* only int32 tiles budget for the epilogue */
             EpiInv inv = {.nc = 0};
-            epi_invariants(st->finalize, st, &inv);
-            widen_small(&p, regs, vl, st->acc && st->acc->type == LT_I32 ? &inv : NULL);
+            if (int32)
+                epi_invariants(st->finalize, st, &inv);
+            widen_small(&p, regs, vl, int32 ? &inv : NULL);
         }
     }
     int axes[3] = {0, 1, 2};
