@@ -386,6 +386,11 @@ static void pexpr(Em *m, const Expr *e)
     case EX_FLOAT: emit_float(f, e->f, e->type); break;
     case EX_VAR: var_name(f, e->var); break;
     case EX_LOAD: pload(m, e); break;
+    case EX_HREDUCE: /* the lanes of a vector combined */
+        fprintf(f, "ctvm_vh%s(", e->op == BO_ADD ? "sum" : e->op == BO_MIN ? "min" : "max");
+        vexpr(m, e->a);
+        fputc(')', f);
+        break;
     case EX_BIN: pbin(m, e); break;
     case EX_CALL: pcall(m, e); break;
     case EX_CAST: pcast(m, e); break;
@@ -590,14 +595,17 @@ static void vexpr(Em *m, const Expr *e)
         return;
     case EX_VAR: var_name(f, e->var); return;
     case EX_LOAD:
-        fprintf(f, "ctvm_vload%s(", vsuffix(e->type));
+        fprintf(f, "ctvm_vload%s(", e->partial ? "_n" : vsuffix(e->type));
         vaddr(m, e->buf, e->a, e->type);
+        if (e->partial) /* the first lanes only (float32) */
+            fprintf(f, ", %d", e->partial);
         fputc(')', f);
         return;
     case EX_FMA:
         fprintf(f, "ctvm_vfma%s(", vsuffix(e->type));
         vargs3(m, e);
         return;
+    case EX_LANEMASK: fprintf(f, "ctvm_vmask_n(%d)", (int)e->i); return;
     case EX_MLA16:
         fputs("ctvm_vmla16_i32(", f);
         vargs3(m, e);
@@ -647,10 +655,12 @@ static void pstore(Em *m, const Stmt *s, int ind)
     FILE *f = m->f;
     fprintf(f, "%*s", ind, "");
     if (lx_lanes(s->value) > 1) {
-        fprintf(f, "ctvm_vstore%s(", vsuffix(s->value->type));
+        fprintf(f, "ctvm_vstore%s(", s->partial ? "_n" : vsuffix(s->value->type));
         vaddr(m, s->buf, s->index, s->value->type);
         fputs(", ", f);
         vexpr(m, s->value);
+        if (s->partial) /* the first lanes only (float32) */
+            fprintf(f, ", %d", s->partial);
         fputs(");\n", f);
         return;
     }

@@ -469,6 +469,15 @@ int lx_uses_var(const Expr *e, const LVar *var)
     return lx_uses_var(e->a, var) || lx_uses_var(e->b, var) || lx_uses_var(e->c, var);
 }
 
+int lx_loads_buf(const Expr *e, const LBuf *b)
+{
+    if (!e)
+        return 0;
+    if (e->kind == EX_LOAD && e->buf == b)
+        return 1;
+    return lx_loads_buf(e->a, b) || lx_loads_buf(e->b, b) || lx_loads_buf(e->c, b);
+}
+
 Expr *lx_subst(LoopBuilder *lb, Expr *e, const LVar *var, Expr *r)
 {
     if (!e || !lx_uses_var(e, var))
@@ -631,7 +640,8 @@ const char *lx_call_name(CallOp fn) { return call_prim(fn)->name; }
 
 void loop_print_expr(FILE *f, const Expr *e)
 {
-    if (e->kind == EX_BCAST || e->kind == EX_FMA || e->kind == EX_DOT || e->kind == EX_MLA16 || (e->kind == EX_LOAD && e->lanes > 1) ||
+    if (e->kind == EX_BCAST || e->kind == EX_FMA || e->kind == EX_DOT || e->kind == EX_MLA16 || e->kind == EX_LANEMASK ||
+        e->kind == EX_HREDUCE || (e->kind == EX_LOAD && e->lanes > 1) ||
         (e->kind == EX_VAR && e->var->type != LT_IDX)) {
         loop_print_vec_expr(f, e);
         return;

@@ -67,6 +67,10 @@ typedef enum ExprKind {
                   first: vdpbf16ps */
     EX_MLA16,  /* a + b * c (lanes x i32 each), b in [0, 32767] and c in
                   [-32768, 32767]: a 16-bit product, pmaddwd / vpdpwssd */
+    EX_LANEMASK, /* LT_BOOL mask of `lanes` lanes, the first i of them set
+                    (ctvm_vmask_n): a tail shorter than a vector */
+    EX_HREDUCE,  /* scalar float32: the lanes of vector a combined by op (BO_ADD,
+                    BO_MIN, BO_MAX; ctvm_vhsum / vhmin / vhmax) */
 } ExprKind;
 
 typedef enum BinOp {
@@ -146,6 +150,9 @@ struct Expr {
      * vector comparison is a LT_BOOL mask; EX_SELECT's condition may stay
      * scalar (uniform). The element type is `type`. */
     int lanes;
+    /* a vector float32 EX_LOAD of the first `partial` lanes only (> 0; the
+       others read as 0; ctvm_vload_n): a tail shorter than a vector */
+    int partial;
 };
 
 typedef enum StmtKind {
@@ -170,7 +177,10 @@ typedef enum LoopRole {
     LR_LANES,       /* ST_FOR: a contiguous axis of float32 values whose iterations may run
                        in vector lanes; stores acc[0] = acc[0] op e (op +, min, max) into
                        one-element local accumulators inside it, or inside the perfect loop
-                       nest it ends, are reductions that may keep per-lane partials */
+                       nest it ends, are reductions that may keep per-lane partials.
+                       On a LOOP_VECTORIZE loop shorter than a vector (the schedule's
+                       tail of such an axis): its iterations may run as the first lanes
+                       of one vector, loading and storing those lanes only */
     LR_PANEL,       /* ST_FOR: runs over the lanes of one packed panel (pass layout chose
                        its width, the target's vector width) */
     LR_TILE,        /* ST_FOR: a small axis indexing a register tile (accumulator slots
@@ -200,6 +210,9 @@ struct Stmt {
      * overflow become inf/NaN (Cast saturate=0); into float8e8m0 the
      * rounding is CTVM_ROUND_* of ctvm_types.h (0 = up, the default) */
     int store_nosat, store_round;
+    /* a vector float32 ST_STORE of the first `partial` lanes only (> 0;
+       ctvm_vstore_n): a tail shorter than a vector */
+    int partial;
     /* ST_SEQ */
     int n;
     Stmt **items;
@@ -265,6 +278,7 @@ Expr *lx_muli(LoopBuilder *lb, Expr *a, int64_t k);
 /* Copy of e with every use of var replaced by r. */
 Expr *lx_subst(LoopBuilder *lb, Expr *e, const LVar *var, Expr *r);
 int lx_uses_var(const Expr *e, const LVar *var);
+int lx_loads_buf(const Expr *e, const LBuf *b); /* some load of e reads buffer b */
 
 Stmt *ls_for(LoopBuilder *lb, LVar *var, int64_t extent, LoopKind kind, Stmt *body);
 /* s (an ST_FOR or ST_SEQ, or NULL) with its role and work set; returns s. */

@@ -13,6 +13,8 @@ Stmt *loop_expand_unrolled(LoopBuilder *lb, Stmt *s)
                      (s->loop == LOOP_VECTORIZE && s->extent == 1);
         if (!expand) {
             Stmt *c = ls_for(lb, s->var, s->extent, s->loop == LOOP_UNROLL ? LOOP_SERIAL : s->loop, body);
+            c->role = s->role; /* LR_LANES tails: lp_vectorize's partial vectors */
+            c->work = s->work;
             return c;
         }
         if (s->extent <= 0)
@@ -77,7 +79,7 @@ int lx_equal(const Expr *a, const Expr *b)
     case EX_INT: return a->i == b->i;
     case EX_FLOAT: return a->f == b->f;
     case EX_VAR: return a->var == b->var;
-    case EX_LOAD: return a->buf == b->buf && lx_equal(a->a, b->a);
+    case EX_LOAD: return a->buf == b->buf && a->partial == b->partial && lx_equal(a->a, b->a);
     case EX_BIN: return a->op == b->op && lx_equal(a->a, b->a) && lx_equal(a->b, b->b);
     case EX_CALL: return a->fn == b->fn && lx_equal(a->a, b->a);
     case EX_SELECT: return lx_equal(a->a, b->a) && lx_equal(a->b, b->b) && lx_equal(a->c, b->c);
@@ -86,6 +88,8 @@ int lx_equal(const Expr *a, const Expr *b)
     case EX_FMA:
     case EX_DOT:
     case EX_MLA16: return lx_equal(a->a, b->a) && lx_equal(a->b, b->b) && lx_equal(a->c, b->c);
+    case EX_LANEMASK: return a->i == b->i;
+    case EX_HREDUCE: return a->op == b->op && lx_equal(a->a, b->a);
     }
     return 0;
 }

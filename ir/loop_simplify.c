@@ -507,7 +507,12 @@ static Stmt *ss(LoopBuilder *lb, const Scope *sc, Stmt *s)
         Stmt *body = ss(lb, &in, s->body);
         if (s->extent == 1 || is_empty(body))
             return body ? body : ls_seq(lb, 0, NULL);
-        return body == s->body ? s : ls_for(lb, s->var, s->extent, s->loop, body);
+        if (body == s->body)
+            return s;
+        Stmt *f = ls_for(lb, s->var, s->extent, s->loop, body);
+        f->role = s->role; /* LR_LANES tails: lp_vectorize's partial vectors */
+        f->work = s->work;
+        return f;
     }
     case ST_IF: {
         Expr *c = sx(lb, sc, s->cond, &r);

@@ -143,6 +143,23 @@ Expr *lx_mla16(LoopBuilder *lb, Expr *acc, Expr *b, Expr *c)
     return e;
 }
 
+Expr *lx_lanemask(LoopBuilder *lb, int n, int lanes)
+{
+    assert(n > 0 && n <= lanes);
+    Expr *e = node(lb, EX_LANEMASK, LT_BOOL, lanes);
+    e->i = n;
+    return e;
+}
+
+Expr *lx_hreduce(LoopBuilder *lb, BinOp op, Expr *v)
+{
+    assert(v->type == LT_F32 && lx_lanes(v) > 1 && (op == BO_ADD || op == BO_MIN || op == BO_MAX));
+    Expr *e = node(lb, EX_HREDUCE, LT_F32, 1);
+    e->op = op;
+    e->a = v;
+    return e;
+}
+
 LVar *lv_new_reg(LoopBuilder *lb, const char *name, LType t, int lanes)
 {
     LVar *v = lv_new_typed(lb, name, t);
@@ -213,13 +230,23 @@ Stmt *ls_clone(LoopBuilder *lb, const Stmt *s)
 
 void loop_print_vec_expr(FILE *f, const Expr *e)
 {
-    static const char *const K[] = {[EX_BCAST] = "bcast", [EX_FMA] = "fma", [EX_DOT] = "dot", [EX_MLA16] = "mla16"};
+    static const char *const K[] = {[EX_BCAST] = "bcast", [EX_FMA] = "fma", [EX_DOT] = "dot", [EX_MLA16] = "mla16",
+                                    [EX_HREDUCE] = "hreduce"};
     if (e->kind == EX_LOAD) {
         fprintf(f, "%s[", e->buf->name);
         loop_print_expr(f, e->a);
-        fprintf(f, " +: %d]", e->lanes);
+        if (e->partial)
+            fprintf(f, " +: %d of %d]", e->partial, e->lanes);
+        else
+            fprintf(f, " +: %d]", e->lanes);
         return;
     }
+    if (e->kind == EX_LANEMASK) {
+        fprintf(f, "lanemask<%d of %d>", (int)e->i, e->lanes);
+        return;
+    }
+    if (e->kind == EX_HREDUCE)
+        fprintf(f, "%s ", lx_bin_name(e->op));
     fprintf(f, "%s%s<%s x %d>(", e->kind == EX_VAR ? "reg " : "", e->kind == EX_VAR ? e->var->name : K[e->kind],
             lt_name(e->type), lx_lanes(e));
     if (e->kind != EX_VAR) {

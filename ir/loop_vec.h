@@ -44,6 +44,11 @@ Expr *lx_mla16(LoopBuilder *lb, Expr *acc, Expr *b, Expr *c);
 #define LX_CAST_RNE_IN 1
 Expr *lx_vcvt_rne_in(LoopBuilder *lb, Expr *a);
 
+/* the mask of the first n of `lanes` lanes (EX_LANEMASK: ctvm_vmask_n) */
+Expr *lx_lanemask(LoopBuilder *lb, int n, int lanes);
+/* the float32 lanes of v combined by op (+, min, max): a scalar (EX_HREDUCE) */
+Expr *lx_hreduce(LoopBuilder *lb, BinOp op, Expr *v);
+
 /* A register variable of type t (lanes 1: scalar) and its use. */
 LVar *lv_new_reg(LoopBuilder *lb, const char *name, LType t, int lanes);
 Expr *lx_reg(LoopBuilder *lb, LVar *v);

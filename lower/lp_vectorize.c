@@ -574,6 +574,132 @@ static Stmt *vstmt(Vec *c, Stmt *s, const LVar *v)
     }
 }
 
+/* ---- partial vectors ----
+ * A LOOP_VECTORIZE loop shorter than the vector width that the schedule
+ * marked LR_LANES (the tail of a row of Softmax, LayerNorm, ...) runs as
+ * the first `extent` lanes of one vector when every load that moves with
+ * it and every store is float32: loads from memory of those lanes only
+ * (the others read 0, ctvm_vload_n), stores to memory of those lanes only
+ * (ctvm_vstore_n), and a local (a per-lane partial accumulator, whole
+ * vectors elsewhere) keeps its other lanes: v = mask ? new : v, so it can
+ * stay in a register. Instead of a scalar loop: Softmax rows of 197 do 12
+ * vector exponentials and one partial vector instead of 12 and 5 scalar
+ * ones. */
+static int all_f32(const Expr *e, const LVar *v)
+{
+    if (!e || !lx_uses_var(e, v))
+        return 1;
+    if (e->kind == EX_LOAD && e->buf->dtype != DT_FLOAT32)
+        return 0;
+    return all_f32(e->a, v) && all_f32(e->b, v) && all_f32(e->c, v);
+}
+
+static int partial_ok(const Stmt *s, const LVar *v)
+{
+    switch (s->kind) {
+    case ST_SEQ:
+        for (int i = 0; i < s->n; i++)
+            if (!partial_ok(s->items[i], v))
+                return 0;
+        return 1;
+    case ST_STORE: return s->buf->dtype == DT_FLOAT32 && all_f32(s->value, v);
+    case ST_IF: return partial_ok(s->body, v);
+    default: return 0;
+    }
+}
+
+static void mark_partial_expr(Expr *e, int n)
+{
+    if (!e)
+        return;
+    if (e->kind == EX_LOAD && e->lanes > 1 && e->buf->kind != LB_LOCAL)
+        e->partial = n;
+    mark_partial_expr(e->a, n);
+    mark_partial_expr(e->b, n);
+    mark_partial_expr(e->c, n);
+}
+
+/* e with every partial load of buf at index replaced by v (the value a
+   partial store just wrote there: a masked store does not forward to a
+   load, a stall of some 20 cycles a row) */
+static Expr *forward(LoopBuilder *lb, Expr *e, const LBuf *buf, const Expr *index, Expr *v)
+{
+    if (!e)
+        return NULL;
+    if (e->kind == EX_LOAD && e->partial && e->buf == buf && lx_equal(e->a, index))
+        return v;
+    Expr *a = forward(lb, e->a, buf, index, v), *b = forward(lb, e->b, buf, index, v),
+         *c = forward(lb, e->c, buf, index, v);
+    if (a == e->a && b == e->b && c == e->c)
+        return e;
+    Expr *r = lx_clone(lb, e);
+    r->a = a, r->b = b, r->c = c;
+    return r;
+}
+
+static void mark_partial(LoopBuilder *lb, Stmt *s, int n)
+{
+    switch (s->kind) {
+    case ST_SEQ:
+        for (int i = 0; i < s->n; i++)
+            mark_partial(lb, s->items[i], n);
+        for (int i = 0; i < s->n; i++) {
+            Stmt *st = s->items[i];
+            /* the value is recomputed where it is forwarded: only while
+               nothing it reads has been written (an RNN's gates overwrite
+               their pre-activations in place: never) */
+            if (st->kind != ST_STORE || !st->partial || lx_loads_buf(st->value, st->buf))
+                continue;
+            for (int j = i + 1; j < s->n && s->items[j]->kind == ST_STORE; j++) {
+                Stmt *u = s->items[j];
+                u->value = forward(lb, u->value, st->buf, st->index, st->value);
+                if (u->buf == st->buf || lx_loads_buf(st->value, u->buf))
+                    break;
+            }
+        }
+        break;
+    case ST_STORE: {
+        int lanes = lx_lanes(s->value);
+        mark_partial_expr(s->value, n);
+        if (lanes <= 1)
+            break;
+        if (s->buf->kind != LB_LOCAL) {
+            s->partial = n;
+            break;
+        }
+        Expr *old = lx_vload(lb, s->buf, s->index, lanes, LT_F32);
+        Expr *sel = lx_vselect(lb, lx_lanemask(lb, n, lanes), s->value, old);
+        sel->type = LT_F32;
+        s->value = sel;
+        break;
+    }
+    case ST_IF: mark_partial(lb, s->body, n); break;
+    default: break;
+    }
+}
+
+/* ---- lanes combined ----
+ * The loop the schedule writes after per-lane partials, acc[k] = acc[k] op
+ * part[l] for l over the vector width (LOOP_VECTORIZE, LR_LANES; op +, min
+ * or max on float32), is acc[k] = acc[k] op (the lanes of the vector
+ * part[0..] combined: ctvm_vhsum / vhmin / vhmax), so part stays a
+ * register. */
+static Stmt *hreduce(Vec *c, const Stmt *s)
+{
+    LoopBuilder *lb = c->lb;
+    const Stmt *b = s->body;
+    if (s->extent != c->vl || s->role != LR_LANES || !b || b->kind != ST_STORE || b->buf->dtype != DT_FLOAT32 ||
+        lx_uses_var(b->index, s->var))
+        return NULL;
+    const Expr *v = b->value;
+    if (v->kind != EX_BIN || (v->op != BO_ADD && v->op != BO_MIN && v->op != BO_MAX) || v->type != LT_F32 ||
+        v->a->kind != EX_LOAD || v->a->buf != b->buf || !lx_equal(v->a->a, b->index) || v->b->kind != EX_LOAD ||
+        v->b->buf->dtype != DT_FLOAT32 || !contiguous(v->b->a, s->var))
+        return NULL;
+    Expr *part = lx_vload(lb, v->b->buf, lane0(c, v->b->a, s->var), c->vl, LT_F32);
+    return ls_store(lb, b->buf, b->index, lx_bin(lb, v->op, v->a, lx_hreduce(lb, v->op, part)));
+}
+
 static Stmt *walk(Vec *c, Stmt *s)
 {
     if (!s)
@@ -583,6 +709,15 @@ static Stmt *walk(Vec *c, Stmt *s)
         if (s->loop == LOOP_VECTORIZE) {
             if (c->vl > 1 && s->extent == c->vl && stmt_ok(c->lb, s->body, s->var))
                 return vstmt(c, s->body, s->var);
+            if (c->vl > 1 && s->extent > 1 && s->extent < c->vl && s->role == LR_LANES &&
+                partial_ok(s->body, s->var) && stmt_ok(c->lb, s->body, s->var)) {
+                Stmt *p = vstmt(c, s->body, s->var);
+                mark_partial(c->lb, p, (int)s->extent);
+                return p;
+            }
+            Stmt *h = c->vl > 1 ? hreduce(c, s) : NULL;
+            if (h)
+                return h;
             return ls_for(c->lb, s->var, s->extent, LOOP_SERIAL, walk(c, s->body));
         }
         return ls_for(c->lb, s->var, s->extent, s->loop, walk(c, s->body));

@@ -11,11 +11,14 @@
  *   LR_INDEPENDENT seq    its items on the threads at once: a parallel loop
  *                         over the items, each under guards of the index
  *   LR_LANES loop         split into whole vectors (for c { for lane
- *                         vectorized }) and a scalar tail when it is at least
- *                         one vector long; one-element accumulators updated
- *                         in it keep per-lane partials over the perfect loop
- *                         nest it ends (zeroed before it, the tail folded
- *                         into lane 0, the lanes combined after it), declared
+ *                         vectorized }) and a tail (a vector loop shorter
+ *                         than a vector, LR_LANES: lp_vectorize runs it as
+ *                         the first lanes of one vector when it can, else a
+ *                         scalar loop), for 2 elements or more;
+ *                         one-element accumulators updated in it keep
+ *                         per-lane partials over the perfect loop nest it
+ *                         ends (set to the identity before it, the tail in
+ *                         the first lanes, the lanes combined after it), declared
  *                         around the enclosing chain of allocations
  *   LR_PANEL loop         vectorized whole
  *   LR_TILE loop          unrolled */
@@ -58,15 +61,6 @@ static int acc_index(const Accs *a, const LBuf *b)
     return -1;
 }
 
-static int loads_buf(const Expr *e, const LBuf *b)
-{
-    if (!e)
-        return 0;
-    if (e->kind == EX_LOAD && e->buf == b)
-        return 1;
-    return loads_buf(e->a, b) || loads_buf(e->b, b) || loads_buf(e->c, b);
-}
-
 static int is_zero_index(const Expr *e)
 {
     return e && e->kind == EX_INT && e->i == 0;
@@ -95,7 +89,7 @@ static int find_accs(const Stmt *s, Accs *a)
         const Expr *v = s->value;
         if (s->buf->numel != 1 || s->buf->dtype != DT_FLOAT32 || !is_zero_index(s->index) || v->kind != EX_BIN ||
             (v->op != BO_ADD && v->op != BO_MIN && v->op != BO_MAX) || v->a->kind != EX_LOAD || v->a->buf != s->buf ||
-            !is_zero_index(v->a->a) || loads_buf(v->b, s->buf))
+            !is_zero_index(v->a->a) || lx_loads_buf(v->b, s->buf))
             return 0;
         int k = acc_index(a, s->buf);
         if (k < 0) {
@@ -123,7 +117,7 @@ static int acc_reads_ok(const Stmt *s, const Accs *a)
     case ST_ALLOC: return acc_reads_ok(s->body, a);
     case ST_IF:
         for (int i = 0; i < a->n; i++)
-            if (loads_buf(s->cond, a->acc[i]))
+            if (lx_loads_buf(s->cond, a->acc[i]))
                 return 0;
         return acc_reads_ok(s->body, a) && acc_reads_ok(s->else_body, a);
     case ST_SEQ:
@@ -136,7 +130,7 @@ static int acc_reads_ok(const Stmt *s, const Accs *a)
         int own = acc_index(a, s->buf);
         for (int i = 0; i < a->n; i++) {
             const Expr *v = i == own ? s->value->b : s->value;
-            if (loads_buf(s->index, a->acc[i]) || loads_buf(v, a->acc[i]))
+            if (lx_loads_buf(s->index, a->acc[i]) || lx_loads_buf(v, a->acc[i]))
                 return 0;
         }
         return 1;
@@ -149,7 +143,7 @@ static int acc_reads_ok(const Stmt *s, const Accs *a)
 static int uses_acc(const Expr *e, const Accs *a)
 {
     for (int i = 0; i < a->n; i++)
-        if (loads_buf(e, a->acc[i]))
+        if (lx_loads_buf(e, a->acc[i]))
             return 1;
     return 0;
 }
@@ -232,7 +226,7 @@ static int split_lanes(Cs *c, Stmt *scope, Stmt *parent, Stmt *ln)
     LoopBuilder *lb = c->lb;
     int64_t L = c->vl, E = ln->extent, nv = E / L, t0 = nv * L;
     Accs a = {0};
-    if (L <= 1 || E < L || !find_accs(ln->body, &a) || !acc_reads_ok(ln->body, &a) ||
+    if (L <= 1 || E < 2 || !find_accs(ln->body, &a) || !acc_reads_ok(ln->body, &a) ||
         c->n_pending + a.n > 2 * MAX_ACC)
         return 0;
     for (int i = 0; i < a.n; i++) {
@@ -244,13 +238,16 @@ static int split_lanes(Cs *c, Stmt *scope, Stmt *parent, Stmt *ln)
     }
     LVar *cv = lv_new(lb, "c"), *lane = lv_new(lb, "l"), *tv = lv_new(lb, "t");
     Expr *vi = lx_add(lb, lx_muli(lb, lx_var(lb, cv), L), lx_var(lb, lane));
-    Stmt *vec = ls_for(lb, cv, nv, LOOP_SERIAL,
-                       ls_for(lb, lane, L, LOOP_VECTORIZE, swap_stmt(lb, ls_subst(lb, ln->body, ln->var, vi), &a, lx_var(lb, lane))));
+    Stmt *vec = nv == 0 ? NULL
+                        : ls_for(lb, cv, nv, LOOP_SERIAL,
+                                 ls_for(lb, lane, L, LOOP_VECTORIZE,
+                                        swap_stmt(lb, ls_subst(lb, ln->body, ln->var, vi), &a, lx_var(lb, lane))));
     Stmt *tail = NULL;
-    if (E > t0)
-        tail = ls_for(lb, tv, E - t0, LOOP_SERIAL,
-                      swap_stmt(lb, ls_subst(lb, ln->body, ln->var, lx_add(lb, lx_var(lb, tv), lx_int(lb, t0))), &a,
-                                lx_int(lb, 0)));
+    if (E > t0) /* the first lanes of one more vector (lp_vectorize's partial vectors) */
+        tail = ls_role(ls_for(lb, tv, E - t0, LOOP_VECTORIZE,
+                              swap_stmt(lb, ls_subst(lb, ln->body, ln->var, lx_add(lb, lx_var(lb, tv), lx_int(lb, t0))),
+                                        &a, lx_var(lb, tv))),
+                       LR_LANES, 0);
     Stmt *split = ls_seq2(lb, vec, tail);
     if (parent)
         parent->body = split;
@@ -265,9 +262,11 @@ static int split_lanes(Cs *c, Stmt *scope, Stmt *parent, Stmt *ln)
         Expr *id = a.op[i] == BO_ADD ? lx_zero(lb, LT_F32) : a.op[i] == BO_MAX ? lx_lowest(lb, LT_F32) : lx_highest(lb, LT_F32);
         Expr *zero = lx_int(lb, 0);
         pre[i] = ls_for(lb, z, L, LOOP_VECTORIZE, ls_store(lb, a.vacc[i], lx_var(lb, z), id));
-        post[i] = ls_for(lb, r, L, LOOP_SERIAL,
-                         ls_store(lb, a.acc[i], zero,
-                                  lx_bin(lb, a.op[i], lx_load(lb, a.acc[i], zero), lx_load(lb, a.vacc[i], lx_var(lb, r)))));
+        post[i] = ls_role(ls_for(lb, r, L, LOOP_VECTORIZE, /* lp_vectorize: one horizontal reduction */
+                                 ls_store(lb, a.acc[i], zero,
+                                          lx_bin(lb, a.op[i], lx_load(lb, a.acc[i], zero),
+                                                 lx_load(lb, a.vacc[i], lx_var(lb, r))))),
+                          LR_LANES, 0);
         c->pending[c->n_pending++] = a.vacc[i];
     }
     Stmt *nest = ls_seq(lb, 0, NULL);

@@ -63,6 +63,11 @@ typedef __m256 ctvm_vm; /* lane mask: all ones or all zeros per lane */
 
 static CTVM_INLINE ctvm_vf ctvm_vload(const float *p) { return _mm256_loadu_ps(p); }
 static CTVM_INLINE void ctvm_vstore(float *p, ctvm_vf v) { _mm256_storeu_ps(p, v); }
+/* the first n lanes (0 < n <= CTVM_VL) of a vector: a row's tail (lp_vectorize) */
+static CTVM_INLINE __m256i ctvm_vfirst_n_(int n) { return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)); }
+static CTVM_INLINE ctvm_vf ctvm_vload_n(const float *p, int n) { return _mm256_maskload_ps(p, ctvm_vfirst_n_(n)); }
+static CTVM_INLINE void ctvm_vstore_n(float *p, ctvm_vf v, int n) { _mm256_maskstore_ps(p, ctvm_vfirst_n_(n), v); }
+static CTVM_INLINE ctvm_vm ctvm_vmask_n(int n) { return _mm256_castsi256_ps(ctvm_vfirst_n_(n)); }
 static CTVM_INLINE ctvm_vf ctvm_vset1(float x) { return _mm256_set1_ps(x); }
 static CTVM_INLINE ctvm_vf ctvm_vzero(void) { return _mm256_setzero_ps(); }
 
@@ -103,6 +108,14 @@ static CTVM_INLINE float ctvm_vhmax(ctvm_vf v)
     return _mm_cvtss_f32(s);
 }
 
+/* Min of the lanes; unspecified which lane wins if one is NaN. */
+static CTVM_INLINE float ctvm_vhmin(ctvm_vf v)
+{
+    __m128 s = _mm_min_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_min_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_min_ss(s, _mm_shuffle_ps(s, s, 1));
+    return _mm_cvtss_f32(s);
+}
 static CTVM_INLINE float ctvm_vfirst(ctvm_vf v) { return _mm256_cvtss_f32(v); }
 
 /* the bit primitives templates/ctvm_vec_math.h is written on */

@@ -77,6 +77,10 @@ typedef __mmask16 ctvm_vm; /* lane mask: bit i for lane i */
 
 static CTVM_INLINE ctvm_vf ctvm_vload(const float *p) { return _mm512_loadu_ps(p); }
 static CTVM_INLINE void ctvm_vstore(float *p, ctvm_vf v) { _mm512_storeu_ps(p, v); }
+/* the first n lanes (0 < n <= CTVM_VL) of a vector: a row's tail (lp_vectorize) */
+static CTVM_INLINE ctvm_vf ctvm_vload_n(const float *p, int n) { return _mm512_maskz_loadu_ps((__mmask16)((1u << n) - 1u), p); }
+static CTVM_INLINE void ctvm_vstore_n(float *p, ctvm_vf v, int n) { _mm512_mask_storeu_ps(p, (__mmask16)((1u << n) - 1u), v); }
+static CTVM_INLINE ctvm_vm ctvm_vmask_n(int n) { return (__mmask16)((1u << n) - 1u); }
 static CTVM_INLINE ctvm_vf ctvm_vset1(float x) { return _mm512_set1_ps(x); }
 static CTVM_INLINE ctvm_vf ctvm_vzero(void) { return _mm512_setzero_ps(); }
 
@@ -132,6 +136,15 @@ static CTVM_INLINE float ctvm_vhmax(ctvm_vf v)
     return _mm_cvtss_f32(s);
 }
 
+/* Min of the lanes; unspecified which lane wins if one is NaN. */
+static CTVM_INLINE float ctvm_vhmin(ctvm_vf v)
+{
+    __m256 h = _mm256_min_ps(_mm512_castps512_ps256(v), ctvm_v512_hi(v));
+    __m128 s = _mm_min_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+    s = _mm_min_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_min_ss(s, _mm_shuffle_ps(s, s, 1));
+    return _mm_cvtss_f32(s);
+}
 static CTVM_INLINE float ctvm_vfirst(ctvm_vf v) { return _mm_cvtss_f32(_mm512_castps512_ps128(v)); }
 
 /* the bit primitives templates/ctvm_vec_math.h is written on */

@@ -66,6 +66,26 @@ typedef uint32x4_t ctvm_vm;  /* lane mask: all ones or all zeros per lane */
 
 static CTVM_INLINE ctvm_vf ctvm_vload(const float *p) { return vld1q_f32(p); }
 static CTVM_INLINE void ctvm_vstore(float *p, ctvm_vf v) { vst1q_f32(p, v); }
+/* the first n lanes (0 < n <= CTVM_VL) of a vector: a row's tail (lp_vectorize) */
+static CTVM_INLINE ctvm_vf ctvm_vload_n(const float *p, int n)
+{
+    float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int i = 0; i < n; i++)
+        t[i] = p[i];
+    return vld1q_f32(t);
+}
+static CTVM_INLINE void ctvm_vstore_n(float *p, ctvm_vf v, int n)
+{
+    float t[4];
+    vst1q_f32(t, v);
+    for (int i = 0; i < n; i++)
+        p[i] = t[i];
+}
+static CTVM_INLINE ctvm_vm ctvm_vmask_n(int n)
+{
+    static const uint32_t lane[4] = {0, 1, 2, 3};
+    return vcltq_u32(vld1q_u32(lane), vdupq_n_u32((uint32_t)n));
+}
 static CTVM_INLINE ctvm_vf ctvm_vset1(float x) { return vdupq_n_f32(x); }
 static CTVM_INLINE ctvm_vf ctvm_vzero(void) { return vdupq_n_f32(0.0f); }
 
@@ -150,6 +170,16 @@ static CTVM_INLINE float ctvm_vhmax(ctvm_vf v)
 }
 #endif
 
+/* Min of the lanes; unspecified which lane wins if one is NaN. */
+#if defined(__aarch64__)
+static CTVM_INLINE float ctvm_vhmin(ctvm_vf v) { return vminvq_f32(v); }
+#else
+static CTVM_INLINE float ctvm_vhmin(ctvm_vf v)
+{
+    float32x2_t s = vpmin_f32(vget_low_f32(v), vget_high_f32(v));
+    return vget_lane_f32(vpmin_f32(s, s), 0);
+}
+#endif
 static CTVM_INLINE float ctvm_vfirst(ctvm_vf v) { return vgetq_lane_f32(v, 0); }
 
 /* the bit primitives templates/ctvm_vec_math.h is written on */

@@ -31,6 +31,14 @@ typedef int ctvm_vm;   /* lane mask: 0 or 1 */
 
 static CTVM_INLINE ctvm_vf ctvm_vload(const float *p) { return *p; }
 static CTVM_INLINE void ctvm_vstore(float *p, ctvm_vf v) { *p = v; }
+/* the first n lanes (0 < n <= CTVM_VL) of a vector: a row's tail (lp_vectorize) */
+static CTVM_INLINE ctvm_vf ctvm_vload_n(const float *p, int n) { return n > 0 ? *p : 0.0f; }
+static CTVM_INLINE void ctvm_vstore_n(float *p, ctvm_vf v, int n)
+{
+    if (n > 0)
+        *p = v;
+}
+static CTVM_INLINE ctvm_vm ctvm_vmask_n(int n) { return n > 0; }
 static CTVM_INLINE ctvm_vf ctvm_vset1(float x) { return x; }
 static CTVM_INLINE ctvm_vf ctvm_vzero(void) { return 0.0f; }
 
@@ -64,6 +72,7 @@ static CTVM_INLINE ctvm_vm ctvm_vmand(ctvm_vm a, ctvm_vm b) { return a & b; }
 
 static CTVM_INLINE float ctvm_vhsum(ctvm_vf v) { return v; }
 static CTVM_INLINE float ctvm_vhmax(ctvm_vf v) { return v; }
+static CTVM_INLINE float ctvm_vhmin(ctvm_vf v) { return v; }
 static CTVM_INLINE float ctvm_vfirst(ctvm_vf v) { return v; }
 
 /* the bit primitives templates/ctvm_vec_math.h is written on */

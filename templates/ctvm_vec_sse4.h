@@ -57,6 +57,22 @@ typedef __m128 ctvm_vm; /* lane mask: all ones or all zeros per lane */
 
 static CTVM_INLINE ctvm_vf ctvm_vload(const float *p) { return _mm_loadu_ps(p); }
 static CTVM_INLINE void ctvm_vstore(float *p, ctvm_vf v) { _mm_storeu_ps(p, v); }
+/* the first n lanes (0 < n <= CTVM_VL) of a vector: a row's tail (lp_vectorize) */
+static CTVM_INLINE ctvm_vf ctvm_vload_n(const float *p, int n)
+{
+    float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int i = 0; i < n; i++)
+        t[i] = p[i];
+    return _mm_loadu_ps(t);
+}
+static CTVM_INLINE void ctvm_vstore_n(float *p, ctvm_vf v, int n)
+{
+    float t[4];
+    _mm_storeu_ps(t, v);
+    for (int i = 0; i < n; i++)
+        p[i] = t[i];
+}
+static CTVM_INLINE ctvm_vm ctvm_vmask_n(int n) { return _mm_castsi128_ps(_mm_cmpgt_epi32(_mm_set1_epi32(n), _mm_setr_epi32(0, 1, 2, 3))); }
 static CTVM_INLINE ctvm_vf ctvm_vset1(float x) { return _mm_set1_ps(x); }
 static CTVM_INLINE ctvm_vf ctvm_vzero(void) { return _mm_setzero_ps(); }
 
@@ -94,6 +110,13 @@ static CTVM_INLINE float ctvm_vhmax(ctvm_vf v)
     return _mm_cvtss_f32(s);
 }
 
+/* Min of the lanes; unspecified which lane wins if one is NaN. */
+static CTVM_INLINE float ctvm_vhmin(ctvm_vf v)
+{
+    __m128 s = _mm_min_ps(v, _mm_movehl_ps(v, v));
+    s = _mm_min_ss(s, _mm_shuffle_ps(s, s, 1));
+    return _mm_cvtss_f32(s);
+}
 static CTVM_INLINE float ctvm_vfirst(ctvm_vf v) { return _mm_cvtss_f32(v); }
 
 /* the bit primitives templates/ctvm_vec_math.h is written on */

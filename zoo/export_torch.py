@@ -238,6 +238,98 @@ class DetectorFeatures(nn.Module):
         return self.model.head(list(self.model.backbone(x).values()))
 
 
+# ---------------------------------------------------------------- YOLOX-style detector
+
+class BaseConv(nn.Module):
+    """Conv (no bias) + BatchNorm + SiLU, as YOLOX writes every layer."""
+
+    def __init__(self, cin, cout, k=1, s=1):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, k, s, k // 2, bias=False)
+        self.bn = nn.BatchNorm2d(cout)
+
+    def forward(self, x):
+        return F.silu(self.bn(self.conv(x)))
+
+
+class CSPLayer(nn.Module):
+    """YOLOX's CSP block: two 1x1 halves, bottlenecks (1x1, 3x3, residual) on
+    one, concatenated and fused by a 1x1."""
+
+    def __init__(self, cin, cout, n=1, shortcut=True):
+        super().__init__()
+        h = cout // 2
+        self.conv1, self.conv2, self.conv3 = BaseConv(cin, h), BaseConv(cin, h), BaseConv(2 * h, cout)
+        self.m = nn.ModuleList([nn.ModuleList([BaseConv(h, h), BaseConv(h, h, 3)]) for _ in range(n)])
+        self.shortcut = shortcut
+
+    def forward(self, x):
+        a = self.conv1(x)
+        for c1, c2 in self.m:
+            y = c2(c1(a))
+            a = a + y if self.shortcut else y
+        return self.conv3(torch.cat([a, self.conv2(x)], 1))
+
+
+class YoloxTiny(nn.Module):
+    """YOLOX-tiny's shape (width 0.375, depth 0.33) at 416x416: Focus stem,
+    CSPDarknet with stride-2 3x3 convs and an SPP, a PAFPN (nearest upsampling,
+    concatenations), decoupled heads (1x1 stem, 3x3 cls and reg branches);
+    outputs the three levels' [reg, obj, cls] maps flattened and concatenated,
+    as YOLOX exports them without decoding. Channels 24 / 48 / 96 / 192 / 384:
+    the 1x1 convs of 24 channels at 104x104 and 96 at 26x26 and the stride-2
+    3x3 convs of issue 23."""
+
+    def __init__(self, classes=80):
+        super().__init__()
+        w = [24, 48, 96, 192, 384]
+        self.stem = BaseConv(12, w[0], 3)
+        self.dark2 = nn.Sequential(BaseConv(w[0], w[1], 3, 2), CSPLayer(w[1], w[1], 1))
+        self.dark3 = nn.Sequential(BaseConv(w[1], w[2], 3, 2), CSPLayer(w[2], w[2], 3))
+        self.dark4 = nn.Sequential(BaseConv(w[2], w[3], 3, 2), CSPLayer(w[3], w[3], 3))
+        self.dark5_conv = BaseConv(w[3], w[4], 3, 2)
+        self.spp1, self.spp2 = BaseConv(w[4], w[4] // 2), BaseConv(w[4] * 2, w[4])
+        self.dark5_csp = CSPLayer(w[4], w[4], 1, shortcut=False)
+        self.lat0 = BaseConv(w[4], w[3])
+        self.c3_p4 = CSPLayer(2 * w[3], w[3], 1, False)
+        self.red1 = BaseConv(w[3], w[2])
+        self.c3_p3 = CSPLayer(2 * w[2], w[2], 1, False)
+        self.bu2 = BaseConv(w[2], w[2], 3, 2)
+        self.c3_n3 = CSPLayer(2 * w[2], w[3], 1, False)
+        self.bu1 = BaseConv(w[3], w[3], 3, 2)
+        self.c3_n4 = CSPLayer(2 * w[3], w[4], 1, False)
+        hw = w[2]
+        self.heads = nn.ModuleList()
+        for c in (w[2], w[3], w[4]):
+            self.heads.append(nn.ModuleDict({
+                "stem": BaseConv(c, hw),
+                "cls": nn.Sequential(BaseConv(hw, hw, 3), BaseConv(hw, hw, 3)),
+                "reg": nn.Sequential(BaseConv(hw, hw, 3), BaseConv(hw, hw, 3)),
+                "cls_pred": nn.Conv2d(hw, classes, 1), "reg_pred": nn.Conv2d(hw, 4, 1),
+                "obj_pred": nn.Conv2d(hw, 1, 1)}))
+
+    def forward(self, x):
+        x = torch.cat([x[..., ::2, ::2], x[..., 1::2, ::2], x[..., ::2, 1::2], x[..., 1::2, 1::2]], 1)  # Focus
+        c3 = self.dark3(self.dark2(self.stem(x)))
+        c4 = self.dark4(c3)
+        c5 = self.spp1(self.dark5_conv(c4))
+        c5 = self.spp2(torch.cat([c5] + [F.max_pool2d(c5, k, 1, k // 2) for k in (5, 9, 13)], 1))
+        c5 = self.dark5_csp(c5)
+        p5 = self.lat0(c5)
+        f4 = self.c3_p4(torch.cat([F.interpolate(p5, scale_factor=2.0, mode="nearest"), c4], 1))
+        p4 = self.red1(f4)
+        o3 = self.c3_p3(torch.cat([F.interpolate(p4, scale_factor=2.0, mode="nearest"), c3], 1))
+        o4 = self.c3_n3(torch.cat([self.bu2(o3), p4], 1))
+        o5 = self.c3_n4(torch.cat([self.bu1(o4), p5], 1))
+        outs = []
+        for f, h in zip((o3, o4, o5), self.heads):
+            s = h["stem"](f)
+            c, r = h["cls"](s), h["reg"](s)
+            y = torch.cat([h["reg_pred"](r), torch.sigmoid(h["obj_pred"](r)), torch.sigmoid(h["cls_pred"](c))], 1)
+            outs.append(y.flatten(2))
+        return torch.cat(outs, 2).permute(0, 2, 1)
+
+
 def ssdlite():
     # score_thresh: seeded random weights give near-uniform class scores
     # (~1/91); 0.02 keeps only the boxes above that, a few dozen to hundreds.
@@ -304,6 +396,8 @@ MODELS = {
     "lraspp_mobilenet_v3_large": (seg(tvm.segmentation.lraspp_mobilenet_v3_large),
                                   [("input", (1, 3, 256, 256), "float")], 11, D, True,
                                   "'out' only, 256x256 input"),
+    "yolox_tiny": (YoloxTiny, [("input", (1, 3, 416, 416), "float")], 13, D, False,
+                   "YOLOX-tiny's layers (CSPDarknet, PAFPN, decoupled heads), undecoded outputs"),
     "ssdlite320_mobilenet_v3_large": (ssdlite, [("input", (1, 3, 320, 320), "float")], 11, D, True,
                                       "whole detector incl. NonMaxSuppression; score_thresh 0.02, "
                                       "detections_per_img 100; outputs have a data-dependent count"),

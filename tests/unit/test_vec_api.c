@@ -150,7 +150,7 @@ static const char *const API[] = {
     "ctvm_vload(",  "ctvm_vstore(", "ctvm_vset1(", "ctvm_vzero(",    "ctvm_vadd(", "ctvm_vsub(", "ctvm_vmul(",
     "ctvm_vdiv(",   "ctvm_vmin(",   "ctvm_vmax(",  "ctvm_vfma(",     "ctvm_vneg(", "ctvm_vabs(", "ctvm_vsqrt(",
     "ctvm_vlt(",    "ctvm_vle(",    "ctvm_vge(",   "ctvm_veq(",      "ctvm_vmand(", "ctvm_vselect(", "ctvm_vhsum(",
-    "ctvm_vhmax(",  "ctvm_vfirst(", "ctvm_vdiv_fast(", "ctvm_vround(", "ctvm_vldexp(", "ctvm_vgetexp(",
+    "ctvm_vhmax(",  "ctvm_vhmin(", "ctvm_vload_n(", "ctvm_vstore_n(", "ctvm_vmask_n(", "ctvm_vfirst(", "ctvm_vdiv_fast(", "ctvm_vround(", "ctvm_vldexp(", "ctvm_vgetexp(",
     "ctvm_vbitand(", "ctvm_vbitor(",
     "ctvm_vgetmant(",
     /* the typed part (tests/unit/vec_api_check_typed.c) */

@@ -349,12 +349,52 @@ static void check_horizontal(void)
         checks++;
         if (!(got == mx || (FLUSH_OK && ftz(got) == ftz(mx))))
             fail3("vhmax", A[i], A[i + CTVM_VL - 1], 0, got, mx);
+        {
+            float mn = A[i];
+            for (l = 1; l < CTVM_VL; l++)
+                mn = A[i + l] < mn ? A[i + l] : mn;
+            got = ctvm_vhmin(v);
+            checks++;
+            if (!(got == mn || (FLUSH_OK && ftz(got) == ftz(mn))))
+                fail3("vhmin", A[i], A[i + CTVM_VL - 1], 0, got, mn);
+        }
         if (!finite)
             continue;
         got = ctvm_vhsum(v);
         checks++;
         if (!(fabs(got - sum) <= CTVM_VL * FLT_EPSILON * asum + (FLUSH_OK ? CTVM_VL * FLT_MIN : 0)))
             fail3("vhsum", A[i], A[i + CTVM_VL - 1], 0, got, sum);
+    }
+}
+
+/* the first n lanes of a vector (a row's tail): loads read those lanes and
+   0 elsewhere, stores write those lanes only, the mask has those lanes */
+static void check_partial(void)
+{
+    int n, l;
+    for (n = 1; n <= CTVM_VL; n++) {
+        float o[CTVM_VL + 2], m[CTVM_VL];
+        ctvm_vstore(o, ctvm_vload_n(A + n, n));
+        for (l = 0; l < CTVM_VL; l++) {
+            checks++;
+            if (bits(o[l]) != (l < n ? bits(A[n + l]) : 0u))
+                fail3("vload_n", A[n + l], (float)n, (float)l, o[l], l < n ? A[n + l] : 0.0f);
+        }
+        for (l = 0; l < CTVM_VL + 2; l++)
+            o[l] = -7.0f;
+        ctvm_vstore_n(o + 1, ctvm_vload(A), n);
+        for (l = 0; l < CTVM_VL + 2; l++) {
+            float want = l >= 1 && l <= n ? A[l - 1] : -7.0f;
+            checks++;
+            if (bits(o[l]) != bits(want))
+                fail3("vstore_n", want, (float)n, (float)l, o[l], want);
+        }
+        ctvm_vstore(m, ctvm_vselect(ctvm_vmask_n(n), ctvm_vset1(1.0f), ctvm_vset1(2.0f)));
+        for (l = 0; l < CTVM_VL; l++) {
+            checks++;
+            if (m[l] != (l < n ? 1.0f : 2.0f))
+                fail3("vmask_n", (float)n, (float)l, 0, m[l], l < n ? 1.0f : 2.0f);
+        }
     }
 }
 
@@ -460,6 +500,7 @@ int main(void)
     check_fma();
     check_masks();
     check_horizontal();
+    check_partial();
     check_typed(); /* tests/unit/vec_api_check_typed.c */
     checks += typed_checks;
     fails += typed_fails;
