@@ -158,6 +158,11 @@ Expr *compute_quantize_expr(ComputeCtx *cx, int node, Expr *x, const Shape *xs, 
 /* DequantizeLinear `node` (constant float32 parameters) of the value x (its
  * input's type) over the axes of shape xs: (x - zero point) * scale */
 Expr *compute_dequantize_expr(ComputeCtx *cx, int node, Expr *x, const Shape *xs, LVar *const *axes);
+/* ctvm.PadHW `node`: its border value (zero, or its second input's one
+ * element), and, fused into its producer's group (pass fuse), the index in
+ * its padded output of the input point at `axes`. */
+Expr *compute_pad_value(ComputeCtx *cx, int node);
+Expr *compute_pad_index(ComputeCtx *cx, int node, LVar *const *axes);
 /* cond && c in [0, size), where c is an input coordinate reaching down to
  * -pad and up to max_c: only the sides that can be crossed are tested. */
 Expr *compute_bound(ComputeCtx *cx, Expr *cond, Expr *c, int64_t pad, int64_t max_c, int64_t size);

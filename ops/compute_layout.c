@@ -2,8 +2,34 @@
  * channel blocks, zero lanes past the channels), ctvm.Unpack (back) and
  * ctvm.PadHW (border on dims 2 and 3: zeros, or its second input's value).
  * One copy stage each; on blocked tensors the lanes are the innermost axis,
- * so PadHW vectorizes. */
+ * so PadHW vectorizes. A PadHW fused into its producer's group (pass fuse)
+ * stores at compute_pad_index; schedule/ fills its border. */
 #include "ops/compute.h"
+
+Expr *compute_pad_value(ComputeCtx *cx, int node)
+{
+    LoopBuilder *lb = cx->lb;
+    const Node *n = &cx->g->nodes[node];
+    DType dt = cx->g->values[n->in[0]].dtype;
+    Expr *zero = dt == DT_FLOAT32 ? lx_float(lb, 0.0) : lx_zero(lb, lt_of_dtype(dt));
+    if (n->n_in < 2 || n->in[1] < 0)
+        return zero;
+    Expr *pad = compute_const_scalar(cx, n->in[1]);
+    return pad ? lx_cast(lb, zero->type, pad) : lx_load(lb, cx->buf_of(cx, n->in[1]), lx_int(lb, 0));
+}
+
+Expr *compute_pad_index(ComputeCtx *cx, int node, LVar *const *axes)
+{
+    LoopBuilder *lb = cx->lb;
+    const Node *n = &cx->g->nodes[node];
+    const Shape *ys = &cx->g->values[n->out[0]].shape;
+    Expr *at[CTVM_MAX_RANK];
+    for (int i = 0; i < ys->rank; i++)
+        at[i] = lx_var(lb, axes[i]);
+    at[2] = lx_add(lb, at[2], lx_int(lb, n->at.layout.pads[0]));
+    at[3] = lx_add(lb, at[3], lx_int(lb, n->at.layout.pads[1]));
+    return compute_flat_index(cx, ys, at);
+}
 
 int compute_layout(ComputeCtx *cx, int node, ComputeDef *def)
 {
@@ -40,12 +66,7 @@ int compute_layout(ComputeCtx *cx, int node, ComputeDef *def)
         int64_t H = x->shape.dims[2], W = x->shape.dims[3];
         Expr *cond = compute_bound(cx, lx_int(lb, 1), xi[2], p[0], H - 1 + p[2], H);
         cond = compute_bound(cx, cond, xi[3], p[1], W - 1 + p[3], W);
-        Expr *pad = zero;
-        if (n->n_in > 1 && n->in[1] >= 0) {
-            pad = compute_const_scalar(cx, n->in[1]);
-            pad = pad ? lx_cast(lb, zero->type, pad) : lx_load(lb, cx->buf_of(cx, n->in[1]), lx_int(lb, 0));
-        }
-        s->body = lx_select(lb, cond, lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi)), pad);
+        s->body = lx_select(lb, cond, lx_load(lb, xb, compute_flat_index(cx, &x->shape, xi)), compute_pad_value(cx, node));
     }
     s->finalize = lx_var(lb, s->acc);
     return 0;

@@ -110,6 +110,10 @@ int compute_pool(ComputeCtx *cx, int node, ComputeDef *def)
 
     ComputeStage *s = compute_stage_new(cx, def, n->name, cx->buf_of(cx, n->out[0]), &y->shape);
     s->out_is_node_output = 1;
+    /* blocked 2-D windows are a depthwise convolution's loop nest: the
+     * blocked-conv schedule's register tiles of output columns and rows */
+    if (blocked)
+        s->sched = SCHED_CONV;
     Expr *xi[CTVM_MAX_RANK] = {lx_var(lb, s->axis[0]), lx_var(lb, s->axis[1])};
     if (blocked)
         xi[4] = lx_var(lb, s->axis[4]);
@@ -130,6 +134,14 @@ int compute_pool(ComputeCtx *cx, int node, ComputeDef *def)
     s->body = lx_select(lb, cond, is_lp ? lp_pow(lb, load, n->at.pool.p) : load,
                         is_max ? lx_lowest(lb, t) : lx_zero(lb, t));
     s->finalize = lx_var(lb, s->acc);
+    if (is_max && (t == LT_U8 || t == LT_I8)) {
+        /* an int32 accumulator: each tap is one widening load and one max,
+         * where a byte accumulator would narrow and widen again per tap, a
+         * dependent chain of three conversions (the max is exact either way) */
+        s->acc = lv_new_typed(lb, "acc", LT_I32);
+        s->body = lx_cast(lb, LT_I32, s->body);
+        s->finalize = lx_cast(lb, t, lx_var(lb, s->acc));
+    }
     if (is_lp)
         s->finalize = lp_root(lb, s->finalize, n->at.pool.p);
     if (n->op == OP_AVGPOOL) {

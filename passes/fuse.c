@@ -14,7 +14,9 @@
  * DequantizeLinear with constant parameters: the QDQ residual block conv ->
  * Q -> DQ -> Add(identity) -> Relu -> Q is one kernel, the same float32
  * operations in the same order as the unfused graph (bit-identical), with
- * neither the intermediate bytes nor their float32 copy in memory. */
+ * neither the intermediate bytes nor their float32 copy in memory. A
+ * blocked convolution's, pooling's or ctvm.Pack's group may end in the
+ * ctvm.PadHW that reads it (pad_reader). */
 #include "passes.h"
 #include "passes/pass_util.h"
 
@@ -43,11 +45,46 @@ static int reads_once(const Node *n, int vid)
     return c == 1;
 }
 
+static void add_epilogue(Graph *g, Node *a, int anchor, int c)
+{
+    a->epi = arena_grow(g->arena, a->epi, (size_t)a->n_epi, (size_t)a->n_epi + 1, sizeof(int));
+    a->epi[a->n_epi++] = c;
+    g->nodes[c].fused_into = anchor;
+}
+
+/* The ctvm.PadHW that is the only reader of value v, the output of a group
+ * whose one stage stores a blocked tensor point by point (a blocked
+ * convolution or pooling, ctvm.Pack), else -1. It joins the group as its last node:
+ * the group stores into the padded tensor's interior and fills its border,
+ * where a kernel of its own copied the whole tensor (schedule_group). */
+static int pad_reader(const Graph *g, const Node *a, int v)
+{
+    int stage = a->op == OP_CONV_NCHWC || a->op == OP_QCONV_NCHWC || a->op == OP_PACK ||
+                ((a->op == OP_MAXPOOL || a->op == OP_AVGPOOL) && a->at.pool.blocked);
+    if (!stage || a->n_out != 1 || g->values[v].is_output || g->values[v].n_uses != 1 ||
+        g->values[v].shape.rank != 5)
+        return -1;
+    int c = single_consumer(g, v);
+    if (c < 0)
+        return -1;
+    const Node *cn = &g->nodes[c];
+    if (cn->op != OP_PADHW || cn->is_view || cn->fused_into >= 0 || cn->n_epi > 0 || cn->in[0] != v ||
+        !reads_once(cn, v))
+        return -1;
+    return c;
+}
+
 int pass_fuse(Graph *g, Diag *d)
 {
     (void)d;
     for (int i = 0; i < g->n_nodes; i++) {
         Node *a = &g->nodes[i];
+        if (a->op == OP_PACK && !a->dead && a->fused_into < 0 && a->n_epi == 0) {
+            int pad = pad_reader(g, a, a->out[0]); /* an image packed straight into its padded tensor */
+            if (pad >= 0)
+                add_epilogue(g, a, i, pad);
+            continue;
+        }
         if (a->dead || a->is_view || a->fused_into >= 0 || a->n_epi > 0 || !op_takes_epilogue(a->op) ||
             (a->n_out != 1 && a->op != OP_WINOGRAD_CONV) /* its extra outputs are scratch */ ||
             a->dyn.kind >= 0)
@@ -71,11 +108,12 @@ int pass_fuse(Graph *g, Diag *d)
                 !shape_equal(&cv->shape, &g->values[cur].shape))
                 break;
             quantized = quant;
-            a->epi = arena_grow(g->arena, a->epi, (size_t)a->n_epi, (size_t)a->n_epi + 1, sizeof(int));
-            a->epi[a->n_epi++] = c;
-            cn->fused_into = i;
+            add_epilogue(g, a, i, c);
             cur = cn->out[0];
         }
+        int pad = pad_reader(g, a, cur);
+        if (pad >= 0)
+            add_epilogue(g, a, i, pad);
     }
     return 0;
 }

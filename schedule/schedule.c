@@ -268,9 +268,42 @@ static void apply_tuning(ComputeCtx *cx, ComputeStage *st)
     }
 }
 
+/* rows [h0, h0 + nh) x columns [w0, w0 + nw) of every plane of y set to v */
+static Stmt *fill_rect(ComputeCtx *cx, LBuf *yb, const Shape *ys, Expr *v, int64_t h0, int64_t nh, int64_t w0,
+                       int64_t nw)
+{
+    LoopBuilder *lb = cx->lb;
+    if (nh <= 0 || nw <= 0)
+        return NULL;
+    int64_t planes = ys->dims[0] * ys->dims[1], lanes = ys->rank == 5 ? ys->dims[4] : 1;
+    LVar *o = lv_new(lb, "o"), *h = lv_new(lb, "h"), *w = lv_new(lb, "w"), *l = lv_new(lb, "l");
+    Expr *row = lx_add(lb, lx_muli(lb, lx_var(lb, o), ys->dims[2]), lx_add(lb, lx_var(lb, h), lx_int(lb, h0)));
+    Expr *px = lx_add(lb, lx_muli(lb, row, ys->dims[3]), lx_add(lb, lx_var(lb, w), lx_int(lb, w0)));
+    Expr *at = lx_add(lb, lx_muli(lb, px, lanes), lx_var(lb, l));
+    Stmt *s = ls_for(lb, l, lanes, LOOP_VECTORIZE, ls_store(lb, yb, at, v));
+    return ls_for(lb, o, planes, LOOP_SERIAL, ls_for(lb, h, nh, LOOP_SERIAL, ls_for(lb, w, nw, LOOP_SERIAL, s)));
+}
+
+/* The border of fused ctvm.PadHW `node`'s output (its interior is the
+ * group's stores): top and bottom rows, then the left and right columns. */
+static Stmt *pad_border(ComputeCtx *cx, int node)
+{
+    const Node *n = &cx->g->nodes[node];
+    const Shape *ys = &cx->g->values[n->out[0]].shape;
+    const int64_t *p = n->at.layout.pads;
+    int64_t H = ys->dims[2], W = ys->dims[3], h_in = H - p[0] - p[2];
+    LBuf *yb = cx->buf_of(cx, n->out[0]);
+    Expr *v = compute_pad_value(cx, node);
+    Stmt *items[4] = {fill_rect(cx, yb, ys, v, 0, p[0], 0, W), fill_rect(cx, yb, ys, v, H - p[2], p[2], 0, W),
+                      fill_rect(cx, yb, ys, v, p[0], h_in, 0, p[1]),
+                      fill_rect(cx, yb, ys, v, p[0], h_in, W - p[3], p[3])};
+    return ls_seq(cx->lb, 4, items);
+}
+
 Stmt *schedule_group(ComputeCtx *cx, int anchor)
 {
     static ComputeDef def; /* large; one group at a time */
+    Stmt *border = NULL;   /* a fused PadHW's border stores */
     if (compute_node(cx, anchor, &def) != 0)
         return NULL;
     const Node *a = &cx->g->nodes[anchor];
@@ -285,6 +318,14 @@ Stmt *schedule_group(ComputeCtx *cx, int anchor)
         Expr *cur = st->finalize ? st->finalize : lx_var(cx->lb, st->acc);
         int from = a->out[0];
         for (int e = 0; e < a->n_epi; e++) {
+            const Node *en = &cx->g->nodes[a->epi[e]];
+            if (en->op == OP_PADHW && e == a->n_epi - 1 && en->in[0] == from) {
+                /* the padded tensor's interior is stored, its border filled */
+                st->out_index = compute_pad_index(cx, a->epi[e], st->axis);
+                border = pad_border(cx, a->epi[e]);
+                from = en->out[0];
+                break;
+            }
             cur = apply_epilogue(cx, st, a->epi[e], from, cur);
             if (!cur) {
                 diag_error(cx->d, cx->g, a->epi[e], "epilogue does not consume its producer (internal error)");
@@ -299,7 +340,7 @@ Stmt *schedule_group(ComputeCtx *cx, int anchor)
         schedule_custom(cx, def.custom);
     if (def.custom && def.n_stages == 0)
         return def.custom;
-    Stmt *items[CTVM_MAX_STAGES + 1];
+    Stmt *items[CTVM_MAX_STAGES + 2];
     for (int i = 0; i < def.n_stages; i++) {
         ComputeStage *st = &def.stages[i];
         if (cx->naive) {
@@ -316,5 +357,7 @@ Stmt *schedule_group(ComputeCtx *cx, int anchor)
     int ni = def.n_stages;
     if (def.custom) /* stages, then the custom nest that reads them */
         items[ni++] = def.custom;
+    if (border)
+        items[ni++] = border;
     return ni == 1 ? items[0] : ls_seq(cx->lb, ni, items);
 }
