@@ -50,7 +50,7 @@ void emit_team_steps(FILE *out, const Module *m, const char *P);
 /* Opens the block every thread of the inference's team runs: under OpenMP
    `omp parallel num_threads(CTVM_THREADS)` + clause, else the calling thread
    alone, with `ctvm_ctx c` set for it on a fresh ctvm_team (this
-   inference's tickets); the caller writes the body (8
+   inference's chunk counters); the caller writes the body (8
    spaces in) and closes it with "    }\n". */
 void emit_team_open(FILE *out, const char *clause);
 /* NAME_run_ws on OpenMP's team (or the calling thread alone), NAME_team_init, NAME_run_thread */

@@ -20,7 +20,7 @@ void emit_team_api(FILE *f, const Module *m, const char *P)
                "   only a chunk it holds, not every phase.\n"
                "   Returns 0, or 1 for a NULL pointer or a tid out of range (every thread\n"
                "   returns the same). Any nthreads >= 1 gives the same outputs. */\n"
-               "#define %s_TEAM_BYTES 64\n",
+               "#define %s_TEAM_BYTES 1024\n",
             P, P, P, P, P);
     fprintf(f, "int %s_team_init(void *team, int nthreads, void (*barrier)(void *arg), void *arg);\n", P);
     fprintf(f, "int %s_run_thread(", P);
@@ -52,7 +52,7 @@ void emit_team_steps(FILE *out, const Module *m, const char *P)
 
 void emit_team_open(FILE *out, const char *clause)
 {
-    fprintf(out, "    ctvm_team ctvm_t0; /* this inference's tickets */\n"
+    fprintf(out, "    ctvm_team ctvm_t0; /* this inference's chunk counters */\n"
                  "    ctvm_team_setup(&ctvm_t0, CTVM_THREADS, 0, 0);\n"
                  "#ifdef _OPENMP\n#pragma omp parallel num_threads(CTVM_THREADS)%s\n    {\n        ctvm_ctx c;\n"
                  "        ctvm_ctx_setup(&c, omp_get_thread_num(), omp_get_num_threads(), &ctvm_t0, 1);\n"

@@ -54,7 +54,7 @@ static Stmt *single(LoopBuilder *lb, Stmt *const *s, int n)
 /* Chunks of a parallel loop of n iterations for a team sized for threads:
    TEAM_CHUNKS_PER_THREAD each, so that a thread that loses its core holds
    up only a small part of the phase, but no more (each costs an atomic
-   ticket); a loop with fewer iterations keeps one per chunk. Depends only
+   CAS); a loop with fewer iterations keeps one per chunk. Depends only
    on the compile-time thread count, never on the team at run time. */
 #define TEAM_CHUNKS_PER_THREAD 4
 static int team_chunks(int64_t n, int threads)

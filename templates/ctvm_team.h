@@ -5,11 +5,16 @@
  * whole sequence of kernels. The work comes in phases: a parallel loop cut
  * into a fixed number of chunks (lower/lp_threads.c chose the count at
  * compile time, whatever the team's size), or a serial part (one chunk).
- * Threads take a phase's chunks dynamically (ctvm_take): one ticket counter
- * serves the whole inference; phase p owns the tickets [S_p, S_p + n_p),
- * and every thread counts S_p itself (ctvm_ctx.seq), so nothing is reset
- * between phases. A thread that finds no ticket left moves on, and counts
- * its chunks done (ctvm_done). Where the next phase reads or writes what
+ * Threads take a phase's chunks dynamically (ctvm_take): the chunks are cut
+ * into one contiguous range per thread (as a static split would give them),
+ * and a thread takes from its own range first, then from the others', so on
+ * a quiet machine each thread runs the part of every phase a static split
+ * gives it (the data its earlier phases left in its own cache) and on a
+ * busy one the others take what a preempted thread has not started. Each
+ * range's counter of chunks taken grows over the whole inference; every
+ * thread counts where each phase starts (ctvm_ctx.seq and base), so
+ * nothing is reset between phases. A thread that finds no chunk left moves
+ * on, and counts its chunks done (ctvm_done). Where the next phase reads or writes what
  * this one touches, each thread waits until every chunk so far is done
  * (ctvm_wait) - not until every thread has arrived: a thread that lost its
  * core delays only the chunk it holds, and when it runs again it finds the
@@ -93,11 +98,23 @@ long syscall(long number, ...);
 #endif
 #endif
 
+/* A phase's chunks are cut into CTVM_TEAM_RANGES (or the team's size, if
+   fewer) contiguous ranges, range r the home of threads r, r + R, ... */
+#ifndef CTVM_TEAM_RANGES
+#define CTVM_TEAM_RANGES 8
+#endif
+typedef struct ctvm_range {
+    ctvm_atomic taken; /* chunks of this range taken, over the inference (only grows) */
+    char pad[64 - sizeof(ctvm_atomic)]; /* one cache line each */
+} ctvm_range;
+
 typedef struct ctvm_team {
-    ctvm_atomic next, done;   /* tickets taken, chunks done (both only grow) */
+    ctvm_range range[CTVM_TEAM_RANGES];
+    ctvm_atomic done;         /* chunks done (only grows) */
     ctvm_atomic arrived, gen; /* full barrier: threads arrived; barriers passed */
     ctvm_atomic sleepers;     /* threads asleep in a wait */
-    ctvm_atomic start;        /* the next inference's first ticket (NAME_run_thread) */
+    ctvm_atomic start;        /* the next inference's first chunk (NAME_run_thread) */
+    unsigned start_range[CTVM_TEAM_RANGES]; /* and each range's first chunk */
     int nth;
     void (*barrier)(void *arg); /* the caller's full barrier, or NULL */
     void *arg;
@@ -107,14 +124,18 @@ typedef struct ctvm_ctx {
     int tid, nth;    /* this thread, threads in the team */
     int omp;         /* full barriers are OpenMP's */
     int k;           /* without atomics: this thread's next chunk */
-    unsigned seq;    /* the current phase's first ticket */
+    unsigned seq;    /* chunks of the phases before the current one */
+    unsigned base[CTVM_TEAM_RANGES]; /* each range's first chunk of the current phase */
     ctvm_team *team;
 } ctvm_ctx;
 
 static CTVM_INLINE void ctvm_team_setup(ctvm_team *t, int nth, void (*barrier)(void *arg), void *arg)
 {
 #ifdef CTVM_TEAM_ATOMICS
-    CTVM_ASTORE(&t->next, 0u);
+    for (int r = 0; r < CTVM_TEAM_RANGES; r++) {
+        CTVM_ASTORE(&t->range[r].taken, 0u);
+        t->start_range[r] = 0u;
+    }
     CTVM_ASTORE(&t->done, 0u);
     CTVM_ASTORE(&t->arrived, 0u);
     CTVM_ASTORE(&t->gen, 0u);
@@ -126,7 +147,7 @@ static CTVM_INLINE void ctvm_team_setup(ctvm_team *t, int nth, void (*barrier)(v
     t->arg = arg;
 }
 
-/* thread tid of nth; its first ticket is the team's start */
+/* thread tid of nth; it starts where the team's last inference ended */
 static CTVM_INLINE void ctvm_ctx_setup(ctvm_ctx *c, int tid, int nth, ctvm_team *t, int omp)
 {
     c->tid = tid;
@@ -136,9 +157,17 @@ static CTVM_INLINE void ctvm_ctx_setup(ctvm_ctx *c, int tid, int nth, ctvm_team 
     c->team = t;
 #ifdef CTVM_TEAM_ATOMICS
     c->seq = CTVM_ALOAD(&t->start);
+    for (int r = 0; r < CTVM_TEAM_RANGES; r++)
+        c->base[r] = t->start_range[r];
 #else
     c->seq = 0u;
 #endif
+}
+
+/* ranges of a team of nth */
+static CTVM_INLINE int ctvm_ranges(int nth)
+{
+    return nth < CTVM_TEAM_RANGES ? nth : CTVM_TEAM_RANGES;
 }
 
 /* The next chunk of the current phase of n chunks this thread runs, or -1
@@ -146,12 +175,19 @@ static CTVM_INLINE void ctvm_ctx_setup(ctvm_ctx *c, int tid, int nth, ctvm_team 
 static CTVM_INLINE int ctvm_take(ctvm_ctx *c, int n)
 {
 #ifdef CTVM_TEAM_ATOMICS
-    if (c->nth > 1) {
-        ctvm_atomic *p = &c->team->next;
-        unsigned cur = CTVM_ALOAD_RLX(p);
-        while (cur - c->seq < (unsigned)n)
-            if (CTVM_ACAS(p, &cur, cur + 1u))
-                return (int)(cur - c->seq);
+    if (c->nth > 1) { /* the home range first, then the others' in turn */
+        int R = ctvm_ranges(c->nth), home = c->tid % R;
+        for (int i = 0; i < R; i++) {
+            int r = home + i < R ? home + i : home + i - R;
+            int lo = (int)((long long)n * r / R), size = (int)((long long)n * (r + 1) / R) - lo;
+            ctvm_atomic *p = &c->team->range[r].taken;
+            unsigned cur = CTVM_ALOAD_RLX(p);
+            while (cur - c->base[r] < (unsigned)size) /* taken past the phase's: another phase's */
+                if (CTVM_ACAS(p, &cur, cur + 1u))
+                    return lo + (int)(cur - c->base[r]);
+        }
+        for (int r = 0; r < R; r++)
+            c->base[r] += (unsigned)((long long)n * (r + 1) / R - (long long)n * r / R);
         c->seq += (unsigned)n;
         return -1;
     }
@@ -268,13 +304,15 @@ static CTVM_INLINE void ctvm_wait(ctvm_ctx *c)
 }
 
 /* End of NAME_run_thread's inference: once every thread is past its last
-   ticket, the next inference starts where this one ended. */
+   chunk, the next inference starts where this one ended. */
 static CTVM_INLINE void ctvm_team_end(ctvm_ctx *c)
 {
     if (c->nth <= 1)
         return;
     ctvm_sync(c);
 #ifdef CTVM_TEAM_ATOMICS
+    for (int r = 0; r < CTVM_TEAM_RANGES; r++)
+        c->team->start_range[r] = c->base[r];
     CTVM_ASTORE(&c->team->start, c->seq);
 #endif
 }
