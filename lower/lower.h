@@ -37,7 +37,8 @@ int lower_tasks(Graph *g, const CodegenOptions *o, LowerTask *tasks, int cap, Di
    NULL after a diagnostic. */
 Module *lower_kernel_bench(Graph *g, const CodegenOptions *o, const LowerTask *task, const int knobs[4], Diag *d);
 
-/* Floating-point operations of a group's anchor (Conv, Gemm, MatMul; else 0) */
+/* Operations of a group's anchor: a convolution's or product's 2 per multiply-add
+   (Conv, integer conv, Gemm, MatMul), a pooling's one per window tap; else 0 */
 double lower_group_flops(const Graph *g, int anchor);
 
 #endif

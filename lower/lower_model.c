@@ -107,6 +107,18 @@ double lower_group_flops(const Graph *g, int anchor)
         int64_t per = n->op == OP_CONV ? w->dims[0] : w->dims[0] * w->dims[w->rank - 1];
         return per ? 2.0 * (double)ny * (double)(nw / per) : 0.0;
     }
+    if (n->op == OP_QCONV_NCHWC) { /* weights [OCb, ICb, KH, KW, IB/4, B*4] or depthwise [OCb, 1, KH, KW, 1, B] */
+        const Shape *w = &g->values[n->in[1]].shape, *y = &g->values[n->out[0]].shape;
+        shape_numel(w, &nw);
+        int64_t per = y->rank == 5 ? w->dims[0] * y->dims[4] : 0;
+        return per ? 2.0 * (double)ny * (double)(nw / per) : 0.0;
+    }
+    if (n->op == OP_MAXPOOL || n->op == OP_AVGPOOL || n->op == OP_LPPOOL) { /* one operation a tap */
+        double taps = 1.0;
+        for (int i = 0; i < n->at.pool.win.n; i++)
+            taps *= (double)n->at.pool.win.kernel[i];
+        return (double)ny * taps;
+    }
     if (n->op == OP_WINOGRAD_CONV) { /* the direct 3x3 convolution's count, for comparison */
         const Shape *u = &g->values[n->in[1]].shape;
         return 2.0 * (double)ny * 9.0 * (double)u->dims[1];
