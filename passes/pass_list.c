@@ -22,12 +22,12 @@ const PassInfo CTVM_PASSES[] = {
     {"lower_attention", pass_lower_attention, NULL}, /* float32 Attention as MatMul, Softmax, MatMul */
     {"einsum_operands", pass_einsum_operands, NULL}, /* the operand holding the output's last letter made contiguous */
     {"match_sdpa", pass_match_sdpa, NULL},       /* long attention as one blocked kernel */
+    {"quant_u8_acts", pass_quant_u8_acts, NULL}, /* int8 activations as uint8 (+128) for the u8 x s8 dot product */
     {"qmatmul_runtime", pass_qmatmul_runtime, NULL}, /* MatMulInteger with a run-time B on the dot product */
     {"infer_fold2", NULL, pass_infer_fold},      /* fold what BN folding made constant */
     {"dce", pass_dce, NULL},
     {"outputs", pass_outputs, NULL},             /* every output written by a kernel */
     {"hidden", NULL, pass_hidden},               /* dims of data-dependent outputs, kernel scratch */
-    {"quant_u8_acts", pass_quant_u8_acts, NULL}, /* int8 activations as uint8 (+128) for the u8 x s8 dot product */
     {"layout", NULL, pass_layout},               /* blocked convolutions, layout propagation */
     {"winograd", NULL, pass_winograd},           /* 3x3 stride-1 blocked convs as Winograd F(2x2,3x3) */
     {"views", pass_views, NULL},

@@ -20,8 +20,10 @@
  * set (every producer a QuantizeLinear with a constant zero point or one of
  * the moving ops, every reader one of the above with constant zero points)
  * and none of it is a graph input, output, constant or read by name inside
- * a subgraph. Runs after dce,
- * before layout. */
+ * a subgraph. Runs before qmatmul_runtime, whose dot-product form of a
+ * run-time MatMulInteger wants A uint8 (attention's int8 Q*K^T and P*V,
+ * else left as int32 multiplies), and before layout; dead nodes are
+ * skipped, live readers a later dce would drop only keep a value int8. */
 #include <stdlib.h>
 #include <string.h>
 
