@@ -45,6 +45,7 @@ enum { OPF_E = 1, OPF_P = 2, OPF_V = 4 };
     X(QCONV_NCHWC, "ctvm.QConvNCHWc", qconvnchwc, 0, 0, OPF_P)                \
     X(QMATMUL, "ctvm.QMatMul", qmatmul, 0, 0, OPF_P)                          \
     X(QPACKB, "ctvm.QPackB", qpackb, 0, 0, OPF_)                              \
+    X(LUT, "ctvm.Lut", lut, 0, 0, OPF_)                                       \
     X(BF16MATMUL, "ctvm.BF16MatMul", bf16matmul, 0, 0, OPF_P)                \
     X(PACK, "ctvm.Pack", layout, 0, 0, OPF_)                                  \
     X(UNPACK, "ctvm.Unpack", layout, 0, 0, OPF_)                              \

@@ -23,6 +23,7 @@ const PassInfo CTVM_PASSES[] = {
     {"einsum_operands", pass_einsum_operands, NULL}, /* the operand holding the output's last letter made contiguous */
     {"match_sdpa", pass_match_sdpa, NULL},       /* long attention as one blocked kernel */
     {"quant_u8_acts", pass_quant_u8_acts, NULL}, /* int8 activations as uint8 (+128) for the u8 x s8 dot product */
+    {"quant_lut", pass_quant_lut, NULL},         /* DQ -> elementwise float ops -> Q of one byte: a table */
     {"qmatmul_runtime", pass_qmatmul_runtime, NULL}, /* MatMulInteger with a run-time B on the dot product */
     {"infer_fold2", NULL, pass_infer_fold},      /* fold what BN folding made constant */
     {"dce", pass_dce, NULL},

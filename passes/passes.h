@@ -40,6 +40,7 @@ int pass_outputs(Graph *g, Diag *d);         /* constant, input and repeated out
 int pass_hidden(Graph *g, const CodegenOptions *cg, Diag *d); /* dims of data-dependent outputs, kernel scratch */
 int pass_winograd(Graph *g, const CodegenOptions *cg, Diag *d); /* 3x3 ConvNCHWc -> WinogradConv (after layout) */
 int pass_quant_u8_acts(Graph *g, Diag *d);  /* int8 activations -> uint8 with zero points + 128 (before layout) */
+int pass_quant_lut(Graph *g, Diag *d);      /* elementwise chains between 8-bit tensors -> 256-entry tables */
 int pass_layout(Graph *g, const CodegenOptions *cg, Diag *d); /* Conv -> blocked ConvNCHWc; blocked layout propagation */
 int pass_views(Graph *g, Diag *d);           /* Reshape/Flatten/Squeeze/Unsqueeze as zero-copy */
 int pass_fuse(Graph *g, Diag *d);            /* elementwise epilogues into their producer */

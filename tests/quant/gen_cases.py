@@ -233,12 +233,69 @@ def float_group(rng):
     return G
 
 
-# QDQ groups: (name, activation type, per-channel weights, extra options)
+def act_group(rng):
+    """Float32 activation chains written out as exporters write them, which
+    quantize_static wraps in Q/DQ at every step (pass quant_lut makes each
+    a 256-entry table): GELU with erf (x * 0.5 * (1 + erf(x / sqrt 2)), as
+    BERT exports), GELU with tanh and x^3, x * sigmoid(x), tanh(x) / 2, and
+    (x + 1) / 2 (no transcendental operator: no table); and attention's
+    q k^T with both operands computed. Odd
+    shapes; a MatMul first so the chain reads a kernel's quantized output."""
+    G = Graph(rng)
+    consts = {}
+
+    def c(name, v):
+        if name not in consts:
+            consts[name] = G.const("act_" + name, np.float32(v))
+        return consts[name]
+
+    def node(op, ins, name):
+        G.nodes.append(helper.make_node(op, ins, [name]))
+        return name
+
+    for name, shape, k in [("gelu_erf", [3, 37, 29], 29), ("gelu_tanh", [1, 5, 33], 33),
+                           ("swish", [2, 17, 16], 16), ("tanh", [7, 9], 9),
+                           ("affine", [5, 11], 11)]:
+        x = G.input(name + "_x", rng.standard_normal(shape).astype(np.float32) * 1.5, TensorProto.FLOAT)
+        w = (rng.standard_normal([k, k]) / np.sqrt(k)).astype(np.float32)
+        h = node("MatMul", [x, G.const(name + "_w", w)], name + "_h")
+        y = name + "_y"
+        if name == "gelu_erf":
+            e = node("Erf", [node("Div", [h, c("sqrt2", np.sqrt(2.0))], name + "_d")], name + "_e")
+            m = node("Mul", [h, node("Add", [e, c("one", 1.0)], name + "_a")], name + "_m")
+            node("Mul", [m, c("half", 0.5)], y)
+        elif name == "gelu_tanh":
+            p = node("Pow", [h, c("three", 3.0)], name + "_p")
+            inner = node("Add", [h, node("Mul", [p, c("k044", 0.044715)], name + "_pk")], name + "_i")
+            t = node("Tanh", [node("Mul", [inner, c("s2pi", np.sqrt(2 / np.pi))], name + "_is")], name + "_t")
+            m = node("Mul", [h, node("Add", [t, c("one", 1.0)], name + "_a")], name + "_m")
+            node("Mul", [m, c("half", 0.5)], y)
+        elif name == "swish":
+            node("Mul", [h, node("Sigmoid", [h], name + "_s")], y)
+        elif name == "tanh":
+            node("Mul", [node("Tanh", [h], name + "_t"), c("half", 0.5)], y)
+        else:  # no transcendental operator: left to fuse as an epilogue
+            node("Mul", [node("Add", [h, c("one", 1.0)], name + "_a"), c("half", 0.5)], y)
+        G.output(y, TensorProto.FLOAT, "QDQ activation chain " + name)
+    # attention's scores, both operands computed: an int8 (s8 group) x int8
+    # run-time product on the dot-product kernel (pass qmatmul_runtime)
+    x = G.input("qk_x", rng.standard_normal([2, 12, 20]).astype(np.float32), TensorProto.FLOAT)
+    qv = node("MatMul", [x, G.const("qk_wq", (rng.standard_normal([20, 16]) / 4).astype(np.float32))], "qk_q")
+    kv = node("MatMul", [x, G.const("qk_wk", (rng.standard_normal([20, 16]) / 4).astype(np.float32))], "qk_k")
+    G.nodes.append(helper.make_node("Transpose", [kv], ["qk_kt"], perm=[0, 2, 1]))
+    node("MatMul", [qv, "qk_kt"], "qk_y")
+    G.output("qk_y", TensorProto.FLOAT, "QDQ run-time product q k^T")
+    return G
+
+
+# QDQ groups: (name, activation type, per-channel weights, extra options[, float model])
 QDQ_GROUPS = [
     ("qdq_u8_perchannel", "u8", True, {}),
     ("qdq_s8_pertensor", "s8", False, {}),
     ("qdq_s8_perchannel_symact", "s8", True, {"ActivationSymmetric": True}),
     ("qdq_u8_pertensor_wzp", "u8", False, {"WeightSymmetric": False}),
+    ("qdq_act_u8", "u8", True, {}, act_group),
+    ("qdq_act_s8", "s8", True, {}, act_group),
 ]
 
 
@@ -250,10 +307,10 @@ class Reader:
         return next(self.it, None)
 
 
-def qdq_group(out, gname, act, per_channel, extra, seed):
+def qdq_group(out, gname, act, per_channel, extra, seed, make=float_group):
     from onnxruntime import quantization as q
     rng = np.random.default_rng(seed)
-    G = float_group(rng)
+    G = make(rng)
     fm = G.model(gname)
     d = os.path.join(out, gname)
     os.makedirs(d, exist_ok=True)
@@ -319,8 +376,8 @@ def main():
         onnx.save(G.model(gname), os.path.join(d, "model.onnx"))
         finish(d, G.feed, G.desc)
         print("gen_cases: %s: %d cases" % (gname, len(G.desc)))
-    for i, (gname, act, pc, extra) in enumerate(QDQ_GROUPS):
-        d, feed, desc = qdq_group(out, gname, act, pc, extra, 2300 + i)
+    for i, (gname, act, pc, extra, *make) in enumerate(QDQ_GROUPS):
+        d, feed, desc = qdq_group(out, gname, act, pc, extra, 2300 + i, *make)
         finish(d, feed, desc)
         print("gen_cases: %s: %d cases" % (gname, len(desc)))
     return 0
