@@ -1,6 +1,6 @@
 /* test_qmatmul_runtime.c - pass qmatmul_runtime (a MatMulInteger whose B is
  * computed at run time -> ctvm.QPackB + ctvm.QMatMul with B's column sums
- * and A's row term): the rewrite's shape on batched uint8 x uint8 and
+ * (a second QMatMul, of a row of ones) and A's row term): the rewrite's shape on batched uint8 x uint8 and
  * uint8 x int8 products, then its value: the operands made constant and
  * the graph folded (the kernels' compute definitions, interpreted) against
  * sum_k (a - az)(b - bz) in exact integer arithmetic; and the cases it
@@ -57,8 +57,9 @@ static void check(DType bt, int az, int bz)
     assert_int_equal(pass_qmatmul_runtime(g, &d), 0);
     assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
     assert_int_equal(count_live(g, "MatMulInteger"), 0);
-    assert_int_equal(count_live(g, "ctvm.QMatMul"), 1);
+    assert_int_equal(count_live(g, "ctvm.QMatMul"), 2); /* the product and B's column sums */
     assert_int_equal(count_live(g, "ctvm.QPackB"), 1);
+    assert_int_equal(count_live(g, "ReduceSum"), (bt == DT_UINT8 ? bz - 128 : bz) != 0); /* A's row term only */
     assert_int_equal(g->values[y].dtype, DT_INT32);
     /* the operands made constant: folding runs the rewritten graph */
     uint8_t *av = arena_alloc(g->arena, BT * M * K);
