@@ -5,10 +5,13 @@
  * their root's bytes, values inside a fused group are never materialised,
  * and the rest live in one workspace arena. Liveness is measured in group
  * steps (ir/exec_order.h): a value is live from the step that writes it to
- * the last step that reads it or any view of it. Offsets are chosen greedily
- * in order of definition, lowest 64-byte-aligned gap among the blocks live
- * at that step; a block read at step t is still live while outputs of step
- * t are placed, so a group never writes over its own inputs. Each C storage
+ * the last step that reads it or any view of it. Offsets are chosen by two
+ * greedy plans, the smaller kept: in order of definition, each block at the
+ * lowest 64-byte-aligned gap among the blocks live at its step; and largest
+ * block first, each at the lowest gap among the blocks already placed whose
+ * lifetimes overlap its own (TFLite's greedy-by-size). A block read at step
+ * t is still live while outputs of step t are placed, so a group never
+ * writes over its own inputs. Each C storage
  * type (float, int64_t, uint16_t, ...) has its own region of the arena, so
  * bytes are only ever accessed as one type, except that uint8/int8 values
  * (character types, which may alias anything) share the float region. */
@@ -67,6 +70,64 @@ static int64_t first_fit(const Block *live, int n, int64_t size)
             at = align_up(live[i].off + live[i].size);
     }
     return at;
+}
+
+/* A block to place: value v, live from step def to step last (inclusive:
+ * a block read at step t is still live while step t's outputs are placed). */
+typedef struct Item {
+    int v, def, last;
+    int64_t size;
+} Item;
+
+/* largest first; ties in order of definition (the items' own order) */
+typedef struct SizeKey {
+    int64_t size;
+    int i;
+} SizeKey;
+
+static int cmp_size(const void *a, const void *b)
+{
+    const SizeKey *x = a, *y = b;
+    if (x->size != y->size)
+        return x->size > y->size ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Offsets off[i] for items[0..n) (in order of definition), placed in that
+ * order (by_size 0) or largest first (1); returns the region's size. The
+ * blocks in the way of item i are the placed ones whose lifetimes overlap
+ * its own; scratch: n Blocks. */
+static int64_t plan(const Item *items, int n, Block *scratch, int64_t *off, int by_size)
+{
+    int *ord = malloc(sizeof(int) * (size_t)n);
+    SizeKey *key = malloc(sizeof(SizeKey) * (size_t)n);
+    char *placed = calloc((size_t)n, 1);
+    if (!ord || !key || !placed) {
+        free(ord), free(key), free(placed);
+        return INT64_MAX;
+    }
+    for (int i = 0; i < n; i++)
+        key[i] = (SizeKey){items[i].size, i};
+    if (by_size)
+        qsort(key, (size_t)n, sizeof(SizeKey), cmp_size);
+    for (int i = 0; i < n; i++)
+        ord[i] = key[i].i;
+    free(key);
+    int64_t peak = 0;
+    for (int k = 0; k < n; k++) {
+        const Item *it = &items[ord[k]];
+        int m = 0;
+        for (int j = 0; j < n; j++)
+            if (placed[j] && items[j].def <= it->last && it->def <= items[j].last)
+                scratch[m++] = (Block){off[j], items[j].size, items[j].last};
+        qsort(scratch, (size_t)m, sizeof(Block), cmp_block);
+        off[ord[k]] = first_fit(scratch, m, it->size);
+        placed[ord[k]] = 1;
+        if (off[ord[k]] + it->size > peak)
+            peak = off[ord[k]] + it->size;
+    }
+    free(ord), free(placed);
+    return peak;
 }
 
 static void set_storage(Graph *g)
@@ -148,44 +209,44 @@ int pass_plan_memory(Graph *g, Diag *d)
        another type, so no compiler can reorder a float store past an int64
        load of the same bytes (strict aliasing) */
     int64_t total = 0;
-    for (int cls = 0; cls < N_CLASSES; cls++) {
-        int n_live = 0;
-        int64_t peak = 0, base = align_up(total);
-        for (int s = 0; s < steps; s++) {
-            int w = 0; /* drop blocks whose last read was before this step */
-            for (int i = 0; i < n_live; i++)
-                if (live[i].last >= s)
-                    live[w++] = live[i];
-            n_live = w;
-            for (int v = 0; v < g->n_values; v++) {
-                Value *val = &g->values[v];
-                if (def[v] != s || val->storage != STORE_ARENA || storage_class(val->dtype) != cls)
-                    continue;
-                int64_t bytes;
-                if (!value_bytes(val, &bytes)) {
-                    free(order), free(def), free(last), free(live);
-                    return diag_error(d, g, val->producer, "value '%s' has no static size", val->name);
-                }
-                bytes = align_up(bytes ? bytes : 1);
-                int64_t off = first_fit(live, n_live, bytes), end;
-                if (__builtin_add_overflow(base, off, &end) || __builtin_add_overflow(end, bytes, &end) ||
-                    end > CTVM_MAX_ARENA_BYTES) {
-                    free(order), free(def), free(last), free(live);
-                    return diag_error(d, g, val->producer, "the workspace would exceed %lld bytes at value '%s'",
-                                      (long long)CTVM_MAX_ARENA_BYTES, val->name);
-                }
-                val->offset = base + off;
-                live[n_live].off = off;
-                live[n_live].size = bytes;
-                live[n_live].last = last[v] > s ? last[v] : s;
-                n_live++;
-                qsort(live, (size_t)n_live, sizeof(Block), cmp_block);
-                if (off + bytes > peak)
-                    peak = off + bytes;
-            }
+    Item *items = malloc(sizeof(Item) * (size_t)(g->n_values + 1));
+    int64_t *off_a = malloc(sizeof(int64_t) * (size_t)(g->n_values + 1));
+    int64_t *off_b = malloc(sizeof(int64_t) * (size_t)(g->n_values + 1));
+    int rc = !items || !off_a || !off_b ? diag_error(d, g, -1, "out of memory planning memory") : 0;
+    for (int cls = 0; cls < N_CLASSES && !rc; cls++) {
+        int n = 0;
+        for (int v = 0; v < g->n_values && !rc; v++) {
+            Value *val = &g->values[v];
+            if (def[v] < 0 || val->storage != STORE_ARENA || storage_class(val->dtype) != cls)
+                continue;
+            int64_t bytes;
+            if (!value_bytes(val, &bytes) || bytes > CTVM_MAX_ARENA_BYTES)
+                rc = diag_error(d, g, val->producer, "value '%s' has no static size", val->name);
+            items[n++] = (Item){v, def[v], last[v] > def[v] ? last[v] : def[v], align_up(bytes ? bytes : 1)};
         }
-        if (peak)
-            total = base + peak;
+        if (rc || !n)
+            continue;
+        /* two greedy plans, the smaller kept: in order of definition (the
+           lowest gap among the blocks live at that step), and largest first
+           (each block at the lowest offset clear of the blocks placed before
+           it whose lifetimes overlap its own), which packs the big
+           activations of a long chain where the first leaves holes */
+        int64_t peak_a = plan(items, n, live, off_a, 0), peak_b = plan(items, n, live, off_b, 1), end;
+        const int64_t *off = peak_b < peak_a ? off_b : off_a;
+        int64_t peak = peak_b < peak_a ? peak_b : peak_a, base = align_up(total);
+        if (__builtin_add_overflow(base, peak, &end) || end > CTVM_MAX_ARENA_BYTES) {
+            rc = diag_error(d, g, g->values[items[0].v].producer, "the workspace would exceed %lld bytes",
+                            (long long)CTVM_MAX_ARENA_BYTES);
+            break;
+        }
+        for (int i = 0; i < n; i++)
+            g->values[items[i].v].offset = base + off[i];
+        total = end;
+    }
+    free(items), free(off_a), free(off_b);
+    if (rc) {
+        free(order), free(def), free(last), free(live);
+        return rc;
     }
     int64_t peak = total;
     g->arena_bytes = peak;

@@ -6,7 +6,7 @@
  * count as reads of the root) and asserts: intersecting intervals have
  * disjoint byte ranges, offsets are 64-byte aligned, arena_bytes covers every
  * block, and no group writes over one of its own inputs. Cases: a chain (with
- * real reuse), a residual diamond, views, a two-output node with one output
+ * real reuse), a hole only the largest-first plan avoids, a residual diamond, views, a two-output node with one output
  * unused, and seeded random 200-node DAGs. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -215,6 +215,30 @@ static void test_chain(void **state)
     graph_free(g);
 }
 
+/* A hole the order of definition leaves and the largest-first plan does
+ * not: a = Conv(x) (1024 B, read at step 1), b = Conv(a) (64 B, read at
+ * step 3), c = Conv(x) (2048 B, steps 2-3), y = Conv(b, c). In order of
+ * definition b lands past a and c past b (3136 B); largest first puts c and
+ * a at 0 (their lifetimes are disjoint) and b past c: 2112 B. */
+static void test_largest_first(void **state)
+{
+    (void)state;
+    Graph *g = tb_graph(13);
+    int x = fv(g, "x", 16);
+    graph_add_input(g, x);
+    int a = fv(g, "a", 256), b = fv(g, "b", 16), c = fv(g, "c", 512), y = fv(g, "y", 16);
+    tb_node(g, "Conv", 1, 1, x, a);
+    tb_node(g, "Conv", 1, 1, a, b);
+    tb_node(g, "Conv", 1, 1, x, c);
+    tb_node(g, "Conv", 2, 1, b, c, y);
+    graph_add_output(g, y);
+    plan(g);
+    assert_int_equal(check_plan(g), 3);
+    assert_int_equal(g->arena_bytes, 2048 + 64);
+    assert_int_equal(g->values[a].offset, g->values[c].offset);
+    graph_free(g);
+}
+
 /* x -> Conv a -> Relu r -> Conv b -> Conv c -> Add(c, r) -> Relu -> Conv -> y:
  * the residual Add (and the Relus) fuse into their producers; r stays live
  * across b and c. */
@@ -412,6 +436,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chain),
+        cmocka_unit_test(test_largest_first),
         cmocka_unit_test(test_diamond),
         cmocka_unit_test(test_views_extend_lifetime),
         cmocka_unit_test(test_unused_second_output),
