@@ -32,6 +32,7 @@
 #include "passes/passes.h"
 
 #define LUT_MAX_NODES 64
+#define LUT_VISIT_BUDGET 4096 /* visits per root: a lattice of shared operands can't blow up */
 
 typedef struct Chain {
     const Graph *g;
@@ -40,6 +41,7 @@ typedef struct Chain {
     int n_math;               /* nodes other than Quantize/DequantizeLinear */
     int n_costly;             /* transcendental ones (costly(): a polynomial and a division each) */
     int n_q;                  /* QuantizeLinear nodes (a division and a rounding each) */
+    int budget;               /* visits left (LUT_VISIT_BUDGET) */
 } Chain;
 
 /* Operators whose float code is a library-grade polynomial per element. */
@@ -87,6 +89,8 @@ static int visit(Chain *c, int v, int depth)
 {
     const Graph *g = c->g;
     const Value *x = &g->values[v];
+    if (--c->budget < 0)
+        return 0;
     if (one_element_const(x))
         return 1;
     if (v == c->leaf)
@@ -204,7 +208,7 @@ int pass_quant_lut(Graph *g, Diag *d)
         const Value *y = &g->values[n->out[0]];
         if (!is_8bit(y->dtype) || (y->n_uses == 0 && !y->is_output))
             continue;
-        Chain c = {g, -1, 0, {0}, 0, 0, 0};
+        Chain c = {g, -1, 0, {0}, 0, 0, 0, LUT_VISIT_BUDGET};
         if (!visit(&c, n->out[0], 0) || c.leaf < 0 || c.n == 0 || c.nodes[c.n - 1] != i || !worth_a_table(&c))
             continue;
         const Value *u = &g->values[c.leaf];

@@ -195,6 +195,24 @@ static void test_left_alone(void **state)
     assert_int_equal(pass_quant_lut(g, &d), 0);
     assert_int_equal(count_live(g, "ctvm.Lut"), 0);
     graph_free(g);
+    /* 60 levels of Add(x, x) over a float input (no byte to make a table
+     * of): left alone, each shared operand looked at once (a search that
+     * retried both operands of every Add would take 2^60 steps) */
+    g = tb_graph(13);
+    int f = tb_val(g, "f", DT_FLOAT32, 2, dims);
+    graph_add_input(g, f);
+    for (int k = 0; k < 60; k++)
+        f = bin(g, "Add", f, f);
+    e = graph_add_value(g, "e2");
+    tb_node(g, "Erf", 1, 1, f, e);
+    z1 = zp(g, "z1", DT_UINT8, 128);
+    e = dq(g, q(g, e, scalar_f(g, "s1", 0.01f), z1), scalar_f(g, "s1b", 0.01f), z1);
+    y = q(g, bin(g, "Add", e, scalar_f(g, "one", 1.0f)), scalar_f(g, "s2", 0.01f), zp(g, "z2", DT_UINT8, 0));
+    graph_add_output(g, y);
+    assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
+    assert_int_equal(pass_quant_lut(g, &d), 0);
+    assert_int_equal(count_live(g, "ctvm.Lut"), 0);
+    graph_free(g);
 }
 
 int main(void)
