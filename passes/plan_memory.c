@@ -28,7 +28,6 @@ enum { ALIGN = 64 };
 
 typedef struct Block {
     int64_t off, size;
-    int last;
 } Block;
 
 static int64_t align_up(int64_t x) { return (x + ALIGN - 1) / ALIGN * ALIGN; }
@@ -119,7 +118,7 @@ static int64_t plan(const Item *items, int n, Block *scratch, int64_t *off, int 
         int m = 0;
         for (int j = 0; j < n; j++)
             if (placed[j] && items[j].def <= it->last && it->def <= items[j].last)
-                scratch[m++] = (Block){off[j], items[j].size, items[j].last};
+                scratch[m++] = (Block){off[j], items[j].size};
         qsort(scratch, (size_t)m, sizeof(Block), cmp_block);
         off[ord[k]] = first_fit(scratch, m, it->size);
         placed[ord[k]] = 1;
@@ -220,9 +219,13 @@ int pass_plan_memory(Graph *g, Diag *d)
             if (def[v] < 0 || val->storage != STORE_ARENA || storage_class(val->dtype) != cls)
                 continue;
             int64_t bytes;
-            if (!value_bytes(val, &bytes) || bytes > CTVM_MAX_ARENA_BYTES)
+            if (!value_bytes(val, &bytes))
                 rc = diag_error(d, g, val->producer, "value '%s' has no static size", val->name);
-            items[n++] = (Item){v, def[v], last[v] > def[v] ? last[v] : def[v], align_up(bytes ? bytes : 1)};
+            else if (bytes > CTVM_MAX_ARENA_BYTES)
+                rc = diag_error(d, g, val->producer, "the workspace would exceed %lld bytes at value '%s'",
+                                (long long)CTVM_MAX_ARENA_BYTES, val->name);
+            else
+                items[n++] = (Item){v, def[v], last[v] > def[v] ? last[v] : def[v], align_up(bytes ? bytes : 1)};
         }
         if (rc || !n)
             continue;
@@ -232,11 +235,20 @@ int pass_plan_memory(Graph *g, Diag *d)
            it whose lifetimes overlap its own), which packs the big
            activations of a long chain where the first leaves holes */
         int64_t peak_a = plan(items, n, live, off_a, 0), peak_b = plan(items, n, live, off_b, 1), end;
+        if (peak_a == INT64_MAX && peak_b == INT64_MAX) {
+            rc = diag_error(d, g, -1, "out of memory planning memory");
+            break;
+        }
         const int64_t *off = peak_b < peak_a ? off_b : off_a;
         int64_t peak = peak_b < peak_a ? peak_b : peak_a, base = align_up(total);
         if (__builtin_add_overflow(base, peak, &end) || end > CTVM_MAX_ARENA_BYTES) {
-            rc = diag_error(d, g, g->values[items[0].v].producer, "the workspace would exceed %lld bytes",
-                            (long long)CTVM_MAX_ARENA_BYTES);
+            int top = 0; /* name the block that ends highest */
+            for (int i = 1; i < n; i++)
+                if (off[i] + items[i].size > off[top] + items[top].size)
+                    top = i;
+            const Value *tv = &g->values[items[top].v];
+            rc = diag_error(d, g, tv->producer, "the workspace would exceed %lld bytes at value '%s'",
+                            (long long)CTVM_MAX_ARENA_BYTES, tv->name);
             break;
         }
         for (int i = 0; i < n; i++)

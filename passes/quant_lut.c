@@ -32,13 +32,13 @@
 #include "passes/passes.h"
 
 #define LUT_MAX_NODES 64
+#define LUT_MAX_INPUTS 16 /* inputs of a chain node (copy_node's array) */
 #define LUT_VISIT_BUDGET 4096 /* visits per root: a lattice of shared operands can't blow up */
 
 typedef struct Chain {
     const Graph *g;
     int leaf;                 /* u, the 8-bit value the chain reads; -1 until found */
     int n, nodes[LUT_MAX_NODES]; /* the chain's nodes, producers before readers */
-    int n_math;               /* nodes other than Quantize/DequantizeLinear */
     int n_costly;             /* transcendental ones (costly(): a polynomial and a division each) */
     int n_q;                  /* QuantizeLinear nodes (a division and a rounding each) */
     int budget;               /* visits left (LUT_VISIT_BUDGET) */
@@ -72,7 +72,7 @@ static int chain_op(const Node *n)
 {
     return (op_is_elementwise(n->op) || n->op == OP_CAST || n->op == OP_QUANTIZELINEAR ||
             n->op == OP_DEQUANTIZELINEAR) &&
-           n->n_out == 1 && (!n->domain || !*n->domain);
+           n->n_out == 1 && n->n_in <= LUT_MAX_INPUTS && (!n->domain || !*n->domain);
 }
 
 static int in_chain(const Chain *c, int node)
@@ -100,17 +100,17 @@ static int visit(Chain *c, int v, int depth)
         if (in_chain(c, p))
             return 1;
         const Node *n = &g->nodes[p];
-        int ok = 1, n0 = c->n, m0 = c->n_math, k0 = c->n_costly, q0 = c->n_q, l0 = c->leaf;
+        int ok = 1, n0 = c->n, k0 = c->n_costly, q0 = c->n_q, l0 = c->leaf;
         for (int i = 0; i < n->n_in && ok; i++)
             ok = n->in[i] < 0 || visit(c, n->in[i], depth + 1);
         if (ok && c->n < LUT_MAX_NODES) {
             c->nodes[c->n++] = p;
-            c->n_math += n->op != OP_QUANTIZELINEAR && n->op != OP_DEQUANTIZELINEAR;
             c->n_costly += costly(n->op);
             c->n_q += n->op == OP_QUANTIZELINEAR;
             return 1;
         }
-        c->n = n0, c->n_math = m0, c->n_costly = k0, c->n_q = q0, c->leaf = l0; /* not a chain through p: v may be the leaf */
+        /* not a chain through p: v may be the leaf */
+        c->n = n0, c->n_costly = k0, c->n_q = q0, c->leaf = l0;
     }
     if (c->leaf < 0 && is_8bit(x->dtype) && !x->data && x->shape.rank >= 0) {
         c->leaf = v;
@@ -125,9 +125,7 @@ static int copy_node(PassBuild *b, int src, int *map)
 {
     Graph *g = b->g;
     const Node *s = &g->nodes[src];
-    int ins[16];
-    if (s->n_in > 16)
-        return -1;
+    int ins[LUT_MAX_INPUTS];
     for (int i = 0; i < s->n_in; i++)
         ins[i] = s->in[i] >= 0 && map[s->in[i]] >= 0 ? map[s->in[i]] : s->in[i];
     int out = pb_value(b, "lut");
@@ -166,10 +164,6 @@ static int rewrite(Graph *g, int q, const Chain *c)
         int src = nodes[i];
         int out = g->nodes[src].out[0];
         int copy = copy_node(&b, src, map);
-        if (copy < 0) {
-            free(map);
-            return -1;
-        }
         map[out] = copy;
         for (int k = i + 1; k < c->n; k++) /* ids at or past the insertion moved up by one */
             if (nodes[k] >= b.pos - 1)
@@ -194,7 +188,7 @@ static int rewrite(Graph *g, int q, const Chain *c)
  * second transcendental operator. */
 static int worth_a_table(const Chain *c)
 {
-    return c->n_math > 0 && c->n_costly > 0 && (c->n_q >= 2 || c->n_costly >= 2);
+    return c->n_costly > 0 && (c->n_q >= 2 || c->n_costly >= 2);
 }
 
 int pass_quant_lut(Graph *g, Diag *d)
@@ -208,13 +202,15 @@ int pass_quant_lut(Graph *g, Diag *d)
         const Value *y = &g->values[n->out[0]];
         if (!is_8bit(y->dtype) || (y->n_uses == 0 && !y->is_output))
             continue;
-        Chain c = {g, -1, 0, {0}, 0, 0, 0, LUT_VISIT_BUDGET};
+        Chain c = {g, -1, 0, {0}, 0, 0, LUT_VISIT_BUDGET};
         if (!visit(&c, n->out[0], 0) || c.leaf < 0 || c.n == 0 || c.nodes[c.n - 1] != i || !worth_a_table(&c))
             continue;
         const Value *u = &g->values[c.leaf];
         if (!shape_equal(&u->shape, &y->shape) || !shape_is_static(&y->shape))
             continue;
-        if (rewrite(g, i, &c) || pass_dce(g, d)) /* dce: the chain's nodes only it read */
+        if (rewrite(g, i, &c))
+            return diag_error(d, g, i, "out of memory making a table");
+        if (pass_dce(g, d)) /* the chain's nodes only it read */
             return -1;
     }
     return 0;
