@@ -10,9 +10,10 @@
  *       ceil(N/P) panels of P columns one after the other, each [K/4, P*4]
  *       (zero columns past N): a vector of P columns streams one contiguous
  *       panel instead of P*4 bytes of every row
- *   AZ  A's zero point (uint8 scalar, run-time or constant)
+ *   AZ  A's zero point (uint8 scalar, run-time or constant); omitted: 0
  *   BS  [N] (or [..., N], B's batch dimensions) int32: the sum of each
- *       column of B
+ *       column of B; omitted with AZ (no zero-point term to weigh), except
+ *       with at.conv.panel, whose N it gives
  *   RC  optional [..., M] int32 (A's batch dimensions): a term per row
  *   Y   [..., M, N] int32, or float32 (at.conv.out_float: the Cast that
  *       followed the MatMulInteger folded in, so the float epilogue fuses)
@@ -28,17 +29,20 @@
 
 int op_qmatmul_infer(Graph *g, int node, Diag *d)
 {
-    if (opu_check_arity(g, node, d, 4, 5, 1, 1))
+    if (opu_check_arity(g, node, d, 2, 5, 1, 1)) /* AZ and BS may be omitted (-1) */
         return -1;
-    const Value *a = opu_in(g, node, 0), *b = opu_in(g, node, 1), *bs = opu_in(g, node, 3), *rc = opu_in(g, node, 4);
-    int ra = a ? a->shape.rank : 0, rb = b ? b->shape.rank : 0, ok = a && b && bs;
+    const Value *a = opu_in(g, node, 0), *b = opu_in(g, node, 1), *az = opu_in(g, node, 2), *bs = opu_in(g, node, 3),
+                *rc = opu_in(g, node, 4);
+    int ra = a ? a->shape.rank : 0, rb = b ? b->shape.rank : 0, ok = a && b && (bs || !az);
     int64_t P = g->nodes[node].at.conv.panel; /* pass layout's */
     ok = ok && ra >= 2 && rb >= 2 && (rb == 2 || rb == ra) && a->dtype == DT_UINT8 && b->dtype == DT_INT8 &&
-         bs->dtype == DT_INT32 && bs->shape.rank == rb - 1 && a->shape.dims[ra - 1] == b->shape.dims[rb - 2] * 4 &&
-         P >= 0 && (P ? rb == 2 && b->shape.dims[1] == (bs->shape.dims[0] + P - 1) / P * P * 4
-                      : b->shape.dims[rb - 1] == bs->shape.dims[rb - 2] * 4);
+         a->shape.dims[ra - 1] == b->shape.dims[rb - 2] * 4 && P >= 0 && (!P || (bs && rb == 2));
+    if (ok && bs)
+        ok = bs->dtype == DT_INT32 && bs->shape.rank == rb - 1 &&
+             (P ? b->shape.dims[1] == (bs->shape.dims[0] + P - 1) / P * P * 4
+                : b->shape.dims[rb - 1] == bs->shape.dims[rb - 2] * 4);
     for (int i = 0; ok && i < rb - 2; i++)
-        ok = b->shape.dims[i] == a->shape.dims[i] && bs->shape.dims[i] == a->shape.dims[i];
+        ok = b->shape.dims[i] == a->shape.dims[i] && (!bs || bs->shape.dims[i] == a->shape.dims[i]);
     if (ok && rc) {
         ok = rc->dtype == DT_INT32 && rc->shape.rank == ra - 1;
         for (int i = 0; ok && i < ra - 1; i++)
@@ -47,7 +51,7 @@ int op_qmatmul_infer(Graph *g, int node, Diag *d)
     if (!ok)
         return diag_error(d, g, node, "malformed QMatMul (internal error)");
     Shape s = a->shape;
-    s.dims[s.rank - 1] = bs->shape.dims[rb - 2];
+    s.dims[s.rank - 1] = bs ? bs->shape.dims[rb - 2] : b->shape.dims[rb - 1] / 4;
     opu_set_out(g, node, 0, g->nodes[node].at.conv.out_float ? DT_FLOAT32 : DT_INT32, s);
     return 0;
 }
@@ -87,14 +91,15 @@ int compute_qmatmul(ComputeCtx *cx, int node, ComputeDef *def)
         sum = sum ? lx_add(lb, sum, p) : p;
     }
     s->body = sum;
-    Expr *az = compute_const_scalar(cx, n->in[2]);
-    az = lx_cast(lb, LT_I32, az ? az : lx_load(lb, cx->buf_of(cx, n->in[2]), lx_int(lb, 0)));
-    Expr *si[CTVM_MAX_RANK];
-    for (int i = 0; i < rb - 1; i++)
-        si[i] = lx_var(lb, s->axis[i == rb - 2 ? r - 1 : i]);
-    const Value *bs = &cx->g->values[n->in[3]];
-    Expr *fin = lx_sub(lb, lx_var(lb, s->acc),
-                       lx_mul(lb, az, lx_load(lb, cx->buf_of(cx, n->in[3]), compute_flat_index(cx, &bs->shape, si))));
+    Expr *si[CTVM_MAX_RANK], *fin = lx_var(lb, s->acc);
+    if (n->in[2] >= 0) { /* - az * BS[n] */
+        Expr *az = compute_const_scalar(cx, n->in[2]);
+        az = lx_cast(lb, LT_I32, az ? az : lx_load(lb, cx->buf_of(cx, n->in[2]), lx_int(lb, 0)));
+        for (int i = 0; i < rb - 1; i++)
+            si[i] = lx_var(lb, s->axis[i == rb - 2 ? r - 1 : i]);
+        const Value *bs = &cx->g->values[n->in[3]];
+        fin = lx_sub(lb, fin, lx_mul(lb, az, lx_load(lb, cx->buf_of(cx, n->in[3]), compute_flat_index(cx, &bs->shape, si))));
+    }
     if (n->n_in > 4 && n->in[4] >= 0) { /* the row term */
         const Value *rc = &cx->g->values[n->in[4]];
         for (int i = 0; i < r - 1; i++)

@@ -13,7 +13,8 @@
  *   Bp = ctvm.QPackB(B): b' as int8, 4 k-values to a lane   [..., K/4, N*4]
  *        (reading through a Transpose that made B, as attention's K^T)
  *   BS = QMatMul(ones [..., 1, K], Bp) viewed [..., N]: the column sums on
- *        the same dot-product kernel (column_sums)
+ *        the same dot-product kernel (column_sums; no zero point, so no
+ *        column-sum input of its own)
  *   RC = Cast(ReduceSum(Cast(A, float32), axis -1), int32) * -bz' + K*az*bz'
  *                                       [..., M]  (when bz' != 0; the float
  *                                        sum is exact: 255*K < 2^24)
@@ -68,46 +69,31 @@ static int reduce_sum(PassBuild *b, int x, int64_t axis)
 }
 
 /* The column sums of b' [..., N] int32, from the packed bytes on the same
- * dot-product kernel: a QMatMul of one row of ones (zero point 0, so its
- * own column-sum input is never read: zeros), [..., 1, N] viewed [..., N].
- * One vpdpbusd per 4 rows and vector of columns, where a Cast to int32
- * and a ReduceSum over [..., K/4, N, 4] took 4 bytes a value and a
- * strided scalar sum (0.045 ms per product of bert_mini's attention). */
-static int column_sums(PassBuild *b, int bp, const Value *bv, int64_t K, int64_t N)
+ * dot-product kernel: a QMatMul of one row of ones with no zero point (so
+ * no column-sum input of its own), [..., 1, N] viewed [..., N]. One
+ * vpdpbusd per 4 rows and vector of columns, where a Cast to int32 and a
+ * ReduceSum over [..., K/4, N, 4] took 4 bytes a value and a strided
+ * scalar sum (0.045 ms per product of bert_mini's attention). The ones are
+ * batch * K bytes (rewrite bounds them); -1 when out of memory. */
+static int column_sums(PassBuild *b, int bp, const Value *bv, int64_t batch, int64_t K, int64_t N)
 {
     Graph *g = b->g;
     int r = bv->shape.rank;
-    int64_t batch = 1, ones_d[CTVM_MAX_RANK], zs_d[CTVM_MAX_RANK];
-    for (int i = 0; i < r - 2; i++) {
-        ones_d[i] = zs_d[i] = bv->shape.dims[i];
-        if (bv->shape.dims[i] <= 0 || batch > INT32_MAX / bv->shape.dims[i])
-            return -1;
-        batch *= bv->shape.dims[i];
-    }
-    if (batch > INT32_MAX / (K + N))
-        return -1;
-    ones_d[r - 2] = 1, ones_d[r - 1] = K, zs_d[r - 2] = N;
+    int64_t ones_d[CTVM_MAX_RANK], sum_d[CTVM_MAX_RANK];
+    for (int i = 0; i < r - 2; i++)
+        ones_d[i] = sum_d[i] = bv->shape.dims[i];
+    ones_d[r - 2] = 1, ones_d[r - 1] = K, sum_d[r - 2] = N;
     uint8_t *ones = malloc((size_t)(batch * K));
-    int32_t *zeros = calloc((size_t)(batch * N), sizeof(int32_t));
-    if (!ones || !zeros) {
-        free(ones);
-        free(zeros);
+    if (!ones)
         return -1;
-    }
     memset(ones, 1, (size_t)(batch * K));
-    uint8_t z0 = 0;
     int ins[4] = {graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_ones", b->base)), DT_UINT8,
                                   shape_make(r, ones_d), ones),
-                  bp,
-                  graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_zp0", b->base)), DT_UINT8,
-                                  shape_make(0, NULL), &z0),
-                  graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_zeros", b->base)), DT_INT32,
-                                  shape_make(r - 1, zs_d), zeros)};
+                  bp, -1, -1};
     free(ones);
-    free(zeros);
     int row = pb_value(b, "colsum");
     pb_node(b, "ctvm.QMatMul", 4, ins, row);
-    return pb_reshape(b, row, r - 1, zs_d, -1);
+    return pb_reshape(b, row, r - 1, sum_d, -1);
 }
 
 static int rewrite(Graph *g, int node)
@@ -122,9 +108,13 @@ static int rewrite(Graph *g, int node)
     int64_t K = av->shape.dims[r - 1], N = bv->shape.dims[r - 1];
     if (K % 4 || K <= 0 || 255 * K >= (1 << 24) || N <= 0 || bv->shape.dims[r - 2] != K)
         return 0;
-    for (int i = 0; i < r - 2; i++)
-        if (av->shape.dims[i] != bv->shape.dims[i] || av->shape.dims[i] <= 0)
+    int64_t batch = 1; /* B's batch, bounded so the ones column_sums makes stay small */
+    for (int i = 0; i < r - 2; i++) {
+        if (av->shape.dims[i] != bv->shape.dims[i] || av->shape.dims[i] <= 0 ||
+            batch > INT32_MAX / av->shape.dims[i] / K)
             return 0;
+        batch *= av->shape.dims[i];
+    }
     int64_t azv, bzv;
     if (!zero_point(g, az, DT_UINT8, &azv) || !zero_point(g, bz, bv->dtype, &bzv))
         return 0;
@@ -146,9 +136,9 @@ static int rewrite(Graph *g, int node)
     int bp = pb_value(&b, "packed");
     int pk = pb_node(&b, "ctvm.QPackB", 1, &src, bp);
     memcpy(g->nodes[pk].at.transpose.perm, perm, sizeof perm);
-    int bs = column_sums(&b, bp, bv, K, N);
+    int bs = column_sums(&b, bp, bv, batch, K, N);
     if (bs < 0)
-        return 0;
+        return -1;
     int rc = -1;
     if (bzp != 0) { /* sum_k a in float32: exact below 2^24 */
         int rs = cast(&b, reduce_sum(&b, cast(&b, a, DT_FLOAT32), -1), DT_INT32);
@@ -187,12 +177,13 @@ static int rewrite(Graph *g, int node)
 
 int pass_qmatmul_runtime(Graph *g, Diag *d)
 {
-    (void)d;
     for (int i = 0; i < g->n_nodes; i++) {
         const Node *n = &g->nodes[i];
         if (n->dead || n->op != OP_MATMULINTEGER || n->n_out != 1 || n->n_in < 2 || n->in[0] < 0 || n->in[1] < 0)
             continue;
         int next = rewrite(g, i);
+        if (next < 0)
+            return diag_error(d, g, i, "out of memory rewriting a run-time product");
         if (next > 0)
             i = next - 1;
     }
