@@ -18,6 +18,7 @@ const PassInfo CTVM_PASSES[] = {
     {"split_conv_regions", pass_split_conv_regions, NULL}, /* dilated Conv: per output region, its real taps */
     {"lower_resize", pass_lower_resize, NULL},   /* small linear/cubic Resize as MatMuls */
     {"lower_conv", pass_lower_conv, NULL},       /* 1-D/3-D Conv as 2-D, ConvTranspose as MatMul + Col2Im */
+    {"sink_reshape", pass_sink_reshape, NULL},   /* elementwise after a Reshape moves before it (fusion) */
     {"pack_matmul", NULL, pass_pack_matmul},     /* constant B of large float32 products as column panels */
     {"lower_attention", pass_lower_attention, NULL}, /* float32 Attention as MatMul, Softmax, MatMul */
     {"einsum_operands", pass_einsum_operands, NULL}, /* the operand holding the output's last letter made contiguous */
@@ -25,6 +26,7 @@ const PassInfo CTVM_PASSES[] = {
     {"quant_u8_acts", pass_quant_u8_acts, NULL}, /* int8 activations as uint8 (+128) for the u8 x s8 dot product */
     {"quant_lut", pass_quant_lut, NULL},         /* DQ -> elementwise float ops -> Q of one byte: a table */
     {"qmatmul_runtime", pass_qmatmul_runtime, NULL}, /* MatMulInteger with a run-time B on the dot product */
+    {"sink_reshape2", pass_sink_reshape, NULL},  /* again, for the Reshapes the lowering passes made */
     {"infer_fold2", NULL, pass_infer_fold},      /* fold what BN folding made constant */
     {"dce", pass_dce, NULL},
     {"outputs", pass_outputs, NULL},             /* every output written by a kernel */
