@@ -185,14 +185,35 @@ static int infer_dequantize(Graph *g, int node, Diag *d)
     return 0;
 }
 
+/* DynamicQuantizeLinear of a large tensor runs in chunks, so that threads
+ * share both passes over it (most of mobilenet_v2_dyn's time is these
+ * passes): the number of chunks, a divisor of n leaving at least
+ * DQ_CHUNK_MIN elements to each, at most DQ_CHUNKS; 1 keeps one serial
+ * nest. Depends only on n. */
+#define DQ_CHUNKS 64
+#define DQ_CHUNK_MIN 8192
+static int64_t dynquant_chunks(int64_t n)
+{
+    for (int64_t p = DQ_CHUNKS; p > 1; p--)
+        if (n % p == 0 && n / p >= DQ_CHUNK_MIN)
+            return p;
+    return 1;
+}
+
 static int infer_dynamic(Graph *g, int node, Diag *d)
 {
-    if (opu_check_arity(g, node, d, 1, 1, 1, 3))
+    if (opu_check_arity(g, node, d, 1, 1, 1, 3 + (g->nodes[node].scratch.value >= 0)))
         return -1;
     Value *x = opu_in(g, node, 0);
     if (x->dtype != DT_FLOAT32)
         return diag_error(d, g, node, "x must be float32, got %s", dtype_name(x->dtype));
     opu_set_out(g, node, 0, DT_UINT8, x->shape);
+    int64_t numel = 0;
+    if (shape_numel(&x->shape, &numel) && dynquant_chunks(numel) > 1) {
+        Node *n = &g->nodes[node]; /* the chunks' min and max, then scale and zero point (pass hidden) */
+        n->scratch.dtype = DT_FLOAT32;
+        n->scratch.bytes = (2 * dynquant_chunks(numel) + 2) * (int64_t)sizeof(float);
+    }
     if (opu_out(g, node, 1))
         opu_set_out(g, node, 1, DT_FLOAT32, shape_make(0, NULL));
     if (opu_out(g, node, 2))
@@ -347,11 +368,96 @@ static int compute_dequantize(ComputeCtx *cx, int node, ComputeDef *def)
     return 0;
 }
 
+/* The scale and zero point from min mn and max mx (both include 0),
+ * stored at qp[at], qp[at + 1]. */
+static Stmt *dynquant_params(LoopBuilder *lb, LBuf *qp, int64_t at, Expr *mn, Expr *mx)
+{
+    Expr *c0 = lx_int(lb, at), *c1 = lx_int(lb, at + 1), *sc = lx_load(lb, qp, c0);
+    Expr *f0 = lx_const_f(lb, LT_F32, 0.0), *f255 = lx_const_f(lb, LT_F32, 255.0);
+    Expr *range = lx_select(lb, lx_bin(lb, BO_EQ, mx, mn), lx_const_f(lb, LT_F32, 1.0), lx_sub(lb, mx, mn));
+    Expr *izp = lx_sub(lb, f0, lx_div(lb, mn, sc));
+    return ls_seq2(lb, ls_store(lb, qp, c0, lx_div(lb, range, f255)),
+                   ls_store(lb, qp, c1, lx_call(lb, CO_ROUND, lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, izp, f0), f255))));
+}
+
+/* The quantizing pass over x[base + i], i < len, with the scale and zero
+ * point at qp[at], qp[at + 1]. */
+static Stmt *dynquant_pass(ComputeCtx *cx, const Node *n, LBuf *qp, int64_t at, Expr *base, int64_t len)
+{
+    LoopBuilder *lb = cx->lb;
+    LVar *i = lv_new(lb, "i");
+    Expr *idx = base ? lx_add(lb, base, lx_var(lb, i)) : lx_var(lb, i);
+    Expr *f0 = lx_const_f(lb, LT_F32, 0.0), *f255 = lx_const_f(lb, LT_F32, 255.0);
+    Expr *sc = lx_load(lb, qp, lx_int(lb, at)), *zp = lx_load(lb, qp, lx_int(lb, at + 1));
+    Expr *q = lx_add(lb, lx_call(lb, CO_ROUND, lx_div(lb, lx_load(lb, cx->buf_of(cx, n->in[0]), idx), sc)), zp);
+    q = lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, q, f0), f255);
+    return ls_role(ls_for(lb, i, len, LOOP_SERIAL, ls_store(lb, cx->buf_of(cx, n->out[0]), idx, lx_cast(lb, LT_U8, q))),
+                   LR_LANES, len);
+}
+
+/* The scale and zero point outputs from qp[at], qp[at + 1]. */
+static Stmt *dynquant_outputs(ComputeCtx *cx, const Node *n, LBuf *qp, int64_t at)
+{
+    LoopBuilder *lb = cx->lb;
+    Stmt *a = NULL, *b = NULL;
+    if (n->n_out > 1 && n->out[1] >= 0)
+        a = ls_store(lb, cx->buf_of(cx, n->out[1]), lx_int(lb, 0), lx_load(lb, qp, lx_int(lb, at)));
+    if (n->n_out > 2 && n->out[2] >= 0)
+        b = ls_store(lb, cx->buf_of(cx, n->out[2]), lx_int(lb, 0), lx_cast(lb, LT_U8, lx_load(lb, qp, lx_int(lb, at + 1))));
+    return ls_seq2(lb, a, b);
+}
+
+/* DynamicQuantizeLinear in P chunks (dynquant_chunks) through its scratch
+ * s: each chunk's min and max (independent chunks) into s[c], s[P + c];
+ * their combination, the scale and zero point into s[2P], s[2P + 1]; the
+ * quantizing pass (independent chunks). schedule_custom shares the chunks
+ * among the threads. Min and max are exact in any
+ * order, so the result is the serial nest's. */
+static int compute_dynquant_chunked(ComputeCtx *cx, const Node *n, int64_t N, int64_t P, ComputeDef *def)
+{
+    LoopBuilder *lb = cx->lb;
+    int64_t L = N / P;
+    LBuf *s = cx->buf_of(cx, n->scratch.value), *xb = cx->buf_of(cx, n->in[0]);
+    LBuf *mnb = lbuf_new_typed(lb, "mn", LB_LOCAL, DT_FLOAT32, 1), *mxb = lbuf_new_typed(lb, "mx", LB_LOCAL, DT_FLOAT32, 1);
+    Expr *c0 = lx_int(lb, 0), *f0 = lx_const_f(lb, LT_F32, 0.0);
+    Expr *mn = lx_load(lb, mnb, c0), *mx = lx_load(lb, mxb, c0);
+    LVar *c = lv_new(lb, "c"), *i = lv_new(lb, "i");
+    Expr *x = lx_load(lb, xb, lx_add(lb, lx_muli(lb, lx_var(lb, c), L), lx_var(lb, i)));
+    Stmt *range[4] = {
+        ls_store(lb, mnb, c0, f0), ls_store(lb, mxb, c0, f0),
+        ls_role(ls_for(lb, i, L, LOOP_SERIAL,
+                       ls_seq2(lb, ls_store(lb, mnb, c0, lx_bin(lb, BO_MIN, mn, x)),
+                               ls_store(lb, mxb, c0, lx_bin(lb, BO_MAX, mx, x)))),
+                LR_LANES, L),
+        ls_seq2(lb, ls_store(lb, s, lx_var(lb, c), mn), ls_store(lb, s, lx_add(lb, lx_var(lb, c), lx_int(lb, P)), mx))};
+    Stmt *chunks = ls_role(ls_for(lb, c, P, LOOP_SERIAL, ls_alloc(lb, mnb, ls_alloc(lb, mxb, ls_seq(lb, 4, range)))),
+                           LR_INDEPENDENT, N);
+    /* one thread: the chunks' ranges combined */
+    LBuf *mnc = lbuf_new_typed(lb, "mn", LB_LOCAL, DT_FLOAT32, 1), *mxc = lbuf_new_typed(lb, "mx", LB_LOCAL, DT_FLOAT32, 1);
+    LVar *k = lv_new(lb, "k");
+    Expr *cmn = lx_load(lb, mnc, c0), *cmx = lx_load(lb, mxc, c0);
+    Stmt *comb[4] = {
+        ls_store(lb, mnc, c0, f0), ls_store(lb, mxc, c0, f0),
+        ls_for(lb, k, P, LOOP_SERIAL,
+               ls_seq2(lb, ls_store(lb, mnc, c0, lx_bin(lb, BO_MIN, cmn, lx_load(lb, s, lx_var(lb, k)))),
+                       ls_store(lb, mxc, c0,
+                                lx_bin(lb, BO_MAX, cmx, lx_load(lb, s, lx_add(lb, lx_var(lb, k), lx_int(lb, P))))))),
+        ls_seq2(lb, dynquant_params(lb, s, 2 * P, cmn, cmx), dynquant_outputs(cx, n, s, 2 * P))};
+    Stmt *combine = ls_alloc(lb, mnc, ls_alloc(lb, mxc, ls_seq(lb, 4, comb)));
+    LVar *q = lv_new(lb, "c");
+    Stmt *quantize = ls_role(ls_for(lb, q, P, LOOP_SERIAL, dynquant_pass(cx, n, s, 2 * P, lx_muli(lb, lx_var(lb, q), L), L)),
+                             LR_INDEPENDENT, N);
+    Stmt *all[3] = {chunks, combine, quantize};
+    def->custom = ls_seq(lb, 3, all);
+    return 0;
+}
+
 /* DynamicQuantizeLinear as one loop nest: min/max pass, scale and zero
  * point, quantizing pass; the float32 arithmetic follows the reference. Both
  * passes run in vector lanes (LR_LANES): min and max are one-element
  * accumulators starting at 0 (the range always holds 0), so per-lane
- * partials give the same result in any order. */
+ * partials give the same result in any order. A large tensor with its
+ * scratch placed (pass hidden) runs in chunks instead. */
 static int compute_dynquant(ComputeCtx *cx, int node, ComputeDef *def)
 {
     LoopBuilder *lb = cx->lb;
@@ -359,6 +465,8 @@ static int compute_dynquant(ComputeCtx *cx, int node, ComputeDef *def)
     const Value *x = &cx->g->values[n->in[0]];
     int64_t N = 0;
     shape_numel(&x->shape, &N);
+    if (n->scratch.value >= 0 && dynquant_chunks(N) > 1)
+        return compute_dynquant_chunked(cx, n, N, dynquant_chunks(N), def);
     LBuf *xb = cx->buf_of(cx, n->in[0]);
     LBuf *mnb = lbuf_new_typed(lb, "mn", LB_LOCAL, DT_FLOAT32, 1), *mxb = lbuf_new_typed(lb, "mx", LB_LOCAL, DT_FLOAT32, 1);
     LBuf *qp = lbuf_new_typed(lb, "qp", LB_LOCAL, DT_FLOAT32, 2); /* scale, zero point */

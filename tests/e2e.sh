@@ -108,6 +108,21 @@ done
 check "small_qlstm with --threads 2 matches ONNX Runtime" \
   RUN golden/small_qlstm/model.onnx --inputs golden/small_qlstm/inputs.npz \
   --golden golden/small_qlstm/outputs.npz --rtol 2e-4 --atol 1e-5 --threads 2
+# dynamic quantization at sizes that take ctvm's rewritten paths
+# (golden/make_small_dyn.py): DynamicQuantizeLinear in chunks that threads
+# share, ConvInteger behind it, and a MatMul -> Reshape -> bias -> GELU chain
+# that pass sink_reshape fuses; uint8/int32 outputs within one step of
+# ONNX Runtime, on every int8 target and on 2 and 3 threads
+for t in $INT8_TARGETS; do
+  check "small_dyn (chunked DynamicQuantizeLinear, GELU through a Reshape) matches ONNX Runtime [$t]" \
+    RUN golden/small_dyn/model.onnx --inputs golden/small_dyn/inputs.npz \
+    --golden golden/small_dyn/outputs.npz --rtol 0 --atol 1 --elementwise --target "$t"
+done
+for th in 2 3; do
+  check "small_dyn with --threads $th matches ONNX Runtime" \
+    RUN golden/small_dyn/model.onnx --inputs golden/small_dyn/inputs.npz \
+    --golden golden/small_dyn/outputs.npz --rtol 0 --atol 1 --elementwise --threads "$th"
+done
 # the same with the input bound as a constant: folded by the loop interpreter
 check "small_rnn folded at compile time (--bind input) matches ONNX Runtime" \
   RUN golden/small_rnn/model.onnx --bind input=golden/small_rnn/inputs.npz \
