@@ -27,6 +27,7 @@ const PassInfo CTVM_PASSES[] = {
     {"quant_lut", pass_quant_lut, NULL},         /* DQ -> elementwise float ops -> Q of one byte: a table */
     {"qmatmul_runtime", pass_qmatmul_runtime, NULL}, /* MatMulInteger with a run-time B on the dot product */
     {"sink_reshape2", pass_sink_reshape, NULL},  /* again, for the Reshapes the lowering passes made */
+    {"cse", pass_cse, NULL},                     /* the same node on the same inputs once */
     {"infer_fold2", NULL, pass_infer_fold},      /* fold what BN folding made constant */
     {"dce", pass_dce, NULL},
     {"outputs", pass_outputs, NULL},             /* every output written by a kernel */

@@ -27,6 +27,7 @@ int pass_pack_matmul(Graph *g, const CodegenOptions *cg, Diag *d); /* constant B
 int pass_match_layernorm(Graph *g, Diag *d); /* LayerNorm written out as operators -> LayerNormalization */
 int pass_match_gelu(Graph *g, Diag *d);      /* GELU (erf or tanh form) written out -> Gelu */
 int pass_match_swish(Graph *g, Diag *d);     /* x * Sigmoid(x) -> Swish */
+int pass_cse(Graph *g, Diag *d);             /* common subexpressions: pure nodes on equal inputs */
 int pass_sink_reshape(Graph *g, Diag *d);    /* elementwise op before the Reshape it reads */
 int pass_fold_pad(Graph *g, Diag *d);        /* zero Pad of spatial axes into the Conv after it */
 int pass_crop_conv_taps(Graph *g, Diag *d);  /* Conv taps that read only padding dropped */
