@@ -445,8 +445,11 @@ static int compute_dynquant_chunked(ComputeCtx *cx, const Node *n, int64_t N, in
         ls_seq2(lb, dynquant_params(lb, s, 2 * P, cmn, cmx), dynquant_outputs(cx, n, s, 2 * P))};
     Stmt *combine = ls_alloc(lb, mnc, ls_alloc(lb, mxc, ls_seq(lb, 4, comb)));
     LVar *q = lv_new(lb, "c");
-    Stmt *quantize = ls_role(ls_for(lb, q, P, LOOP_SERIAL, dynquant_pass(cx, n, s, 2 * P, lx_muli(lb, lx_var(lb, q), L), L)),
-                             LR_INDEPENDENT, N);
+    /* the chunk's pass as a sequence of one: schedule_custom takes a perfect
+       nest ending in an LR_LANES loop as one vector loop, and would leave the
+       chunks on one thread */
+    Stmt *pass = dynquant_pass(cx, n, s, 2 * P, lx_muli(lb, lx_var(lb, q), L), L);
+    Stmt *quantize = ls_role(ls_for(lb, q, P, LOOP_SERIAL, ls_seq(lb, 1, &pass)), LR_INDEPENDENT, N);
     Stmt *all[3] = {chunks, combine, quantize};
     def->custom = ls_seq(lb, 3, all);
     return 0;
