@@ -380,6 +380,23 @@ static Stmt *dynquant_params(LoopBuilder *lb, LBuf *qp, int64_t at, Expr *mn, Ex
                    ls_store(lb, qp, c1, lx_call(lb, CO_ROUND, lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, izp, f0), f255))));
 }
 
+/* min and max (both starting at 0) of x[base + i], i < len, into the
+ * one-element locals mnb and mxb: per-lane partials (LR_LANES). */
+static Stmt *dynquant_range(ComputeCtx *cx, const Node *n, LBuf *mnb, LBuf *mxb, Expr *base, int64_t len)
+{
+    LoopBuilder *lb = cx->lb;
+    LVar *i = lv_new(lb, "i");
+    Expr *c0 = lx_int(lb, 0), *f0 = lx_const_f(lb, LT_F32, 0.0);
+    Expr *idx = base ? lx_add(lb, base, lx_var(lb, i)) : lx_var(lb, i);
+    Expr *x = lx_load(lb, cx->buf_of(cx, n->in[0]), idx);
+    Stmt *st[3] = {ls_store(lb, mnb, c0, f0), ls_store(lb, mxb, c0, f0),
+                   ls_role(ls_for(lb, i, len, LOOP_SERIAL,
+                                  ls_seq2(lb, ls_store(lb, mnb, c0, lx_bin(lb, BO_MIN, lx_load(lb, mnb, c0), x)),
+                                          ls_store(lb, mxb, c0, lx_bin(lb, BO_MAX, lx_load(lb, mxb, c0), x)))),
+                           LR_LANES, len)};
+    return ls_seq(lb, 3, st);
+}
+
 /* The quantizing pass over x[base + i], i < len, with the scale and zero
  * point at qp[at], qp[at + 1]. */
 static Stmt *dynquant_pass(ComputeCtx *cx, const Node *n, LBuf *qp, int64_t at, Expr *base, int64_t len)
@@ -417,21 +434,15 @@ static int compute_dynquant_chunked(ComputeCtx *cx, const Node *n, int64_t N, in
 {
     LoopBuilder *lb = cx->lb;
     int64_t L = N / P;
-    LBuf *s = cx->buf_of(cx, n->scratch.value), *xb = cx->buf_of(cx, n->in[0]);
+    LBuf *s = cx->buf_of(cx, n->scratch.value);
     LBuf *mnb = lbuf_new_typed(lb, "mn", LB_LOCAL, DT_FLOAT32, 1), *mxb = lbuf_new_typed(lb, "mx", LB_LOCAL, DT_FLOAT32, 1);
     Expr *c0 = lx_int(lb, 0), *f0 = lx_const_f(lb, LT_F32, 0.0);
     Expr *mn = lx_load(lb, mnb, c0), *mx = lx_load(lb, mxb, c0);
-    LVar *c = lv_new(lb, "c"), *i = lv_new(lb, "i");
-    Expr *x = lx_load(lb, xb, lx_add(lb, lx_muli(lb, lx_var(lb, c), L), lx_var(lb, i)));
-    Stmt *range[4] = {
-        ls_store(lb, mnb, c0, f0), ls_store(lb, mxb, c0, f0),
-        ls_role(ls_for(lb, i, L, LOOP_SERIAL,
-                       ls_seq2(lb, ls_store(lb, mnb, c0, lx_bin(lb, BO_MIN, mn, x)),
-                               ls_store(lb, mxb, c0, lx_bin(lb, BO_MAX, mx, x)))),
-                LR_LANES, L),
-        ls_seq2(lb, ls_store(lb, s, lx_var(lb, c), mn), ls_store(lb, s, lx_add(lb, lx_var(lb, c), lx_int(lb, P)), mx))};
-    Stmt *chunks = ls_role(ls_for(lb, c, P, LOOP_SERIAL, ls_alloc(lb, mnb, ls_alloc(lb, mxb, ls_seq(lb, 4, range)))),
-                           LR_INDEPENDENT, N);
+    LVar *c = lv_new(lb, "c");
+    Stmt *range = ls_seq2(lb, dynquant_range(cx, n, mnb, mxb, lx_muli(lb, lx_var(lb, c), L), L),
+                          ls_seq2(lb, ls_store(lb, s, lx_var(lb, c), mn),
+                                  ls_store(lb, s, lx_add(lb, lx_var(lb, c), lx_int(lb, P)), mx)));
+    Stmt *chunks = ls_role(ls_for(lb, c, P, LOOP_SERIAL, ls_alloc(lb, mnb, ls_alloc(lb, mxb, range))), LR_INDEPENDENT, N);
     /* one thread: the chunks' ranges combined */
     LBuf *mnc = lbuf_new_typed(lb, "mn", LB_LOCAL, DT_FLOAT32, 1), *mxc = lbuf_new_typed(lb, "mx", LB_LOCAL, DT_FLOAT32, 1);
     LVar *k = lv_new(lb, "k");
@@ -470,37 +481,13 @@ static int compute_dynquant(ComputeCtx *cx, int node, ComputeDef *def)
     shape_numel(&x->shape, &N);
     if (n->scratch.value >= 0 && dynquant_chunks(N) > 1)
         return compute_dynquant_chunked(cx, n, N, dynquant_chunks(N), def);
-    LBuf *xb = cx->buf_of(cx, n->in[0]);
     LBuf *mnb = lbuf_new_typed(lb, "mn", LB_LOCAL, DT_FLOAT32, 1), *mxb = lbuf_new_typed(lb, "mx", LB_LOCAL, DT_FLOAT32, 1);
     LBuf *qp = lbuf_new_typed(lb, "qp", LB_LOCAL, DT_FLOAT32, 2); /* scale, zero point */
-    Expr *c0 = lx_int(lb, 0), *c1 = lx_int(lb, 1);
-    Expr *mn = lx_load(lb, mnb, c0), *mx = lx_load(lb, mxb, c0);
-    Expr *sc = lx_load(lb, qp, c0), *zp = lx_load(lb, qp, c1);
-    Expr *f0 = lx_const_f(lb, LT_F32, 0.0), *f255 = lx_const_f(lb, LT_F32, 255.0);
-    LVar *i1 = lv_new(lb, "i"), *i2 = lv_new(lb, "i");
-    Expr *x1 = lx_load(lb, xb, lx_var(lb, i1)), *x2 = lx_load(lb, xb, lx_var(lb, i2));
-    Stmt *st[10];
-    int k = 0;
-    st[k++] = ls_store(lb, mnb, c0, f0);
-    st[k++] = ls_store(lb, mxb, c0, f0);
-    st[k++] = ls_role(ls_for(lb, i1, N, LOOP_SERIAL,
-                             ls_seq2(lb, ls_store(lb, mnb, c0, lx_bin(lb, BO_MIN, mn, x1)),
-                                     ls_store(lb, mxb, c0, lx_bin(lb, BO_MAX, mx, x1)))),
-                      LR_LANES, N);
-    Expr *range = lx_select(lb, lx_bin(lb, BO_EQ, mx, mn), lx_const_f(lb, LT_F32, 1.0), lx_sub(lb, mx, mn));
-    st[k++] = ls_store(lb, qp, c0, lx_div(lb, range, f255));
-    Expr *izp = lx_sub(lb, f0, lx_div(lb, mn, sc));
-    st[k++] = ls_store(lb, qp, c1, lx_call(lb, CO_ROUND, lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, izp, f0), f255)));
-    Expr *q = lx_add(lb, lx_call(lb, CO_ROUND, lx_div(lb, x2, sc)), zp);
-    q = lx_bin(lb, BO_MIN, lx_bin(lb, BO_MAX, q, f0), f255);
-    st[k++] = ls_role(ls_for(lb, i2, N, LOOP_SERIAL,
-                             ls_store(lb, cx->buf_of(cx, n->out[0]), lx_var(lb, i2), lx_cast(lb, LT_U8, q))),
-                      LR_LANES, N);
-    if (n->n_out > 1 && n->out[1] >= 0)
-        st[k++] = ls_store(lb, cx->buf_of(cx, n->out[1]), c0, sc);
-    if (n->n_out > 2 && n->out[2] >= 0)
-        st[k++] = ls_store(lb, cx->buf_of(cx, n->out[2]), c0, lx_cast(lb, LT_U8, zp));
-    def->custom = ls_alloc(lb, mnb, ls_alloc(lb, mxb, ls_alloc(lb, qp, ls_seq(lb, k, st))));
+    Expr *c0 = lx_int(lb, 0);
+    Stmt *st[4] = {dynquant_range(cx, n, mnb, mxb, NULL, N),
+                   dynquant_params(lb, qp, 0, lx_load(lb, mnb, c0), lx_load(lb, mxb, c0)),
+                   dynquant_pass(cx, n, qp, 0, NULL, N), dynquant_outputs(cx, n, qp, 0)};
+    def->custom = ls_alloc(lb, mnb, ls_alloc(lb, mxb, ls_alloc(lb, qp, ls_seq(lb, 4, st))));
     return 0;
 }
 
