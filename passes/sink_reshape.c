@@ -8,13 +8,15 @@
  * reading and writing the whole float32 tensor.
  *
  * Rewritten: E(Reshape(x), o...) -> Reshape(E(x, o'...)) when
- *   - E is elementwise (or a per-tensor Quantize/DequantizeLinear) with a
- *     float32 operand of the Reshape's, no legacy broadcast attributes, and
- *     it does not broadcast the Reshape's output to a larger shape;
+ *   - E is elementwise on float32 (or a per-tensor Quantize/Dequantize-
+ *     Linear of the Reshape's float32 or 8-bit data), no legacy broadcast
+ *     attributes, and it does not broadcast the Reshape's output to a
+ *     larger shape;
  *   - the Reshape's output has no other reader and is not a graph output,
  *     and neither is E's;
- *   - x's producer takes an epilogue (Conv, MatMul, ...) or is itself a
- *     node this pass moved: only where a fusion can follow;
+ *   - x has no other reader, and its producer takes an epilogue (Conv,
+ *     MatMul, elementwise: also a node this pass moved) or is a Quantize/
+ *     DequantizeLinear: only where a fusion can follow;
  *   - each other operand o broadcasts the same against x as against the
  *     Reshape's output: its dims (after leading ones) lie within the
  *     trailing dims that x and the output share; or it has the output's
@@ -36,26 +38,36 @@ static int common_suffix(const Shape *a, const Shape *b)
     return k;
 }
 
-/* The operand o as it must read against x instead of the Reshape's output
- * (o itself, or a Reshape of it built at b), or -1 when it cannot. */
-static int operand_for(PassBuild *b, int o, const Shape *x, const Shape *out, int suffix)
+/* How operand o reads against x instead of the Reshape's output `out`:
+ * FIT_AS_IS (right-aligned, its dims past leading ones meet the same
+ * trailing dims of x), FIT_SQUEEZE (the same, once the leading ones that
+ * make it longer than x are dropped), FIT_RESHAPE (out's shape: reshaped to
+ * x's), or FIT_NONE. */
+enum { FIT_NONE, FIT_AS_IS, FIT_SQUEEZE, FIT_RESHAPE };
+static int operand_fit(const Graph *g, int o, const Shape *x, const Shape *out, int suffix, int *lead)
 {
-    Graph *g = b->g;
     const Shape *s = &g->values[o].shape;
     if (!shape_is_static(s) || g->values[o].dtype != DT_FLOAT32)
-        return -1;
-    int lead = 0; /* leading ones of o */
-    while (lead < s->rank && s->dims[lead] == 1)
-        lead++;
-    if (s->rank - lead <= suffix) {
-        if (s->rank <= x->rank)
-            return o; /* right-aligned, it meets the same dims of x */
+        return FIT_NONE;
+    *lead = 0;
+    while (*lead < s->rank && s->dims[*lead] == 1)
+        (*lead)++;
+    if (s->rank - *lead <= suffix)
+        return s->rank <= x->rank ? FIT_AS_IS : FIT_SQUEEZE;
+    return shape_equal(s, out) ? FIT_RESHAPE : FIT_NONE;
+}
+
+/* The operand o as it reads against x (operand_fit's answer `fit`): o, or
+ * a Reshape of it built at b. */
+static int operand_for(PassBuild *b, int o, int fit, int lead, const Shape *x)
+{
+    if (fit == FIT_SQUEEZE) {
+        const Shape *s = &b->g->values[o].shape;
         return pb_reshape(b, o, s->rank - lead, s->dims + lead, -1);
     }
-    int64_t no = 0, nout = 0;
-    if (shape_equal(s, out) && shape_numel(s, &no) && shape_numel(out, &nout) && no == nout)
+    if (fit == FIT_RESHAPE)
         return pb_reshape(b, o, x->rank, x->dims, -1);
-    return -1;
+    return o;
 }
 
 static int sinkable_op(const Graph *g, const Node *e)
@@ -91,27 +103,24 @@ static int sink(Graph *g, int e, int r, int k)
         return 0;
     Shape xs = vx->shape, ys = g->values[y].shape;
     int suffix = common_suffix(&xs, &ys), n_in = g->nodes[e].n_in;
-    /* Checks first, building nothing, so a refusal leaves the graph as it was. */
-    for (int i = 0; i < n_in && !qdq; i++) {
+    /* How each other operand fits, building nothing yet, so a refusal leaves the graph as it was;
+       a Q/DQ's other operands are its scalar parameters, kept as they are. */
+    int fit[SINK_MAX_INPUTS], lead[SINK_MAX_INPUTS] = {0};
+    for (int i = 0; i < n_in; i++) {
         int o = g->nodes[e].in[i];
-        if (i == k || o < 0)
+        fit[i] = FIT_AS_IS;
+        if (i == k || o < 0 || qdq)
             continue;
         if (o == rv)
             return 0; /* reads the Reshape twice */
-        const Shape *s = &g->values[o].shape;
-        int lead = 0;
-        while (lead < s->rank && s->dims[lead] == 1)
-            lead++;
-        if (!shape_is_static(s) || g->values[o].dtype != DT_FLOAT32 ||
-            (s->rank - lead > suffix && !shape_equal(s, &ys)))
+        fit[i] = operand_fit(g, o, &xs, &ys, suffix, &lead[i]);
+        if (fit[i] == FIT_NONE)
             return 0;
     }
     int ins[SINK_MAX_INPUTS];
     PassBuild b = {g, e, g->nodes[e].name};
-    for (int i = 0; i < n_in; i++) {
-        int o = g->nodes[e].in[i];
-        ins[i] = i == k ? x : (o < 0 || qdq) ? o /* scalar parameters */ : operand_for(&b, o, &xs, &ys, suffix);
-    }
+    for (int i = 0; i < n_in; i++)
+        ins[i] = i == k ? x : operand_for(&b, g->nodes[e].in[i], fit[i], lead[i], &xs);
     e = b.pos; /* the operand Reshapes went in before it */
     b.base = g->nodes[e].name;
     int y2 = pb_value(&b, "flat");
