@@ -34,6 +34,13 @@ static void infer(Graph *g)
         fail_msg("%s", d.last);
 }
 
+static void infer_and_cse(Graph *g)
+{
+    infer(g);
+    Diag d = quiet();
+    assert_int_equal(pass_cse(g, &d), 0);
+}
+
 static void test_dynamic_quantizers(void **state)
 {
     (void)state;
@@ -59,9 +66,7 @@ static void test_dynamic_quantizers(void **state)
     node_set_int(g, g->n_nodes - 1, "to", 1);
     tb_node(g, "Add", 2, 1, c1, c2, y);
     graph_add_output(g, y);
-    infer(g);
-    Diag d = quiet();
-    assert_int_equal(pass_cse(g, &d), 0);
+    infer_and_cse(g);
     assert_int_equal(count_live(g, "Reshape"), 1);
     assert_int_equal(count_live(g, "DynamicQuantizeLinear"), 1);
     assert_int_equal(count_live(g, "Cast"), 1); /* then the Casts are the same too */
@@ -82,9 +87,7 @@ static void test_relu_value(void **state)
     tb_node(g, "Relu", 1, 1, x, b);
     tb_node(g, "Add", 2, 1, a, b, y);
     graph_add_output(g, y);
-    infer(g);
-    Diag d = quiet();
-    assert_int_equal(pass_cse(g, &d), 0);
+    infer_and_cse(g);
     assert_int_equal(count_live(g, "Relu"), 1);
     static float xv[6] = {-2.5f, -0.0f, 0.25f, 3.0f, -1e-3f, 7.5f};
     g->values[x].data = xv;
@@ -124,9 +127,7 @@ static void test_left_alone(void **state)
     graph_add_output(g, i2);
     graph_add_output(g, n1);
     graph_add_output(g, n2);
-    infer(g);
-    Diag d = quiet();
-    assert_int_equal(pass_cse(g, &d), 0);
+    infer_and_cse(g);
     assert_int_equal(count_live(g, "Mul"), 2);
     assert_int_equal(count_live(g, "Cast"), 2);
     assert_int_equal(count_live(g, "Neg"), 2);
