@@ -164,15 +164,11 @@ static CTVM_INLINE ctvm_vf ctvm_vbitor(ctvm_vf a, ctvm_vf b)
 {
     return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(a), _mm512_castps_si512(b)));
 }
-/* p * 2^(n>>1) * 2^(n - (n>>1)) for an integer n in [-252, 254]: both
- * scales built in the exponent bits, so the scale never overflows and a
- * result in the denormal range rounds once (p in [1/2, 2]) */
-static CTVM_INLINE ctvm_vf ctvm_vldexp(ctvm_vf p, ctvm_vf n)
-{
-    __m512i k = _mm512_cvttps_epi32(n), k1 = _mm512_srai_epi32(k, 1), bias = _mm512_set1_epi32(127);
-    p = _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(k1, bias), 23)));
-    return _mm512_mul_ps(p, _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_sub_epi32(k, k1), bias), 23)));
-}
+/* p * 2^n for an integer n in [-252, 254], rounded once: vscalefps, one
+ * instruction where the other ISAs build two scales in the exponent bits
+ * (the same value: p * 2^(n>>1) is exact for p in [1, 2), and for the p in
+ * [1/2, 1) of ctvm_vexp whose n >= -150) */
+static CTVM_INLINE ctvm_vf ctvm_vldexp(ctvm_vf p, ctvm_vf n) { return _mm512_scalef_ps(p, n); }
 /* the exponent field of a minus 127: floor(log2 |a|) for normal a */
 static CTVM_INLINE ctvm_vf ctvm_vgetexp(ctvm_vf a)
 {
