@@ -21,10 +21,11 @@
  * ctvm_vexp: x = n*ln2 + r with n = round(x/ln2), |r| <= ln2/2 (ln2 split
  * in a 12-bit high part, so n*hi is exact, and a low part); e^r = 1 + r +
  * r^2*q(r) with q a degree-5 near-minimax fit of (e^r - 1 - r)/r^2; then
- * ctvm_vldexp by n (two multiplications in the exponent bits, so results in
- * the denormal range round once; armv7 NEON: flush to 0). x is clamped to
- * [-104, 89] first (NaN passes the clamp): above ln(FLT_MAX) ~ 88.72 the
- * product overflows to +inf, below ~ -103.97 it rounds to 0. ~1.5e-7.
+ * ctvm_vldexp by n (results in the denormal range round once; armv7 NEON:
+ * flush to 0). x is clamped to 89 first (NaN passes the clamp): above
+ * ln(FLT_MAX) ~ 88.72 the product overflows to +inf; below ~ -103.97 it
+ * rounds to 0, and lanes below -104 (a masked attention score, -inf) give
+ * 0 without computing an underflowing product. ~1.5e-7.
  *
  * ctvm_vtanh: |x| < 0.625: x + x^3*P(x^2), P a degree-4 near-minimax fit
  * (no cancellation near 0; exact for tiny x); else sign(x) * (1 -
@@ -63,8 +64,12 @@
 static CTVM_INLINE ctvm_vf ctvm_vexp(ctvm_vf x)
 {
     ctvm_vf nf, r, q, p;
-    x = ctvm_vmax(ctvm_vset1(-104.0f), x); /* NaN: the second operand */
-    x = ctvm_vmin(ctvm_vset1(89.0f), x);
+    /* below -104 the result is 0: those lanes compute e^0 and are zeroed at
+       the end, since an underflowing product costs a microcode assist on
+       x86 (~100 cycles a vector: a masked attention row is all such lanes) */
+    ctvm_vm under = ctvm_vlt(x, ctvm_vset1(-104.0f)); /* NaN: false */
+    x = ctvm_vselect(under, ctvm_vzero(), x);
+    x = ctvm_vmin(ctvm_vset1(89.0f), x); /* NaN: the second operand */
     nf = ctvm_vround(ctvm_vmul(x, ctvm_vset1(1.44269502f)));
     r = ctvm_vfma(nf, ctvm_vset1(-0.693115234375f), x); /* x - n*hi, exact */
     r = ctvm_vfma(nf, ctvm_vset1(-3.19461833e-05f), r);
@@ -76,7 +81,7 @@ static CTVM_INLINE ctvm_vf ctvm_vexp(ctvm_vf x)
     q = ctvm_vfma(q, r, ctvm_vset1(0.5f));
     p = ctvm_vfma(q, ctvm_vmul(r, r), r);
     p = ctvm_vadd(p, ctvm_vset1(1.0f));
-    return ctvm_vldexp(p, nf); /* n in [-150, 128] */
+    return ctvm_vselect(under, ctvm_vzero(), ctvm_vldexp(p, nf)); /* n in [-150, 128] */
 }
 
 static CTVM_INLINE ctvm_vf ctvm_vtanh(ctvm_vf x)
