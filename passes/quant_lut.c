@@ -11,6 +11,11 @@
  *    QuantizeLinear / DequantizeLinear, of the default domain, one output;
  *  - every input that is not made inside the chain is either u itself or a
  *    constant of one element (scalars: the scales, zero points, 0.5, sqrt 2);
+ *  - a Reshape, Squeeze, Unsqueeze or Flatten of a chain value (constant
+ *    shape or axes) is in the chain as well: it keeps the elements' order
+ *    (sink_reshape moves onnxruntime's Reshape after fc1 past the
+ *    DequantizeLinear, between u and the GELU); every value of the chain
+ *    has u's element count, so no operand broadcasts to new positions;
  *  - the QuantizeLinear at its end (the root) writes int8 or uint8 of u's
  *    shape;
  *  - the table pays (worth_a_table): a transcendental operator and more
@@ -20,7 +25,9 @@
  * [0..255] (or [-128..127]), and infer_fold2 folds the copies by running
  * their compute definitions in the interpreter, which rounds as the target
  * does, so the table holds what the chain computes at run time, bit for bit.
- * The root becomes Lut(table, u); the chain's nodes nothing else reads
+ * The copies skip the reshapes (the table is 256 values in a row). The
+ * root becomes Lut(table, u), reshaped to the root's shape when u's
+ * differs; the chain's nodes nothing else reads
  * die (dce), so an inner QuantizeLinear of a longer chain is not made a
  * table of its own. On bert_mini_qdq_u8 each GELU (5 divisions and an erf per
  * element) becomes one byte lookup.
@@ -42,6 +49,7 @@ typedef struct Chain {
     int n_costly;             /* transcendental ones (costly(): a polynomial and a division each) */
     int n_q;                  /* QuantizeLinear nodes (a division and a rounding each) */
     int budget;               /* visits left (LUT_VISIT_BUDGET) */
+    int64_t numel;            /* the root's element count: every chain value's */
 } Chain;
 
 /* Operators whose float code is a library-grade polynomial per element. */
@@ -66,6 +74,17 @@ static int one_element_const(const Value *v)
 static int is_8bit(DType t)
 {
     return t == DT_UINT8 || t == DT_INT8;
+}
+
+/* an order-keeping reshape: data in slot 0, the rest constants */
+static int reshape_op(const Graph *g, const Node *n)
+{
+    if (n->op != OP_RESHAPE && n->op != OP_SQUEEZE && n->op != OP_UNSQUEEZE && n->op != OP_FLATTEN)
+        return 0;
+    for (int i = 1; i < n->n_in; i++)
+        if (n->in[i] >= 0 && !g->values[n->in[i]].data)
+            return 0;
+    return n->n_in >= 1 && n->n_out == 1 && (!n->domain || !*n->domain);
 }
 
 static int chain_op(const Node *n)
@@ -96,12 +115,17 @@ static int visit(Chain *c, int v, int depth)
     if (v == c->leaf)
         return 1;
     int p = x->producer;
-    if (depth < LUT_MAX_NODES && p >= 0 && !g->nodes[p].dead && chain_op(&g->nodes[p]) && !x->data) {
+    int64_t nx = -1;
+    if (!shape_numel(&x->shape, &nx) || (c->numel >= 0 && nx != c->numel))
+        return 0; /* every value of the chain has the root's element count */
+    if (depth < LUT_MAX_NODES && p >= 0 && !g->nodes[p].dead &&
+        (chain_op(&g->nodes[p]) || reshape_op(g, &g->nodes[p])) && !x->data) {
         if (in_chain(c, p))
             return 1;
         const Node *n = &g->nodes[p];
         int ok = 1, n0 = c->n, k0 = c->n_costly, q0 = c->n_q, l0 = c->leaf;
-        for (int i = 0; i < n->n_in && ok; i++)
+        int n_data = reshape_op(g, n) ? 1 : n->n_in; /* a reshape's shape or axes are constants */
+        for (int i = 0; i < n_data && ok; i++)
             ok = n->in[i] < 0 || visit(c, n->in[i], depth + 1);
         if (ok && c->n < LUT_MAX_NODES) {
             c->nodes[c->n++] = p;
@@ -163,6 +187,11 @@ static int rewrite(Graph *g, int q, const Chain *c)
     for (int i = 0; i < c->n; i++) {
         int src = nodes[i];
         int out = g->nodes[src].out[0];
+        if (reshape_op(g, &g->nodes[src])) { /* the 256 values stay a row */
+            int in0 = g->nodes[src].in[0];
+            map[out] = map[in0] >= 0 ? map[in0] : in0;
+            continue;
+        }
         int copy = copy_node(&b, src, map);
         map[out] = copy;
         for (int k = i + 1; k < c->n; k++) /* ids at or past the insertion moved up by one */
@@ -176,7 +205,14 @@ static int rewrite(Graph *g, int q, const Chain *c)
     int y = g->nodes[root].out[0];
     g->nodes[root].dead = 1;
     int ins[2] = {table, leaf};
-    pb_node(&b, "ctvm.Lut", 2, ins, y);
+    if (shape_equal(&g->values[leaf].shape, &g->values[y].shape)) {
+        pb_node(&b, "ctvm.Lut", 2, ins, y);
+        return 0;
+    }
+    Shape ys = g->values[y].shape; /* u's shape, then the root's */
+    int t = pb_value(&b, "lut_flat");
+    pb_node(&b, "ctvm.Lut", 2, ins, t);
+    pb_reshape(&b, t, ys.rank, ys.dims, y);
     return 0;
 }
 
@@ -202,11 +238,13 @@ int pass_quant_lut(Graph *g, Diag *d)
         const Value *y = &g->values[n->out[0]];
         if (!is_8bit(y->dtype) || (y->n_uses == 0 && !y->is_output))
             continue;
-        Chain c = {g, -1, 0, {0}, 0, 0, LUT_VISIT_BUDGET};
+        int64_t ny = -1;
+        if (!shape_is_static(&y->shape) || !shape_numel(&y->shape, &ny))
+            continue;
+        Chain c = {g, -1, 0, {0}, 0, 0, LUT_VISIT_BUDGET, ny};
         if (!visit(&c, n->out[0], 0) || c.leaf < 0 || c.n == 0 || c.nodes[c.n - 1] != i || !worth_a_table(&c))
             continue;
-        const Value *u = &g->values[c.leaf];
-        if (!shape_equal(&u->shape, &y->shape) || !shape_is_static(&y->shape))
+        if (!shape_is_static(&g->values[c.leaf].shape))
             continue;
         if (rewrite(g, i, &c))
             return diag_error(d, g, i, "out of memory making a table");

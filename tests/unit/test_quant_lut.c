@@ -6,8 +6,12 @@
  * made constant (all 256 byte values) the folded table lookup must equal,
  * bit for bit, the same chain folded node by node without the pass, and
  * lie within one step of y of the GELU written here in double precision.
+ * The same with a Reshape to [1, 16, 16] after the first DequantizeLinear
+ * (where sink_reshape puts onnxruntime's fc1 Reshape): one table, then a
+ * Reshape to y's shape.
  * Chains the pass must leave alone: one without a transcendental operator
- * (it fuses as an epilogue), and one with a per-element constant. */
+ * (it fuses as an epilogue), one with a per-element constant, and one whose
+ * Reshape makes an operand broadcast to new positions. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -74,14 +78,19 @@ static int bin(Graph *g, const char *op, int a, int b)
 
 /* u [16,16] of type t -> the GELU chain -> y of type t (zero points
  * around the middle of t's range); *u_out, *y_out: the values. */
-static Graph *gelu_chain(DType t, int *u_out, int *y_out)
+static Graph *gelu_chain(DType t, int reshaped, int *u_out, int *y_out)
 {
     Graph *g = tb_graph(13);
     int mid = t == DT_INT8 ? 0 : 128;
-    int64_t dims[2] = {16, 16};
+    int64_t dims[2] = {16, 16}, to[3] = {1, 16, 16}, three = 3;
     int u = tb_val(g, "u", t, 2, dims);
     graph_add_input(g, u);
     int x = dq(g, u, scalar_f(g, "us", US), zp(g, "uz", t, mid + 3));
+    if (reshaped) {
+        int r = fresh(g);
+        tb_node(g, "Reshape", 2, 1, x, tb_ci(g, "to", 1, &three, to), r);
+        x = r;
+    }
     int e = bin(g, "Div", x, scalar_f(g, "sqrt2", 1.41421356f));
     int erf = graph_add_value(g, "erf");
     tb_node(g, "Erf", 1, 1, e, erf);
@@ -119,22 +128,24 @@ static int round_sat(double v, int lo, int hi)
     return r < lo ? lo : r > hi ? hi : (int)r;
 }
 
-static void check_gelu(DType t)
+static void check_gelu(DType t, int reshaped)
 {
     int u, y;
     Diag d = quiet();
-    Graph *g = gelu_chain(t, &u, &y);
+    Graph *g = gelu_chain(t, reshaped, &u, &y);
     assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0);
     assert_int_equal(pass_quant_lut(g, &d), 0);
     assert_int_equal(pass_infer_fold(g, &GENERIC, &d), 0); /* the table's copies of the chain fold */
     assert_int_equal(count_live(g, "ctvm.Lut"), 1);
     assert_int_equal(count_live(g, "Erf"), 0);
     assert_int_equal(count_live(g, "QuantizeLinear"), 0);
+    assert_int_equal(count_live(g, "Reshape"), reshaped); /* the table's output to y's shape */
+    assert_int_equal(g->values[y].shape.rank, reshaped ? 3 : 2);
     uint8_t got[256], want[256];
     fold_all_bytes(g, u, y, t, got);
     graph_free(g);
 
-    Graph *plain = gelu_chain(t, &u, &y); /* the same chain, node by node */
+    Graph *plain = gelu_chain(t, reshaped, &u, &y); /* the same chain, node by node */
     assert_int_equal(pass_infer_fold(plain, &GENERIC, &d), 0);
     fold_all_bytes(plain, u, y, t, want);
     graph_free(plain);
@@ -154,13 +165,20 @@ static void check_gelu(DType t)
 static void test_gelu_u8(void **state)
 {
     (void)state;
-    check_gelu(DT_UINT8);
+    check_gelu(DT_UINT8, 0);
 }
 
 static void test_gelu_s8(void **state)
 {
     (void)state;
-    check_gelu(DT_INT8);
+    check_gelu(DT_INT8, 0);
+}
+
+static void test_gelu_reshaped(void **state)
+{
+    (void)state;
+    check_gelu(DT_UINT8, 1);
+    check_gelu(DT_INT8, 1);
 }
 
 /* Erf(f) -> Q -> DQ -> Add(1) -> Q: the output of a chain with a
@@ -203,6 +221,16 @@ static void test_left_alone(void **state)
     float cols[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     x = dq(g, u, scalar_f(g, "s", 0.1f), zp(g, "z", DT_UINT8, 128));
     assert_left_alone(g, erf_steps(g, bin(g, "Mul", x, tb_cf(g, "cols", 1, &row, cols))));
+    /* x [1, 32] times its Reshape to [32, 1]: a [32, 32] product, each
+     * element two bytes of u */
+    g = tb_graph(13);
+    int64_t flat[2] = {1, 32}, col[2] = {32, 1}, two = 2;
+    u = tb_val(g, "u", DT_UINT8, 2, flat);
+    graph_add_input(g, u);
+    x = dq(g, u, scalar_f(g, "s", 0.1f), zp(g, "z", DT_UINT8, 128));
+    int xr = fresh(g);
+    tb_node(g, "Reshape", 2, 1, x, tb_ci(g, "col", 1, &two, col), xr);
+    assert_left_alone(g, erf_steps(g, bin(g, "Mul", x, xr)));
     /* 60 levels of Add(x, x) over a float input (no byte to make a table
      * of): left alone, each shared operand looked at once (a search that
      * retried both operands of every Add would take 2^60 steps) */
@@ -219,6 +247,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gelu_u8),
         cmocka_unit_test(test_gelu_s8),
+        cmocka_unit_test(test_gelu_reshaped),
         cmocka_unit_test(test_left_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
