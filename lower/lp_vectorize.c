@@ -637,27 +637,52 @@ static Expr *forward(LoopBuilder *lb, Expr *e, const LBuf *buf, const Expr *inde
     return r;
 }
 
+static int has_call(const Expr *e)
+{
+    return e && (e->kind == EX_CALL || has_call(e->a) || has_call(e->b) || has_call(e->c));
+}
+
+#define MAX_FORWARD_REGS 8
+
 static void mark_partial(LoopBuilder *lb, Stmt *s, int n)
 {
     switch (s->kind) {
-    case ST_SEQ:
+    case ST_SEQ: {
+        LVar *regs[MAX_FORWARD_REGS];
+        int n_regs = 0;
         for (int i = 0; i < s->n; i++)
             mark_partial(lb, s->items[i], n);
         for (int i = 0; i < s->n; i++) {
             Stmt *st = s->items[i];
             /* the value is recomputed where it is forwarded: only while
                nothing it reads has been written (an RNN's gates overwrite
-               their pre-activations in place: never) */
+               their pre-activations in place: never). A value with a call
+               in it (Softmax's exponential) is computed once into a
+               register variable that the store and the readers share */
             if (st->kind != ST_STORE || !st->partial || lx_loads_buf(st->value, st->buf))
                 continue;
+            Expr *v = st->value, *bound = NULL;
             for (int j = i + 1; j < s->n && s->items[j]->kind == ST_STORE; j++) {
                 Stmt *u = s->items[j];
-                u->value = forward(lb, u->value, st->buf, st->index, st->value);
-                if (u->buf == st->buf || lx_loads_buf(st->value, u->buf))
+                if (!bound && n_regs < MAX_FORWARD_REGS && has_call(v) && forward(lb, u->value, st->buf, st->index, v) != u->value) {
+                    LVar *r = lv_new_reg(lb, "e", LT_F32, lx_lanes(v));
+                    regs[n_regs++] = r;
+                    bound = lx_reg(lb, r);
+                    Stmt *store = ls_clone(lb, st);
+                    store->value = bound;
+                    s->items[i] = ls_seq2(lb, ls_assign(lb, r, v), store);
+                }
+                u->value = forward(lb, u->value, st->buf, st->index, bound ? bound : v);
+                if (u->buf == st->buf || lx_loads_buf(v, u->buf))
                     break;
             }
         }
+        if (n_regs) {
+            Stmt *inner = ls_clone(lb, s);
+            *s = *ls_decl(lb, n_regs, regs, inner);
+        }
         break;
+    }
     case ST_STORE: {
         int lanes = lx_lanes(s->value);
         mark_partial_expr(s->value, n);
