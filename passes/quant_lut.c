@@ -17,7 +17,7 @@
  *    DequantizeLinear, between u and the GELU); every value of the chain
  *    has u's element count, so no operand broadcasts to new positions;
  *  - the QuantizeLinear at its end (the root) writes int8 or uint8 of u's
- *    shape;
+ *    element count;
  *  - the table pays (worth_a_table): a transcendental operator and more
  *    than one step, else the chain stays and fuses as an epilogue.
  * The table is the chain itself evaluated at compile time on the 256 byte

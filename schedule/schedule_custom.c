@@ -223,7 +223,7 @@ static Stmt *lanes_of_chain(Stmt *s, Stmt **parent)
  * (ACC_GROUPS at most, and ACC_REGS vector partials in all): one chain of
  * vaddps / vmaxps per accumulator makes every vector wait for the one
  * before it (4 cycles each); groups taken in turn run side by side and are
- * combined once after the nest (Softmax rows of 197: 0.221 -> 0.202 ms). */
+ * combined once after the nest (LayerNorm 197x768: 0.040 -> 0.028 ms). */
 #define ACC_GROUPS 4
 #define ACC_REGS 8
 static int acc_groups(const Cs *c, int nacc, int64_t nv)
