@@ -580,6 +580,12 @@ static void vexpr(Em *m, const Expr *e)
     FILE *f = m->f;
     switch (e->kind) {
     case EX_BCAST:
+        if (e->i == LX_BCAST_LATE && (e->type == LT_F32 || e->type == LT_I32 || e->type == LT_U32)) {
+            fputs(e->type == LT_F32 ? "ctvm_vset1_late(" : "ctvm_vset1_i32_late((int32_t)", f);
+            pexpr(m, e->a);
+            fputc(')', f);
+            return;
+        }
         if (e->type == LT_F32 && e->a->kind == EX_FLOAT && e->a->f == 0.0 && !signbit(e->a->f)) {
             fputs("ctvm_vzero()", f);
             return;
@@ -706,15 +712,27 @@ static void palloc(Em *m, const Stmt *s, int ind)
 static void pdecl(Em *m, const Stmt *s, int ind)
 {
     FILE *f = m->f;
-    fprintf(f, "%*s{\n%*s", ind, "", ind + 4, "");
+    fprintf(f, "%*s{\n", ind, "");
+    /* one declaration per C type, in the order the types first appear */
     for (int i = 0; i < s->n_vars; i++) {
         const LVar *v = s->vars[i];
-        if (i == 0)
-            fprintf(f, "%s ", v->lanes > 1 ? vclass(v->type).type : lt_c_type(v->type));
-        fputs(i ? ", " : "", f);
-        var_name(f, v);
+        const char *t = v->lanes > 1 ? vclass(v->type).type : lt_c_type(v->type);
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = strcmp(t, s->vars[j]->lanes > 1 ? vclass(s->vars[j]->type).type : lt_c_type(s->vars[j]->type)) == 0;
+        if (seen)
+            continue;
+        fprintf(f, "%*s%s ", ind + 4, "", t);
+        for (int j = i, first = 1; j < s->n_vars; j++) {
+            const LVar *w = s->vars[j];
+            if (strcmp(t, w->lanes > 1 ? vclass(w->type).type : lt_c_type(w->type)) != 0)
+                continue;
+            fputs(first ? "" : ", ", f);
+            var_name(f, w);
+            first = 0;
+        }
+        fputs(";\n", f);
     }
-    fputs(";\n", f);
     pstmt(m, s->body, ind + 4);
     fprintf(f, "%*s}\n", ind, "");
 }

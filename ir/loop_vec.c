@@ -247,8 +247,8 @@ void loop_print_vec_expr(FILE *f, const Expr *e)
     }
     if (e->kind == EX_HREDUCE)
         fprintf(f, "%s ", lx_bin_name(e->op));
-    fprintf(f, "%s%s<%s x %d>(", e->kind == EX_VAR ? "reg " : "", e->kind == EX_VAR ? e->var->name : K[e->kind],
-            lt_name(e->type), lx_lanes(e));
+    fprintf(f, "%s%s%s<%s x %d>(", e->kind == EX_VAR ? "reg " : "", e->kind == EX_VAR ? e->var->name : K[e->kind],
+            e->kind == EX_BCAST && e->i == LX_BCAST_LATE ? "_late" : "", lt_name(e->type), lx_lanes(e));
     if (e->kind != EX_VAR) {
         loop_print_expr(f, e->a);
         if (e->b) {

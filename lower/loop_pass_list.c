@@ -5,7 +5,8 @@
  * tail splitting leaves loops of extent 1 and
  * decided guards that simplify removes; vectorize rewrites the loops of the vector width
  * before indices take their canonical form; registers need the vector
- * accesses final; the team's phases are cut last, around everything,
+ * accesses final, and a register tile's epilogue is found among them; the
+ * team's phases are cut last, around everything,
  * and the barriers between independent phases dropped after them. */
 #include <string.h>
 
@@ -20,6 +21,7 @@ const LoopPassInfo CTVM_LOOP_PASSES[] = {
     {"canon_index", lp_canon_index},
     {"registers", lp_registers},
     {"dead_locals", lp_dead_locals},
+    {"tile_consts", lp_tile_consts},
     {"threads", lp_threads},
     {"barriers", lp_barriers},
     {"names", lp_names},

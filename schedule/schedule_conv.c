@@ -59,15 +59,12 @@ static int64_t col_stride(const Expr *e, const LVar *ow)
 }
 
 /* Registers the epilogue (finalize) holds across a tile's reduction: gcc
- * hoists its invariants above the reduction loops (PRE) and keeps them
- * there - each distinct constant (two registers: the vectorizer's
- * requantization turns a clamp's bounds and zero point into shifted
- * copies, and gcc keeps both forms), and each load indexed by the channel
- * alone (bias, scale), one vector per channel block of the tile. */
+ * hoists its invariants above the reduction loops and keeps them there -
+ * each load indexed by the channel alone (bias, scale), one vector per
+ * channel block of the tile. Its constants are not counted: where they
+ * would crowd the tile, lower/lp_tile_consts.c broadcasts them after the
+ * reduction instead. */
 typedef struct EpiInv {
-    LType ct[24];
-    double c[24];
-    int nc;
     const LBuf *l[24];
     int nl;
 } EpiInv;
@@ -76,15 +73,6 @@ static void epi_invariants(const Expr *e, const ComputeStage *st, EpiInv *v)
 {
     if (!e)
         return;
-    if ((e->kind == EX_FLOAT || e->kind == EX_INT) && e->type != LT_IDX) {
-        double x = e->kind == EX_FLOAT ? e->f : (double)e->i;
-        int k = 0;
-        while (k < v->nc && (v->c[k] != x || v->ct[k] != e->type))
-            k++;
-        if (k == v->nc && v->nc < 24)
-            v->ct[v->nc] = e->type, v->c[v->nc++] = x;
-        return;
-    }
     if (e->kind == EX_LOAD) {
         if (lx_uses_var(e->a, st->axis[2]) || lx_uses_var(e->a, st->axis[3]))
             return;
@@ -151,14 +139,14 @@ static void widen_small(ConvPlan *p, int regs, int vl, const EpiInv *inv)
         ConvPlan q = *p;
         q.U = U;
         /* all registers but the U weights, a broadcast and, for int32
-           accumulators, the epilogue's invariants and 3 for the compiler's
-           temporaries. Calibrated on resnet18_qdq_u8's 7x7 convs (Zen 4,
-           gcc 12): the last one's residual epilogue (5 constants, 2 loads)
-           at 2 x 7 accumulators had a weight vector kept on the stack,
-           0.81 ms against 0.61 for the same shape with a plain epilogue;
-           the budget leaves it 1 x 7, 0.57 ms; the others (2-4 constants)
-           keep 2 x 7 without spills */
-        int64_t t = (regs - U - 1 - (inv ? 2 * inv->nc + U * inv->nl + 3 : 0)) / U;
+           accumulators, the epilogue's hoisted loads and 3 for the
+           compiler's temporaries. resnet18_qdq_u8's last 7x7 conv (a
+           residual epilogue of 8 constants) had a weight vector kept on
+           the stack at 2 x 7 accumulators while the constants were counted
+           here as well, so it ran 1 x 7 (0.62 ms, Intel, gcc 12); with
+           its constants broadcast after the reduction (lp_tile_consts) it
+           runs 2 x 7 like its neighbours */
+        int64_t t = (regs - U - 1 - (inv ? U * inv->nl + 3 : 0)) / U;
         if (t < 1)
             continue;
         pick_tr(&q, t);
@@ -363,7 +351,7 @@ Stmt *schedule_conv(ComputeCtx *cx, const ComputeStage *st)
         pick_tr(&p, tmax);
         if (vl > 1 && p.U == 1 && !depthwise && st->knob[1] <= 0 && shares_input(st->body, st)) {
             int int32 = st->acc && st->acc->type == LT_I32; /* only int32 tiles budget for the epilogue */
-            EpiInv inv = {.nc = 0};
+            EpiInv inv = {.nl = 0};
             if (int32)
                 epi_invariants(st->finalize, st, &inv);
             widen_small(&p, regs, vl, int32 ? &inv : NULL);

@@ -240,6 +240,26 @@ static CTVM_INLINE void ctvm_vstore_64(void *p, ctvm_vl v)
 }
 static CTVM_INLINE ctvm_vq ctvm_vload_q(const void *p) { return _mm512_loadu_si512(p); }
 static CTVM_INLINE ctvm_vi ctvm_vset1_i32(int32_t x) { return _mm512_set1_epi32(x); }
+/* a broadcast the compiler cannot hoist out of loops (the volatile asm runs
+ * where it stands; its input is a general register or memory): a register
+ * tile's epilogue constants (lower/lp_tile_consts.c), which gcc would
+ * otherwise hold in vector registers across the tile's reduction */
+#if defined(__GNUC__)
+static CTVM_INLINE ctvm_vi ctvm_vset1_i32_late(int32_t x)
+{
+    __m512i r;
+    __asm__ volatile("vpbroadcastd %1, %0" : "=v"(r) : "rm"(x));
+    return r;
+}
+#else
+static CTVM_INLINE ctvm_vi ctvm_vset1_i32_late(int32_t x) { return _mm512_set1_epi32(x); }
+#endif
+static CTVM_INLINE ctvm_vf ctvm_vset1_late(float x)
+{
+    union { float f; int32_t i; } u;
+    u.f = x;
+    return _mm512_castsi512_ps(ctvm_vset1_i32_late(u.i));
+}
 static CTVM_INLINE ctvm_vh ctvm_vset1_16(int16_t x) { return _mm256_set1_epi16(x); }
 static CTVM_INLINE ctvm_vb ctvm_vset1_8(int8_t x) { return _mm_set1_epi8(x); }
 static CTVM_INLINE ctvm_vd ctvm_vset1_f64(double x)

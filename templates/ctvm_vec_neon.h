@@ -320,6 +320,10 @@ static CTVM_INLINE void ctvm_vstore_64(void *p, ctvm_vl v)
 }
 static CTVM_INLINE ctvm_vq ctvm_vload_q(const void *p) { return vld1q_s8((const int8_t *)p); }
 static CTVM_INLINE ctvm_vi ctvm_vset1_i32(int32_t x) { return vdupq_n_s32(x); }
+/* a register tile's epilogue constants (lower/lp_tile_consts.c): plain
+   broadcasts here (the late form is measured on AVX2 and AVX-512 only) */
+static CTVM_INLINE ctvm_vi ctvm_vset1_i32_late(int32_t x) { return vdupq_n_s32(x); }
+static CTVM_INLINE ctvm_vf ctvm_vset1_late(float x) { return vdupq_n_f32(x); }
 static CTVM_INLINE ctvm_vh ctvm_vset1_16(int16_t x) { return vreinterpret_u16_s16(vdup_n_s16(x)); }
 static CTVM_INLINE ctvm_vb ctvm_vset1_8(int8_t x) { return vreinterpret_u8_s8(vdup_n_s8(x)); }
 static CTVM_INLINE ctvm_vd ctvm_vset1_f64(double x)

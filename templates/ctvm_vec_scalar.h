@@ -185,6 +185,9 @@ static CTVM_INLINE ctvm_vq ctvm_vload_q(const void *p)
 }
 
 static CTVM_INLINE ctvm_vi ctvm_vset1_i32(int32_t x) { return x; }
+/* a register tile's epilogue constants (lower/lp_tile_consts.c): one lane */
+static CTVM_INLINE ctvm_vi ctvm_vset1_i32_late(int32_t x) { return x; }
+static CTVM_INLINE ctvm_vf ctvm_vset1_late(float x) { return x; }
 static CTVM_INLINE ctvm_vh ctvm_vset1_16(int16_t x) { return (uint16_t)x; }
 static CTVM_INLINE ctvm_vb ctvm_vset1_8(int8_t x) { return (uint8_t)x; }
 static CTVM_INLINE ctvm_vd ctvm_vset1_f64(double x) { return x; }

@@ -209,6 +209,10 @@ static CTVM_INLINE void ctvm_vstore_64(void *p, ctvm_vl v)
 }
 static CTVM_INLINE ctvm_vq ctvm_vload_q(const void *p) { return _mm_loadu_si128((const __m128i *)p); }
 static CTVM_INLINE ctvm_vi ctvm_vset1_i32(int32_t x) { return _mm_set1_epi32(x); }
+/* a register tile's epilogue constants (lower/lp_tile_consts.c): plain
+   broadcasts here (the late form is measured on AVX2 and AVX-512 only) */
+static CTVM_INLINE ctvm_vi ctvm_vset1_i32_late(int32_t x) { return _mm_set1_epi32(x); }
+static CTVM_INLINE ctvm_vf ctvm_vset1_late(float x) { return _mm_set1_ps(x); }
 static CTVM_INLINE ctvm_vh ctvm_vset1_16(int16_t x) { return _mm_set1_epi16(x); }
 static CTVM_INLINE ctvm_vb ctvm_vset1_8(int8_t x) { return _mm_set1_epi8(x); }
 static CTVM_INLINE ctvm_vd ctvm_vset1_f64(double x)

@@ -48,11 +48,11 @@ static void fill(void)
     }
 }
 
-/* A one-kernel module of body lowered by every loop pass for avx512. */
-static Module *lower_one(LoopBuilder *lb, Stmt *body, int threads)
+/* A one-kernel module of body lowered by every loop pass for target tname. */
+static Module *lower_one_for(LoopBuilder *lb, Stmt *body, int threads, const char *tname)
 {
     Module *m = arena_alloc(lb->arena, sizeof *m);
-    m->target = target_find("x86_64-avx512");
+    m->target = target_find(tname);
     m->threads = threads;
     m->lb = *lb;
     m->n_kernels = 1;
@@ -67,6 +67,11 @@ static Module *lower_one(LoopBuilder *lb, Stmt *body, int threads)
     return m;
 }
 
+static Module *lower_one(LoopBuilder *lb, Stmt *body, int threads)
+{
+    return lower_one_for(lb, body, threads, "x86_64-avx512");
+}
+
 static char *kernel_c(const Module *m)
 {
     char *buf = NULL;
@@ -77,9 +82,9 @@ static char *kernel_c(const Module *m)
     return buf;
 }
 
-/* The kernel compiled with the runtime and the avx512 vector API, called on
-   the arrays above (filled as fill() does), printing every output element
-   as hex; returns stdout. */
+/* The kernel compiled with the runtime and the module's target's vector
+   API, called on the arrays above (filled as fill() does), printing every
+   output element as hex; returns stdout. */
 static char *run_c(const Module *m, const char *kernel, const char *out, int n_out, int is_int)
 {
     const Kernel *k = &m->kernels[0];
@@ -88,7 +93,7 @@ static char *run_c(const Module *m, const char *kernel, const char *out, int n_o
         snprintf(call + strlen(call), sizeof call - strlen(call), "%s%s", i ? ", " : "", k->params.buf[i]->cname);
     strcat(call, ");");
     const char *rt = ctvm_embedded_find("runtime_min/ctvm_runtime.h"), *types = ctvm_embedded_find("runtime_min/ctvm_types.h");
-    const char *vec = ctvm_embedded_find("templates/ctvm_vec_avx512.h");
+    const char *vec = ctvm_embedded_find(m->target->header);
     const char *math = ctvm_embedded_find("templates/ctvm_vec_math.h");
     size_t n = strlen(rt) + strlen(types) + strlen(vec) + strlen(math) + strlen(kernel) + 4096;
     char *text = malloc(n);
@@ -319,6 +324,67 @@ static void test_dead_and_register_locals(void **state)
     arena_free(lb.arena);
 }
 
+/* a register tile of 4 int32 vectors (AVX2: 8 lanes, 16 registers):
+     for r in 0..R { for s in 0..4 unroll { for l in 0..8 vectorize {
+       acc[8s + l] += ia[r % 5 + s + l] } } }
+   then iout[8s + l] = clamp(((acc * 3 + 5) ^ 7) - 11, -10^6, 10^6): six
+   constants. With R = 160 steps the epilogue's constants, hoisted, would
+   crowd the accumulators: lp_tile_consts broadcasts each once after the
+   reduction (ctvm_vset1_i32_late), into registers; with R = 8 the
+   epilogue is most of the work and they stay plain. Bits as the
+   interpreter's either way. */
+static void test_tile_consts(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 2; t++) {
+        LoopBuilder lb = {.arena = arena_new()};
+        LBuf *a = lbuf_new_typed(&lb, "ia", LB_INPUT, DT_INT32, N);
+        LBuf *out = lbuf_new_typed(&lb, "iout", LB_OUTPUT, DT_INT32, N);
+        LBuf *acc = lbuf_new_typed(&lb, "acc", LB_LOCAL, DT_INT32, 32);
+        LVar *sv[3], *lv[3], *r = lv_new(&lb, "r");
+        Stmt *part[3];
+        for (int p = 0; p < 3; p++) {
+            sv[p] = lv_new(&lb, "s");
+            lv[p] = lv_new(&lb, "l");
+            Expr *idx = lx_add(&lb, lx_muli(&lb, lx_var(&lb, sv[p]), 8), lx_var(&lb, lv[p])), *v;
+            LBuf *dst = acc;
+            if (p == 0) {
+                v = lx_zero(&lb, LT_I32);
+            } else if (p == 1) {
+                Expr *ai = lx_add(&lb, lx_add(&lb, lx_bin(&lb, BO_MOD, lx_var(&lb, r), lx_int(&lb, 5)), lx_var(&lb, sv[p])),
+                                  lx_var(&lb, lv[p]));
+                v = lx_add(&lb, lx_load(&lb, acc, idx), lx_load(&lb, a, ai));
+            } else {
+                Expr *x = lx_add(&lb, lx_mul(&lb, lx_load(&lb, acc, idx), lx_const_i(&lb, LT_I32, 3)), lx_const_i(&lb, LT_I32, 5));
+                x = lx_sub(&lb, lx_bin(&lb, BO_XOR, x, lx_const_i(&lb, LT_I32, 7)), lx_const_i(&lb, LT_I32, 11));
+                v = lx_bin(&lb, BO_MIN, lx_bin(&lb, BO_MAX, x, lx_const_i(&lb, LT_I32, -1000000)),
+                           lx_const_i(&lb, LT_I32, 1000000));
+                dst = out;
+            }
+            part[p] = ls_for(&lb, sv[p], 4, LOOP_UNROLL,
+                             ls_for(&lb, lv[p], 8, LOOP_VECTORIZE, ls_store(&lb, dst, idx, v)));
+        }
+        part[1] = ls_for(&lb, r, t == 0 ? 160 : 8, LOOP_SERIAL, part[1]);
+        Stmt *body = ls_alloc(&lb, acc, ls_seq(&lb, 3, part));
+        fill();
+        memset(iout, 0, sizeof iout);
+        char err[256];
+        assert_int_equal(loop_interp_run(body, mem, NULL, err, sizeof err), 0);
+        Module *m = lower_one_for(&lb, body, 1, "x86_64-avx2");
+        char *k = kernel_c(m);
+        assert_non_null(strstr(k, "ctvm_vi acc0, acc1, acc2, acc3;"));
+        int late = 0;
+        for (const char *q = k; (q = strstr(q, "ctvm_vset1_i32_late(")) != NULL; q++)
+            late++;
+        assert_int_equal(late, t == 0 ? 6 : 0); /* each constant once, or none */
+        char *got = run_c(m, k, "iout", 32, 1);
+        expect_same(got, iout, 32, 1);
+        free(got);
+        free(k);
+        arena_free(lb.arena);
+    }
+}
+
 /* C names from any bytes: keywords, the entry point's parameter shapes,
    digits first, repeats and the file's own prefixes never come out as they
    are; a loop variable never takes a buffer's name */
@@ -460,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_int32_vectors),
         cmocka_unit_test(test_int16_products_and_requant),
         cmocka_unit_test(test_dead_and_register_locals),
+        cmocka_unit_test(test_tile_consts),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_thread_partition),
         cmocka_unit_test(test_barrier_elision),

@@ -242,6 +242,19 @@ static void check_i32_unary(void)
         for (l = 0; l < CTVM_VL; l++)
             tcheck("vset1_i32", TA[i], 0, o[l], TA[i]);
     }
+    /* the late broadcasts (a register tile's epilogue constants): the same
+       lanes, float bits included (-0, NaN, denormals) */
+    for (i = 0; i < 64; i++) {
+        int32_t o[CTVM_VL], of[CTVM_VL];
+        float x;
+        memcpy(&x, &TA[i], sizeof x);
+        ctvm_vstore_i32(o, ctvm_vset1_i32_late(TA[i]));
+        ctvm_vstore((float *)of, ctvm_vset1_late(x));
+        for (l = 0; l < CTVM_VL; l++) {
+            tcheck("vset1_i32_late", TA[i], 0, o[l], TA[i]);
+            tcheck("vset1_late", TA[i], 0, of[l], TA[i]);
+        }
+    }
     {
         int32_t o[CTVM_VL];
         ctvm_vstore_i32(o, ctvm_vzero_i32());
