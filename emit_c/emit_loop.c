@@ -552,7 +552,7 @@ static void vcast(Em *m, const Expr *e)
 static void dot_operand(Em *m, const Expr *e)
 {
     if (e->kind == EX_BCAST && e->a->kind == EX_LOAD && (e->a->lanes == 4 || (e->a->lanes == 2 && e->a->type == LT_BF16))) {
-        fputs("ctvm_vbcast4_q(", m->f);
+        fputs(e->i == LX_BCAST_LATE ? "ctvm_vbcast4_q_late(" : "ctvm_vbcast4_q(", m->f);
         vaddr(m, e->a->buf, e->a->a, e->a->type);
         fputc(')', m->f);
     } else if (e->kind == EX_LOAD) {

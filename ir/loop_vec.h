@@ -43,9 +43,11 @@ Expr *lx_mla16(LoopBuilder *lb, Expr *acc, Expr *b, Expr *c);
    nearest even (EX_CAST with i = LX_CAST_RNE_IN: ctvm_vcvt_f32_i32_rne_in) */
 #define LX_CAST_RNE_IN 1
 Expr *lx_vcvt_rne_in(LoopBuilder *lb, Expr *a);
-/* a broadcast of a constant with i = LX_BCAST_LATE is made where it is used
-   (ctvm_vset1_late), never held in a register across loops: a register
-   tile's epilogue (lower/lp_tile_consts.c). Same value. */
+/* a broadcast with i = LX_BCAST_LATE is made where it is used, never held
+   in a register across loops or iterations: a constant in a register
+   tile's epilogue (ctvm_vset1_late, lower/lp_tile_consts.c), a dot
+   product's input group a later step reads again (ctvm_vbcast4_q_late,
+   lower/lp_fresh_bcast.c). Same value. */
 #define LX_BCAST_LATE 1
 
 /* the mask of the first n of `lanes` lanes (EX_LANEMASK: ctvm_vmask_n) */

@@ -47,6 +47,8 @@ typedef struct ConvAttrs {
     int out_float;        /* QConvNCHWc: output float32 (the int32 sum converted), else int32 */
     int64_t panel;        /* QMatMul: B packed in panels of this many columns (0: none) */
     int64_t in_channels;  /* QConvNCHWc: the input's channels before blocking (0: unknown) */
+    int ws_scaled;        /* QConvNCHWc, QMatMul: the weight sums input holds zero point x sum
+                             (a constant zero point, multiplied in by pass layout) */
 } ConvAttrs;
 
 /* MaxPool, AveragePool, LpPool and the global pools */

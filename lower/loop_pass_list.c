@@ -22,6 +22,7 @@ const LoopPassInfo CTVM_LOOP_PASSES[] = {
     {"registers", lp_registers},
     {"dead_locals", lp_dead_locals},
     {"tile_consts", lp_tile_consts},
+    {"fresh_bcast", lp_fresh_bcast},
     {"threads", lp_threads},
     {"barriers", lp_barriers},
     {"names", lp_names},

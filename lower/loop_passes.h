@@ -23,6 +23,7 @@ int lp_canon_index(Module *m, Kernel *k, Diag *d); /* scalar indices as sums of 
 int lp_registers(Module *m, Kernel *k, Diag *d);   /* locals indexed by constants -> register variables */
 int lp_dead_locals(Module *m, Kernel *k, Diag *d); /* locals and registers never read dropped */
 int lp_tile_consts(Module *m, Kernel *k, Diag *d); /* a register tile's epilogue broadcasts its constants late */
+int lp_fresh_bcast(Module *m, Kernel *k, Diag *d); /* dot-product input bytes later steps read again: read in place */
 int lp_threads(Module *m, Kernel *k, Diag *d);     /* parallel loops in chunks for the team, phases, barriers */
 int lp_barriers(Module *m, Kernel *k, Diag *d);    /* barriers between independent phases dropped */
 int lp_names(Module *m, Kernel *k, Diag *d);

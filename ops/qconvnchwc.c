@@ -8,7 +8,8 @@
  *       each group of 4 input lanes, the 4 weights of output lane 0, then
  *       lane 1, ... (one 32-bit group per output lane: vpdpbusd / SDOT)
  *   XZ  the input's zero point (uint8 scalar, run-time or constant)
- *   WS  [OCb*OB] int32: sum of each output channel's weights
+ *   WS  [OCb*OB] int32: sum of each output channel's weights, or XZ times
+ *       it (at.conv.ws_scaled: a constant XZ, multiplied in by pass layout)
  *   Y   [N, OCb, OH, OW, OB] int32, or float32 (at.conv.out_float: the
  *       Cast that followed the ConvInteger folded in)
  * Attributes: kernel_shape[2], strides[2], dilations[2], pads[4]
@@ -161,7 +162,7 @@ int compute_qconvnchwc(ComputeCtx *cx, int node, ComputeDef *def)
     }
     /* - xz * sum(w) */
     Expr *wsum = lx_load(lb, cx->buf_of(cx, n->in[3]), lx_add(lb, lx_muli(lb, ocb, OB), ol));
-    Expr *fin = lx_sub(lb, lx_var(lb, s->acc), lx_mul(lb, xz, wsum));
+    Expr *fin = lx_sub(lb, lx_var(lb, s->acc), n->at.conv.ws_scaled ? wsum : lx_mul(lb, xz, wsum));
     s->finalize = n->at.conv.out_float ? lx_cast(lb, LT_F32, fin) : fin;
     return 0;
 }

@@ -13,7 +13,8 @@
  *   AZ  A's zero point (uint8 scalar, run-time or constant); omitted: 0
  *   BS  [N] (or [..., N], B's batch dimensions) int32: the sum of each
  *       column of B; omitted with AZ (no zero-point term to weigh), except
- *       with at.conv.panel, whose N it gives
+ *       with at.conv.panel, whose N it gives; AZ times those sums with
+ *       at.conv.ws_scaled (a constant AZ, multiplied in by pass layout)
  *   RC  optional [..., M] int32 (A's batch dimensions): a term per row
  *   Y   [..., M, N] int32, or float32 (at.conv.out_float: the Cast that
  *       followed the MatMulInteger folded in, so the float epilogue fuses)
@@ -98,7 +99,8 @@ int compute_qmatmul(ComputeCtx *cx, int node, ComputeDef *def)
         for (int i = 0; i < rb - 1; i++)
             si[i] = lx_var(lb, s->axis[i == rb - 2 ? r - 1 : i]);
         const Value *bs = &cx->g->values[n->in[3]];
-        fin = lx_sub(lb, fin, lx_mul(lb, az, lx_load(lb, cx->buf_of(cx, n->in[3]), compute_flat_index(cx, &bs->shape, si))));
+        Expr *sum = lx_load(lb, cx->buf_of(cx, n->in[3]), compute_flat_index(cx, &bs->shape, si));
+        fin = lx_sub(lb, fin, n->at.conv.ws_scaled ? sum : lx_mul(lb, az, sum));
     }
     if (n->n_in > 4 && n->in[4] >= 0) { /* the row term */
         const Value *rc = &cx->g->values[n->in[4]];

@@ -395,6 +395,23 @@ static int qconv_input(Lay *L, int x, int64_t *IB, int dwise)
     return t;
 }
 
+/* With a constant, non-zero zero point z the weight sums S become z * S
+ * (wrapping, as the int32 arithmetic of the kernel), so the epilogue
+ * subtracts a loaded term instead of multiplying one per output vector
+ * (a vpmulld per vector in the 1x1 convs of 4-6 reduction steps); returns
+ * 1 when it scaled them (at.conv.ws_scaled). */
+static int scale_sums(const Graph *g, int z, int32_t *S, int64_t n)
+{
+    const Value *zv = &g->values[z];
+    int64_t cnt;
+    if (!zv->data || zv->dtype != DT_UINT8 || !shape_numel(&zv->shape, &cnt) || cnt != 1 || !*(const uint8_t *)zv->data)
+        return 0;
+    uint32_t zz = *(const uint8_t *)zv->data;
+    for (int64_t i = 0; i < n; i++)
+        S[i] = (int32_t)((uint32_t)S[i] * zz);
+    return 1;
+}
+
 /* ConvInteger with uint8 x, constant int8 weights whose zero point is 0, a
  * per-tensor x zero point and one group becomes ctvm.QConvNCHWc
  * (ops/qconvnchwc.c): input blocked and padded with its zero point (so a
@@ -512,6 +529,7 @@ static int qconv_blocked(Lay *L, int node)
                     S[oc] += v;
                 }
         }
+    int ws_scaled = scale_sums(g, xz, S, OCb * B);
     int wp = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_packed", g->values[w].name)),
                              DT_INT8, shape_make(6, wdims), P);
     int64_t ns = OCb * B;
@@ -552,6 +570,7 @@ static int qconv_blocked(Lay *L, int node)
     n->at.conv.group = (int)Gk;
     n->at.conv.in_channels = g->values[x].shape.dims[1];
     n->at.conv.out_float = out_float;
+    n->at.conv.ws_scaled = ws_scaled;
     if (cast >= 0) /* moved down by the nodes inserted before the convolution */
         cast += L->pos - node;
     if (cast >= 0) { /* the node now writes the Cast's value; the int32 one is gone */
@@ -612,6 +631,7 @@ static int qmatmul_packed(Lay *L, int node)
     int64_t pd[2] = {K / 4, Np * 4};
     int bp = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_packed", bname)), DT_INT8,
                              shape_make(2, pd), P);
+    int ws_scaled = az >= 0 && scale_sums(g, az, S, N);
     int bs = graph_add_const(g, pass_unique_name(g, arena_printf(g->arena, "%s_sum", bname)), DT_INT32,
                              shape_make(1, &N), S);
     free(P);
@@ -637,6 +657,7 @@ static int qmatmul_packed(Lay *L, int node)
     memset(&n->at, 0, sizeof n->at);
     n->at.conv.out_float = out_float;
     n->at.conv.panel = PW;
+    n->at.conv.ws_scaled = ws_scaled;
     if (out_float) {
         n->out[0] = g->nodes[cast].out[0];
         g->values[n->out[0]].producer = node;

@@ -350,6 +350,8 @@ static CTVM_INLINE ctvm_vq ctvm_vbcast4_q(const void *p)
     __builtin_memcpy(&t, p, 4);
     return vreinterpretq_s8_s32(vdupq_n_s32(t));
 }
+/* read where it stands (lower/lp_fresh_bcast.c): the plain form here */
+static CTVM_INLINE ctvm_vq ctvm_vbcast4_q_late(const void *p) { return ctvm_vbcast4_q(p); }
 static CTVM_INLINE ctvm_vi ctvm_vzero_i32(void) { return vdupq_n_s32(0); }
 
 /* int32 arithmetic, wrapping (vneg and vabs of INT_MIN give INT_MIN) */

@@ -195,6 +195,8 @@ static CTVM_INLINE ctvm_vl ctvm_vset1_64(int64_t x) { return x; }
 static CTVM_INLINE ctvm_vq ctvm_vset1_q(int8_t x) { return (uint32_t)(uint8_t)x * 0x01010101u; }
 /* the 4 bytes at p in every 32-bit group (the input side of a dot product) */
 static CTVM_INLINE ctvm_vq ctvm_vbcast4_q(const void *p) { return ctvm_vload_q(p); }
+/* read where it stands (lower/lp_fresh_bcast.c): the plain form here */
+static CTVM_INLINE ctvm_vq ctvm_vbcast4_q_late(const void *p) { return ctvm_vbcast4_q(p); }
 static CTVM_INLINE ctvm_vi ctvm_vzero_i32(void) { return 0; }
 
 /* int32 arithmetic, wrapping */

@@ -235,6 +235,8 @@ static CTVM_INLINE ctvm_vq ctvm_vbcast4_q(const void *p)
     __builtin_memcpy(&t, p, 4);
     return _mm_set1_epi32(t);
 }
+/* read where it stands (lower/lp_fresh_bcast.c): the plain form here */
+static CTVM_INLINE ctvm_vq ctvm_vbcast4_q_late(const void *p) { return ctvm_vbcast4_q(p); }
 static CTVM_INLINE ctvm_vi ctvm_vzero_i32(void) { return _mm_setzero_si128(); }
 
 /* int32 arithmetic, wrapping */

@@ -16,6 +16,7 @@
 #include "emit_c/emit.h"
 #include "emit_c/emit_loop.h"
 #include "ir/loop_interp.h"
+#include "ir/loop_vec.h"
 #include "ir/target.h"
 #include "lower/loop_passes.h"
 #include "tests/unit/cc_run.h"
@@ -385,6 +386,47 @@ static void test_tile_consts(void **state)
     }
 }
 
+/* a dot-product tile's innermost loop over kw (step 4 bytes) with two
+   columns' input groups at byte offsets 0 and d: with d = 8 and 7 steps
+   the column at offset 8 is what the first reads two steps later (a
+   stride-2 conv), so lp_fresh_bcast marks both broadcasts read in place
+   (ctvm_vbcast4_q_late); with d = 16 and 4 steps no step repeats
+   another's bytes and they stay plain. */
+static void test_fresh_bcast(void **state)
+{
+    (void)state;
+    for (int t = 0; t < 2; t++) {
+        LoopBuilder lb = {.arena = arena_new()};
+        LBuf *x = lbuf_new_typed(&lb, "qx", LB_INPUT, DT_UINT8, 256), *w = lbuf_new_typed(&lb, "qw", LB_INPUT, DT_INT8, 4096);
+        LVar *kw = lv_new(&lb, "kw"), *acc[2];
+        Stmt *as[2];
+        for (int c = 0; c < 2; c++) {
+            acc[c] = lv_new_reg(&lb, "acc", LT_I32, 16);
+            Expr *xi = lx_add(&lb, lx_muli(&lb, lx_var(&lb, kw), 4), lx_int(&lb, c * (t == 0 ? 8 : 16)));
+            Expr *g = lx_bcast_group(&lb, lx_vload(&lb, x, xi, 4, LT_U8), 64);
+            Expr *wv = lx_vload(&lb, w, lx_muli(&lb, lx_var(&lb, kw), 64), 64, LT_I8);
+            as[c] = ls_assign(&lb, acc[c], lx_dot(&lb, lx_reg(&lb, acc[c]), g, wv));
+        }
+        Stmt *loop = ls_for(&lb, kw, t == 0 ? 7 : 4, LOOP_SERIAL, ls_seq(&lb, 2, as));
+        Module m = {.target = target_find("x86_64-avx512"), .lb = lb, .n_kernels = 1};
+        Kernel k = {.name = "k", .body = ls_decl(&m.lb, 2, acc, loop)};
+        assert_int_equal(lp_fresh_bcast(&m, &k, NULL), 0);
+        assert_int_equal(kernel_collect_params(k.body, &k.params), 0);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        emit_kernel_text(f, "k", "test", k.body, &k.params, 0);
+        fclose(f);
+        int late = 0, plain = 0;
+        for (const char *q = buf; (q = strstr(q, "ctvm_vbcast4_q")) != NULL; q++)
+            late += strncmp(q, "ctvm_vbcast4_q_late(", 20) == 0, plain += strncmp(q, "ctvm_vbcast4_q(", 15) == 0;
+        assert_int_equal(late, t == 0 ? 2 : 0);
+        assert_int_equal(plain, t == 0 ? 0 : 2);
+        free(buf);
+        arena_free(m.lb.arena);
+    }
+}
+
 /* C names from any bytes: keywords, the entry point's parameter shapes,
    digits first, repeats and the file's own prefixes never come out as they
    are; a loop variable never takes a buffer's name */
@@ -527,6 +569,7 @@ int main(void)
         cmocka_unit_test(test_int16_products_and_requant),
         cmocka_unit_test(test_dead_and_register_locals),
         cmocka_unit_test(test_tile_consts),
+        cmocka_unit_test(test_fresh_bcast),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_thread_partition),
         cmocka_unit_test(test_barrier_elision),

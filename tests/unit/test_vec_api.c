@@ -173,7 +173,7 @@ static const char *const API[] = {
     "ctvm_vtrunc(", "ctvm_vcvt_f16_f32(", "ctvm_vcvt_f32_f16(", "ctvm_vcvt_bf16_f32(", "ctvm_vcvt_f32_bf16(",
     "ctvm_vcvt_f32_f64(", "ctvm_vcvt_f64_f32(", "ctvm_vcvt_i32_64(", "ctvm_vcvt_u32_64(", "ctvm_vcvt_64_i32(",
     "ctvm_vdot_u8i8(", "ctvm_vdot_i8i8(", "ctvm_vcvt_f32_i32_rne(", "ctvm_vdot_bf16(", "ctvm_vmla16_i32(", "ctvm_vcvt_f32_i32_rne_in(",
-    "ctvm_vset1_late(", "ctvm_vset1_i32_late(",
+    "ctvm_vset1_late(", "ctvm_vset1_i32_late(", "ctvm_vbcast4_q(", "ctvm_vbcast4_q_late(",
 };
 
 static int host_can_run(int cpu)

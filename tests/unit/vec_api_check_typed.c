@@ -414,6 +414,28 @@ static void check_memory_typed(void)
         for (l = 0; l < CTVM_VL; l++)
             tcheck("vset1_q", k, l, o[l], 4 * k);
     }
+    { /* vbcast4_q and its _late form: the 4 bytes at an unaligned p in every
+         group, each seen through a dot with one-hot weights */
+        static int8_t sel[4][4 * CTVM_VL];
+        static uint8_t src[64];
+        int j, off;
+        for (j = 0; j < 64; j++)
+            src[j] = (uint8_t)(j * 37 + 11);
+        for (j = 0; j < 4; j++)
+            for (l = 0; l < 4 * CTVM_VL; l++)
+                sel[j][l] = (int8_t)(l % 4 == j);
+        for (off = 0; off < 8; off++)
+            for (j = 0; j < 4; j++) {
+                int32_t o1[CTVM_VL], o2[CTVM_VL];
+                ctvm_vq w = ctvm_vload_q(sel[j]);
+                ctvm_vstore_i32(o1, ctvm_vdot_u8i8(ctvm_vzero_i32(), ctvm_vbcast4_q(src + off), w));
+                ctvm_vstore_i32(o2, ctvm_vdot_u8i8(ctvm_vzero_i32(), ctvm_vbcast4_q_late(src + off), w));
+                for (l = 0; l < CTVM_VL; l++) {
+                    tcheck("vbcast4_q", off, j, o1[l], src[off + j]);
+                    tcheck("vbcast4_q_late", off, j, o2[l], src[off + j]);
+                }
+            }
+    }
 }
 
 /* ---- selects of every width, masks <-> bool bytes ---- */
