@@ -664,15 +664,17 @@ static void mark_partial(LoopBuilder *lb, Stmt *s, int n)
             Expr *v = st->value, *bound = NULL;
             for (int j = i + 1; j < s->n && s->items[j]->kind == ST_STORE; j++) {
                 Stmt *u = s->items[j];
-                if (!bound && n_regs < MAX_FORWARD_REGS && has_call(v) && forward(lb, u->value, st->buf, st->index, v) != u->value) {
+                Expr *fw = forward(lb, u->value, st->buf, st->index, bound ? bound : v);
+                if (!bound && fw != u->value && n_regs < MAX_FORWARD_REGS && has_call(v)) {
                     LVar *r = lv_new_reg(lb, "e", LT_F32, lx_lanes(v));
                     regs[n_regs++] = r;
                     bound = lx_reg(lb, r);
                     Stmt *store = ls_clone(lb, st);
                     store->value = bound;
                     s->items[i] = ls_seq2(lb, ls_assign(lb, r, v), store);
+                    fw = forward(lb, u->value, st->buf, st->index, bound);
                 }
-                u->value = forward(lb, u->value, st->buf, st->index, bound ? bound : v);
+                u->value = fw;
                 if (u->buf == st->buf || lx_loads_buf(v, u->buf))
                     break;
             }
