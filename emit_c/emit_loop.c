@@ -709,26 +709,30 @@ static void palloc(Em *m, const Stmt *s, int ind)
     fprintf(f, "%*s}\n", ind, "");
 }
 
+/* the C type of a register variable */
+static const char *reg_type(const LVar *v)
+{
+    return v->lanes > 1 ? vclass(v->type).type : lt_c_type(v->type);
+}
+
 static void pdecl(Em *m, const Stmt *s, int ind)
 {
     FILE *f = m->f;
     fprintf(f, "%*s{\n", ind, "");
     /* one declaration per C type, in the order the types first appear */
     for (int i = 0; i < s->n_vars; i++) {
-        const LVar *v = s->vars[i];
-        const char *t = v->lanes > 1 ? vclass(v->type).type : lt_c_type(v->type);
+        const char *t = reg_type(s->vars[i]);
         int seen = 0;
         for (int j = 0; j < i && !seen; j++)
-            seen = strcmp(t, s->vars[j]->lanes > 1 ? vclass(s->vars[j]->type).type : lt_c_type(s->vars[j]->type)) == 0;
+            seen = strcmp(t, reg_type(s->vars[j])) == 0;
         if (seen)
             continue;
         fprintf(f, "%*s%s ", ind + 4, "", t);
         for (int j = i, first = 1; j < s->n_vars; j++) {
-            const LVar *w = s->vars[j];
-            if (strcmp(t, w->lanes > 1 ? vclass(w->type).type : lt_c_type(w->type)) != 0)
+            if (strcmp(t, reg_type(s->vars[j])) != 0)
                 continue;
             fputs(first ? "" : ", ", f);
-            var_name(f, w);
+            var_name(f, s->vars[j]);
             first = 0;
         }
         fputs(";\n", f);

@@ -228,6 +228,54 @@ Stmt *ls_clone(LoopBuilder *lb, const Stmt *s)
     return c;
 }
 
+Expr *lx_map(LoopBuilder *lb, Expr *e, LxMapFn fn, void *arg)
+{
+    if (!e)
+        return NULL;
+    Expr *r = fn(lb, e, arg);
+    if (r)
+        return r;
+    Expr *a = lx_map(lb, e->a, fn, arg), *b = lx_map(lb, e->b, fn, arg), *c = lx_map(lb, e->c, fn, arg);
+    if (a == e->a && b == e->b && c == e->c)
+        return e;
+    Expr *n = lx_clone(lb, e);
+    n->a = a;
+    n->b = b;
+    n->c = c;
+    return n;
+}
+
+Stmt *ls_map_exprs(LoopBuilder *lb, Stmt *s, LxMapFn fn, void *arg)
+{
+    if (!s)
+        return NULL;
+    Stmt *c = ls_clone(lb, s);
+    switch (s->kind) {
+    case ST_FOR:
+    case ST_ALLOC:
+    case ST_DECL:
+    case ST_SINGLE: c->body = ls_map_exprs(lb, s->body, fn, arg); break;
+    case ST_IF:
+        c->cond = lx_map(lb, s->cond, fn, arg);
+        c->body = ls_map_exprs(lb, s->body, fn, arg);
+        c->else_body = ls_map_exprs(lb, s->else_body, fn, arg);
+        break;
+    case ST_STORE:
+        c->index = lx_map(lb, s->index, fn, arg);
+        c->value = lx_map(lb, s->value, fn, arg);
+        break;
+    case ST_ASSIGN: c->value = lx_map(lb, s->value, fn, arg); break;
+    case ST_SEQ:
+        c->items = arena_array(lb->arena, (size_t)(s->n ? s->n : 1), sizeof(Stmt *));
+        for (int i = 0; i < s->n; i++)
+            c->items[i] = ls_map_exprs(lb, s->items[i], fn, arg);
+        break;
+    case ST_CALL: c->iexpr = lx_map(lb, s->iexpr, fn, arg); break;
+    case ST_BARRIER: break;
+    }
+    return c;
+}
+
 void loop_print_vec_expr(FILE *f, const Expr *e)
 {
     static const char *const K[] = {[EX_BCAST] = "bcast", [EX_FMA] = "fma", [EX_DOT] = "dot", [EX_MLA16] = "mla16",

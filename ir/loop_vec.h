@@ -70,6 +70,17 @@ Stmt *ls_barrier(LoopBuilder *lb);
 Expr *lx_clone(LoopBuilder *lb, const Expr *e);
 Stmt *ls_clone(LoopBuilder *lb, const Stmt *s);
 
+/* A rewrite of expressions: fn returns what replaces node e (not looked
+ * into further), or NULL to keep e with its operands rewritten. */
+typedef Expr *(*LxMapFn)(LoopBuilder *lb, Expr *e, void *arg);
+/* e rewritten by fn; nodes whose operands did not change are shared, not
+   copied (e itself when nothing changed) */
+Expr *lx_map(LoopBuilder *lb, Expr *e, LxMapFn fn, void *arg);
+/* A copy of statement s (and every statement in it) with each expression it
+   holds (conditions, indices, values, a call's run-time argument) rewritten
+   by lx_map */
+Stmt *ls_map_exprs(LoopBuilder *lb, Stmt *s, LxMapFn fn, void *arg);
+
 /* Text of the vector and register nodes for loop_print (ir/loop.c). */
 void loop_print_vec_expr(FILE *f, const Expr *e);
 

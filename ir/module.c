@@ -79,6 +79,19 @@ void loop_each_stmt(const Stmt *s, void (*on_stmt)(const Stmt *, void *), void *
     }
 }
 
+static void find_for(const Stmt *s, void *arg)
+{
+    if (s->kind == ST_FOR)
+        *(int *)arg = 1;
+}
+
+int loop_has_for(const Stmt *s)
+{
+    int found = 0;
+    loop_each_stmt(s, find_for, &found);
+    return found;
+}
+
 int loop_stmt_exprs(const Stmt *s, const Expr **e)
 {
     int n = 0;

@@ -82,6 +82,8 @@ typedef struct Module {
 
 /* Calls on_stmt on s and every statement inside it, outermost first. */
 void loop_each_stmt(const Stmt *s, void (*on_stmt)(const Stmt *, void *), void *arg);
+/* 1 when s is a loop or holds one */
+int loop_has_for(const Stmt *s);
 /* The expressions statement s holds itself (an if's condition, a store's
    index and value, an assignment's value, a call's run-time argument),
    into e[0..2]; returns their count. */

@@ -7,19 +7,25 @@
 #include "ir/loop_vec.h"
 #include "loop_passes.h"
 
+static Expr *canon_node(LoopBuilder *lb, Expr *e, void *arg);
+
 static Expr *canon_expr(LoopBuilder *lb, Expr *e)
 {
-    if (!e)
+    return lx_map(lb, e, canon_node, NULL);
+}
+
+/* a scalar load whose index changes form: the canonical index, its own
+   loads rewritten too; other nodes as lx_map takes them */
+static Expr *canon_node(LoopBuilder *lb, Expr *e, void *arg)
+{
+    (void)arg;
+    if (e->kind != EX_LOAD || lx_lanes(e) != 1)
         return NULL;
-    Expr *a = e->kind == EX_LOAD && lx_lanes(e) == 1 ? lx_canon_index(lb, e->a) : e->a;
-    a = canon_expr(lb, a);
-    Expr *b = canon_expr(lb, e->b), *c = canon_expr(lb, e->c);
-    if (a == e->a && b == e->b && c == e->c)
+    Expr *a = canon_expr(lb, lx_canon_index(lb, e->a));
+    if (a == e->a)
         return e;
     Expr *n = lx_clone(lb, e);
     n->a = a;
-    n->b = b;
-    n->c = c;
     return n;
 }
 

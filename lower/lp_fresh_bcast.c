@@ -64,12 +64,6 @@ static void collect_stmt(const Stmt *s, void *arg)
         collect_expr(e[i], arg);
 }
 
-static void find_loop(const Stmt *s, void *arg)
-{
-    if (s->kind == ST_FOR)
-        *(int *)arg = 1;
-}
-
 /* 1 when two group broadcasts of the body of loop f read the same bytes in
    different iterations: same buffer and base, offsets a multiple k of the
    loop's step with 0 < |k| < its extent */
@@ -91,57 +85,37 @@ static int overlaps(const Stmt *f)
     return 0;
 }
 
-static Expr *fresh_expr(LoopBuilder *lb, Expr *e)
+static Expr *fresh_node(LoopBuilder *lb, Expr *e, void *arg)
 {
-    if (!e)
+    (void)arg;
+    if (!is_group_bcast(e))
         return NULL;
-    if (is_group_bcast(e)) {
-        Expr *n = lx_clone(lb, e);
-        n->i = LX_BCAST_LATE;
-        return n;
-    }
-    Expr *a = fresh_expr(lb, e->a), *b = fresh_expr(lb, e->b), *c = fresh_expr(lb, e->c);
-    if (a == e->a && b == e->b && c == e->c)
-        return e;
     Expr *n = lx_clone(lb, e);
-    n->a = a;
-    n->b = b;
-    n->c = c;
+    n->i = LX_BCAST_LATE;
     return n;
 }
 
-/* s rewritten; fresh: inside an innermost loop with overlapping broadcasts */
-static Stmt *walk(LoopBuilder *lb, Stmt *s, int fresh)
+/* s with the group broadcasts of each innermost loop that overlaps read in place */
+static Stmt *walk(LoopBuilder *lb, Stmt *s)
 {
     if (!s)
         return NULL;
+    if (s->kind == ST_FOR && !loop_has_for(s->body) && overlaps(s))
+        return ls_map_exprs(lb, s, fresh_node, NULL);
     Stmt *c = ls_clone(lb, s);
     switch (s->kind) {
-    case ST_FOR: {
-        int inner = 0;
-        loop_each_stmt(s->body, find_loop, &inner);
-        c->body = walk(lb, s->body, fresh || (!inner && overlaps(s)));
-        break;
-    }
+    case ST_FOR:
     case ST_ALLOC:
     case ST_DECL:
-    case ST_SINGLE: c->body = walk(lb, s->body, fresh); break;
+    case ST_SINGLE: c->body = walk(lb, s->body); break;
     case ST_IF:
-        c->body = walk(lb, s->body, fresh);
-        c->else_body = walk(lb, s->else_body, fresh);
-        break;
-    case ST_STORE:
-        if (fresh)
-            c->value = fresh_expr(lb, s->value);
-        break;
-    case ST_ASSIGN:
-        if (fresh)
-            c->value = fresh_expr(lb, s->value);
+        c->body = walk(lb, s->body);
+        c->else_body = walk(lb, s->else_body);
         break;
     case ST_SEQ:
         c->items = arena_array(lb->arena, (size_t)(s->n ? s->n : 1), sizeof(Stmt *));
         for (int i = 0; i < s->n; i++)
-            c->items[i] = walk(lb, s->items[i], fresh);
+            c->items[i] = walk(lb, s->items[i]);
         break;
     default: break;
     }
@@ -151,6 +125,6 @@ static Stmt *walk(LoopBuilder *lb, Stmt *s, int fresh)
 int lp_fresh_bcast(Module *m, Kernel *k, Diag *d)
 {
     (void)d;
-    k->body = walk(&m->lb, k->body, 0);
+    k->body = walk(&m->lb, k->body);
     return 0;
 }

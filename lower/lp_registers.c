@@ -71,20 +71,15 @@ typedef struct Regs {
 
 static Stmt *promote(LoopBuilder *lb, Stmt *s, const Regs *r);
 
+static Expr *promote_node(LoopBuilder *lb, Expr *e, void *arg)
+{
+    const Regs *r = arg;
+    return r && e->kind == EX_LOAD && e->buf == r->buf ? lx_reg(lb, r->slot[e->a->i / lx_lanes(e)]) : NULL;
+}
+
 static Expr *promote_expr(LoopBuilder *lb, Expr *e, const Regs *r)
 {
-    if (!e)
-        return NULL;
-    if (r && e->kind == EX_LOAD && e->buf == r->buf)
-        return lx_reg(lb, r->slot[e->a->i / lx_lanes(e)]);
-    Expr *a = promote_expr(lb, e->a, r), *b = promote_expr(lb, e->b, r), *c = promote_expr(lb, e->c, r);
-    if (a == e->a && b == e->b && c == e->c)
-        return e;
-    Expr *n = lx_clone(lb, e);
-    n->a = a;
-    n->b = b;
-    n->c = c;
-    return n;
+    return lx_map(lb, e, promote_node, (void *)r);
 }
 
 /* An ST_ALLOC: its local as registers when it can be, its body rewritten. */

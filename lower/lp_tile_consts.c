@@ -78,63 +78,22 @@ static int late_kind(const Expr *e)
            (e->type == LT_F32 || e->type == LT_I32 || e->type == LT_U32);
 }
 
-static Expr *late_expr(LoopBuilder *lb, Expr *e, Late *l)
+static Expr *late_node(LoopBuilder *lb, Expr *e, void *arg)
 {
-    if (!e)
+    Late *l = arg;
+    if (!late_kind(e))
         return NULL;
-    if (late_kind(e)) {
-        for (int i = 0; i < l->n; i++)
-            if (l->c[i]->type == e->type && lx_lanes(l->c[i]) == lx_lanes(e) && lx_equal(l->c[i]->a, e->a))
-                return lx_reg(lb, l->var[i]);
-        if (l->n == MAX_INV) { /* not expected: a late broadcast at the use */
-            Expr *n = lx_clone(lb, e);
-            n->i = LX_BCAST_LATE;
-            return n;
-        }
-        l->c[l->n] = e;
-        l->var[l->n] = lv_new_reg(lb, "k", e->type, lx_lanes(e));
-        return lx_reg(lb, l->var[l->n++]);
+    for (int i = 0; i < l->n; i++)
+        if (l->c[i]->type == e->type && lx_lanes(l->c[i]) == lx_lanes(e) && lx_equal(l->c[i]->a, e->a))
+            return lx_reg(lb, l->var[i]);
+    if (l->n == MAX_INV) { /* not expected: a late broadcast at the use */
+        Expr *n = lx_clone(lb, e);
+        n->i = LX_BCAST_LATE;
+        return n;
     }
-    Expr *a = late_expr(lb, e->a, l), *b = late_expr(lb, e->b, l), *c = late_expr(lb, e->c, l);
-    if (a == e->a && b == e->b && c == e->c)
-        return e;
-    Expr *n = lx_clone(lb, e);
-    n->a = a;
-    n->b = b;
-    n->c = c;
-    return n;
-}
-
-/* s with every constant broadcast in it read from l's registers */
-static Stmt *late_stmt(LoopBuilder *lb, Stmt *s, Late *l)
-{
-    if (!s)
-        return NULL;
-    Stmt *c = ls_clone(lb, s);
-    switch (s->kind) {
-    case ST_FOR:
-    case ST_ALLOC:
-    case ST_DECL:
-    case ST_SINGLE: c->body = late_stmt(lb, s->body, l); break;
-    case ST_IF:
-        c->cond = late_expr(lb, s->cond, l);
-        c->body = late_stmt(lb, s->body, l);
-        c->else_body = late_stmt(lb, s->else_body, l);
-        break;
-    case ST_STORE:
-        c->index = late_expr(lb, s->index, l);
-        c->value = late_expr(lb, s->value, l);
-        break;
-    case ST_ASSIGN: c->value = late_expr(lb, s->value, l); break;
-    case ST_SEQ:
-        c->items = arena_array(lb->arena, (size_t)(s->n ? s->n : 1), sizeof(Stmt *));
-        for (int i = 0; i < s->n; i++)
-            c->items[i] = late_stmt(lb, s->items[i], l);
-        break;
-    case ST_CALL:
-    case ST_BARRIER: break;
-    }
-    return c;
+    l->c[l->n] = e;
+    l->var[l->n] = lv_new_reg(lb, "k", e->type, lx_lanes(e));
+    return lx_reg(lb, l->var[l->n++]);
 }
 
 /* items[from..n) of a tile's body with their constants broadcast late, once
@@ -144,7 +103,7 @@ static Stmt *late_epilogue(LoopBuilder *lb, Stmt *const *items, int n)
     Late l = {.n = 0};
     Stmt **body = arena_array(lb->arena, (size_t)(MAX_INV + n), sizeof(Stmt *));
     for (int i = 0; i < n; i++)
-        body[MAX_INV + i] = late_stmt(lb, items[i], &l);
+        body[MAX_INV + i] = ls_map_exprs(lb, items[i], late_node, &l);
     for (int i = 0; i < l.n; i++) {
         Expr *b = lx_clone(lb, l.c[i]);
         b->i = LX_BCAST_LATE;
@@ -152,19 +111,6 @@ static Stmt *late_epilogue(LoopBuilder *lb, Stmt *const *items, int n)
     }
     Stmt *seq = ls_seq(lb, l.n + n, body + MAX_INV - l.n);
     return l.n ? ls_decl(lb, l.n, l.var, seq) : seq;
-}
-
-static void find_loop(const Stmt *s, void *arg)
-{
-    if (s->kind == ST_FOR)
-        *(int *)arg = 1;
-}
-
-static int has_loop(const Stmt *s)
-{
-    int found = 0;
-    loop_each_stmt(s, find_loop, &found);
-    return found;
 }
 
 static int is_tile(const Stmt *s)
@@ -233,13 +179,13 @@ static Stmt *walk(LoopBuilder *lb, Stmt *s, int nregs, const LVar *inner)
 {
     if (!s)
         return NULL;
-    int first_epi = 0;
+    int first_epi = 0; /* the items after the first one with a loop in it finish the tile */
     if (is_tile(s)) {
-        while (first_epi < s->body->n && !(s->body->items[first_epi] && has_loop(s->body->items[first_epi])))
+        while (first_epi < s->body->n && !loop_has_for(s->body->items[first_epi]))
             first_epi++;
         first_epi++;
     }
-    if (is_tile(s) && first_epi < s->body->n && crowded(s, first_epi, nregs, inner)) {
+    if (first_epi && first_epi < s->body->n && crowded(s, first_epi, nregs, inner)) {
         /* the reduction and what precedes it, then the epilogue */
         Stmt *c = ls_clone(lb, s), **items = arena_array(lb->arena, (size_t)first_epi + 1, sizeof(Stmt *));
         for (int i = 0; i < first_epi; i++)
